@@ -1,0 +1,222 @@
+"""A SQLite sidecar derived from Chroma: drawer places, vectors, a full-text index and room counts.
+
+It answers taxonomy, counts, lexical (BM25) search and filtered vector scans without scanning
+Chroma. It is a cache: `rebuild` remakes it from Chroma, the only source of truth.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+SCHEMA_VERSION = "1"
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS drawers(
+    rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, content TEXT NOT NULL,
+    wing TEXT NOT NULL, room TEXT NOT NULL, hall TEXT NOT NULL DEFAULT '',
+    source_file TEXT NOT NULL DEFAULT '', chunk_index INTEGER NOT NULL DEFAULT 0,
+    parent_id TEXT NOT NULL DEFAULT '', filed_at TEXT NOT NULL DEFAULT '',
+    seq INTEGER NOT NULL DEFAULT 0, vector BLOB);
+CREATE INDEX IF NOT EXISTS drawers_place ON drawers(wing, room, hall);
+CREATE INDEX IF NOT EXISTS drawers_source ON drawers(source_file, chunk_index);
+CREATE INDEX IF NOT EXISTS drawers_room ON drawers(room);
+CREATE TABLE IF NOT EXISTS room_counts(
+    wing TEXT NOT NULL, room TEXT NOT NULL, hall TEXT NOT NULL, n INTEGER NOT NULL,
+    PRIMARY KEY(wing, room, hall)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS state(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE VIRTUAL TABLE IF NOT EXISTS drawers_fts USING fts5(
+    content, content='drawers', content_rowid='rowid', tokenize='porter unicode61 remove_diacritics 2');
+CREATE TRIGGER IF NOT EXISTS drawers_ai AFTER INSERT ON drawers BEGIN
+    INSERT INTO drawers_fts(rowid, content) VALUES (new.rowid, new.content);
+    INSERT INTO room_counts VALUES (new.wing, new.room, new.hall, 1)
+        ON CONFLICT(wing, room, hall) DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER IF NOT EXISTS drawers_ad AFTER DELETE ON drawers BEGIN
+    INSERT INTO drawers_fts(drawers_fts, rowid, content) VALUES ('delete', old.rowid, old.content);
+    UPDATE room_counts SET n = n - 1 WHERE wing = old.wing AND room = old.room AND hall = old.hall;
+    DELETE FROM room_counts WHERE n <= 0;
+END;
+CREATE TRIGGER IF NOT EXISTS drawers_au AFTER UPDATE OF wing, room, hall ON drawers BEGIN
+    UPDATE room_counts SET n = n - 1 WHERE wing = old.wing AND room = old.room AND hall = old.hall;
+    DELETE FROM room_counts WHERE n <= 0;
+    INSERT INTO room_counts VALUES (new.wing, new.room, new.hall, 1)
+        ON CONFLICT(wing, room, hall) DO UPDATE SET n = n + 1;
+END;
+"""
+_FILTERS = ("wing", "room", "hall", "source_file")
+_TERM = re.compile(r"\w+", re.UNICODE)
+
+
+@dataclass(frozen=True)
+class Row:
+    """A drawer as the catalog keeps it."""
+
+    id: str
+    content: str
+    wing: str
+    room: str
+    hall: str
+    source_file: str
+    chunk_index: int
+    parent_id: str
+    filed_at: str
+    seq: int
+    vector: np.ndarray | None
+
+
+def where_clause(filters: Mapping[str, str | None]) -> tuple[str, list[str]]:
+    """SQL for the given place filters (AND), ignoring the ones that are None."""
+    parts, args = [], []
+    for key in _FILTERS:
+        if filters.get(key) is not None:
+            parts.append(f"d.{key} = ?")
+            args.append(filters[key])
+    return (" AND ".join(parts) or "1"), args
+
+
+class Catalog:
+    """The sidecar database of one palace."""
+
+    def __init__(self, path: Path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._db = sqlite3.connect(str(path), timeout=30, check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        if self.get_state("schema") not in (None, SCHEMA_VERSION):
+            self._db.executescript("DROP TABLE IF EXISTS drawers_fts; DROP TABLE IF EXISTS drawers;"
+                                   "DROP TABLE IF EXISTS room_counts; DROP TABLE IF EXISTS state;")
+        self._db.executescript(_SCHEMA)
+        self.set_state("schema", SCHEMA_VERSION)
+
+    def close(self) -> None:
+        self._db.close()
+
+    # -- state ------------------------------------------------------------------------------------
+
+    def get_state(self, key: str) -> str | None:
+        try:
+            row = self._db.execute("SELECT value FROM state WHERE key = ?", (key,)).fetchone()
+        except sqlite3.OperationalError:  # no schema yet
+            return None
+        return row[0] if row else None
+
+    def set_state(self, key: str, value: object) -> None:
+        self._db.execute("INSERT OR REPLACE INTO state VALUES (?, ?)", (key, str(value)))
+
+    # -- writes -----------------------------------------------------------------------------------
+
+    def upsert(self, rows: Iterable[Row]) -> None:
+        with self._transaction():
+            for row in rows:
+                self._db.execute("DELETE FROM drawers WHERE id = ?", (row.id,))
+                self._db.execute(
+                    "INSERT INTO drawers(id, content, wing, room, hall, source_file, chunk_index,"
+                    " parent_id, filed_at, seq, vector) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                    (row.id, row.content, row.wing, row.room, row.hall, row.source_file, row.chunk_index,
+                     row.parent_id, row.filed_at, row.seq,
+                     None if row.vector is None else np.asarray(row.vector, np.float32).tobytes()),
+                )
+
+    def move(self, drawer_id: str, wing: str, room: str, hall: str, seq: int) -> None:
+        self._db.execute(
+            "UPDATE drawers SET wing = ?, room = ?, hall = ?, seq = ? WHERE id = ?",
+            (wing, room, hall, seq, drawer_id),
+        )
+
+    def delete(self, ids: Sequence[str]) -> None:
+        with self._transaction():
+            self._db.executemany("DELETE FROM drawers WHERE id = ?", [(i,) for i in ids])
+
+    def clear(self) -> None:
+        with self._transaction():
+            self._db.execute("DELETE FROM drawers")
+            self._db.execute("DELETE FROM room_counts")
+            self._db.execute("INSERT INTO drawers_fts(drawers_fts) VALUES ('rebuild')")
+
+    def _transaction(self) -> "_Transaction":
+        return _Transaction(self._db)
+
+    # -- reads ------------------------------------------------------------------------------------
+
+    def count(self) -> int:
+        return int(self._db.execute("SELECT coalesce(sum(n), 0) FROM room_counts").fetchone()[0])
+
+    def room_counts(self) -> list[tuple[str, str, str, int]]:
+        """(wing, room, hall, count) for every place that holds drawers."""
+        return self._db.execute("SELECT wing, room, hall, n FROM room_counts ORDER BY wing, room, hall").fetchall()
+
+    def ids(self) -> set[str]:
+        return {r[0] for r in self._db.execute("SELECT id FROM drawers")}
+
+    def stamps(self, ids: Sequence[str]) -> dict[str, int]:
+        found: dict[str, int] = {}
+        for start in range(0, len(ids), 500):
+            chunk = list(ids[start : start + 500])
+            marks = ",".join("?" * len(chunk))
+            found.update(self._db.execute(f"SELECT id, seq FROM drawers WHERE id IN ({marks})", chunk).fetchall())
+        return found
+
+    def rows(self, ids: Sequence[str]) -> dict[str, Row]:
+        found: dict[str, Row] = {}
+        for start in range(0, len(ids), 500):
+            chunk = list(ids[start : start + 500])
+            marks = ",".join("?" * len(chunk))
+            for values in self._db.execute(f"SELECT {_ROW_COLUMNS} FROM drawers d WHERE id IN ({marks})", chunk):
+                found[values[0]] = _row(values)
+        return found
+
+    def matching_count(self, filters: Mapping[str, str | None]) -> int:
+        sql, args = where_clause(filters)
+        return int(self._db.execute(f"SELECT count(*) FROM drawers d WHERE {sql}", args).fetchone()[0])
+
+    def vectors(self, filters: Mapping[str, str | None]) -> tuple[list[str], np.ndarray]:
+        """Ids and stacked vectors of the drawers matching the filters."""
+        sql, args = where_clause(filters)
+        pairs = self._db.execute(f"SELECT id, vector FROM drawers d WHERE {sql} AND vector IS NOT NULL", args).fetchall()
+        if not pairs:
+            return [], np.zeros((0, 0), dtype=np.float32)
+        matrix = np.frombuffer(b"".join(p[1] for p in pairs), dtype=np.float32).reshape(len(pairs), -1)
+        return [p[0] for p in pairs], matrix
+
+    def lexical(self, query: str, filters: Mapping[str, str | None], limit: int) -> list[tuple[str, float]]:
+        """(id, BM25 score, higher is better) of drawers containing any query term, best first."""
+        terms = list(dict.fromkeys(t.lower() for t in _TERM.findall(query)))[:64]
+        if not terms:
+            return []
+        match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+        sql, args = where_clause(filters)
+        rows = self._db.execute(
+            f"SELECT d.id, -bm25(drawers_fts) AS s FROM drawers_fts JOIN drawers d ON d.rowid = drawers_fts.rowid"
+            f" WHERE drawers_fts MATCH ? AND {sql} ORDER BY s DESC LIMIT ?",
+            [match, *args, limit],
+        ).fetchall()
+        return [(r[0], float(r[1])) for r in rows]
+
+    def vectors_for(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        return {i: r.vector for i, r in self.rows(ids).items() if r.vector is not None}
+
+
+_ROW_COLUMNS = "d.id, d.content, d.wing, d.room, d.hall, d.source_file, d.chunk_index, d.parent_id, d.filed_at, d.seq, d.vector"
+
+
+def _row(values: Sequence[Any]) -> Row:
+    vector = None if values[10] is None else np.frombuffer(values[10], dtype=np.float32)
+    return Row(*values[:10], vector=vector)
+
+
+class _Transaction:
+    def __init__(self, db: sqlite3.Connection):
+        self._db = db
+
+    def __enter__(self) -> None:
+        self._db.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, kind: object, *_: object) -> None:
+        self._db.execute("COMMIT" if kind is None else "ROLLBACK")

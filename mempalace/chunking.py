@@ -1,0 +1,42 @@
+"""Split long text into consecutive verbatim pieces at paragraph, line or sentence boundaries."""
+
+from __future__ import annotations
+
+import re
+
+_BOUNDARIES = (
+    re.compile(r"\n[ \t]*\n\s*"),  # after a blank line (and the whitespace that follows it)
+    re.compile(r"\n\s*"),  # after a line break
+    re.compile(r"(?<=[.!?…。！？])[\"')\]]*\s+"),  # after a sentence end
+    re.compile(r"\s+"),  # after any whitespace: never inside a word
+)
+
+
+def split_verbatim(text: str, max_chars: int) -> list[str]:
+    """Pieces whose concatenation is exactly `text`, each at most `max_chars` where a boundary allows.
+
+    A single word longer than `max_chars` is kept whole rather than cut.
+    """
+    if max_chars < 1:
+        raise ValueError("max_chars must be positive")
+    pieces: list[str] = []
+    rest = text
+    while len(rest) > max_chars:
+        cut = _cut_point(rest, max_chars)
+        if cut is None or not rest[cut:].strip():
+            break
+        pieces.append(rest[:cut])
+        rest = rest[cut:]
+    pieces.append(rest)
+    return pieces
+
+
+def _cut_point(text: str, max_chars: int) -> int | None:
+    """The end of the last boundary inside the first `max_chars` characters (finest kind last)."""
+    window = text[: max_chars + 1]
+    for pattern in _BOUNDARIES:
+        ends = [m.end() for m in pattern.finditer(window) if 0 < m.start() and m.end() <= max_chars]
+        if ends and ends[-1] >= max_chars // 4:
+            return ends[-1]
+    match = re.compile(r"\s+").search(text, max_chars)  # one overlong word: cut after it
+    return match.end() if match else None

@@ -1,0 +1,78 @@
+"""Every setting in one place: defaults, then `$MEMPALACE_HOME/config.toml`, then environment.
+
+`MEMPALACE_HOME` (default `~/.mempalace`) holds all state: the default palace, caches of server
+palaces and the config file. Tests point it at a temporary directory.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any
+
+from .errors import ConfigError
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What a palace needs to know besides where it is."""
+
+    home: Path
+    embedder: str = "minilm-int8"
+    duplicate_threshold: float = 0.9
+    max_content_chars: int = 100_000
+    drawer_chars: int = 1_000
+    max_query_chars: int = 4_000
+    max_limit: int = 1_000
+    foreign_check_seconds: float = 10.0
+    lock_timeout_seconds: float = 0.5
+
+    @property
+    def default_palace(self) -> Path:
+        return self.home / "palace"
+
+    @property
+    def cache_dir(self) -> Path:
+        return self.home / "cache"
+
+
+_ENV = {
+    "embedder": "MEMPALACE_EMBEDDER",
+    "duplicate_threshold": "MEMPALACE_DUPLICATE_THRESHOLD",
+}
+
+
+def load_settings(home: str | os.PathLike[str] | None = None, **overrides: Any) -> Settings:
+    """Settings for `home` (or `$MEMPALACE_HOME`, or `~/.mempalace`), with explicit overrides last."""
+    root = Path(home or os.environ.get("MEMPALACE_HOME") or Path.home() / ".mempalace").expanduser()
+    values: dict[str, Any] = {}
+    config_file = root / "config.toml"
+    if config_file.is_file():
+        try:
+            values.update(tomllib.loads(config_file.read_text(encoding="utf-8")))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"{config_file} is not valid TOML: {exc}") from exc
+    for key, variable in _ENV.items():
+        if os.environ.get(variable):
+            values[key] = os.environ[variable]
+    values.update({k: v for k, v in overrides.items() if v is not None})
+    return _typed(Settings(home=root), values, config_file)
+
+
+def _typed(base: Settings, values: dict[str, Any], source: Path) -> Settings:
+    known = {f.name: f for f in fields(Settings) if f.name != "home"}
+    unknown = sorted(set(values) - set(known))
+    if unknown:
+        raise ConfigError(f"Unknown setting(s) {', '.join(unknown)} (from {source} or the environment).")
+    typed: dict[str, Any] = {}
+    for key, value in values.items():
+        kind = type(getattr(base, key))
+        try:
+            typed[key] = kind(value)
+        except (TypeError, ValueError):
+            raise ConfigError(f"Setting {key} must be a {kind.__name__}, got {value!r}.") from None
+    if not 0.0 < typed.get("duplicate_threshold", base.duplicate_threshold) <= 1.0:
+        raise ConfigError("duplicate_threshold must be in (0, 1].")
+    return replace(base, **typed)

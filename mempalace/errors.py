@@ -1,0 +1,44 @@
+"""The one exception family the core raises; every message is written for the person reading it."""
+
+
+class MempalaceError(Exception):
+    """Base of every error the core raises on purpose."""
+
+
+class InvalidInputError(MempalaceError, ValueError):
+    """Content, a name, a hall, a query or a limit that cannot be accepted."""
+
+
+class PalaceNotFoundError(MempalaceError):
+    """No palace exists where one was asked for."""
+
+
+class NotAPalaceError(MempalaceError):
+    """The path exists but holds something other than a palace."""
+
+
+class CorruptPalaceError(MempalaceError):
+    """The palace files exist but Chroma cannot read them."""
+
+
+class PalaceBusyError(MempalaceError):
+    """Another process holds the embedded palace."""
+
+
+class PalaceUnavailableError(MempalaceError):
+    """A Chroma server could not be reached or answered with an error."""
+
+
+class DrawerNotFoundError(MempalaceError, KeyError):
+    """No drawer has the given id."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else "drawer not found"
+
+
+class EmbeddingModelError(MempalaceError):
+    """The embedding model is missing, altered or cannot run."""
+
+
+class ConfigError(MempalaceError):
+    """A configuration value is missing or wrong."""

@@ -1,0 +1,93 @@
+"""Frozen values the core hands out; nothing else from Chroma leaves the store module."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+HALLS = ("hall_facts", "hall_events", "hall_discoveries", "hall_preferences", "hall_advice")
+
+
+@dataclass(frozen=True)
+class Drawer:
+    """One verbatim chunk of original text and where it is filed."""
+
+    id: str
+    content: str
+    wing: str
+    room: str
+    hall: str | None = None
+    source_file: str | None = None
+    chunk_index: int = 0
+    parent_id: str | None = None
+    filed_at: str | None = None
+    added_by: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class DuplicateMatch:
+    """An existing drawer that is at least as similar as the duplicate threshold."""
+
+    drawer_id: str
+    similarity: float
+    wing: str
+    room: str
+    preview: str
+
+
+@dataclass(frozen=True)
+class AddResult:
+    """What `add_drawer` did: filed new drawers, found them already there, or refused a duplicate."""
+
+    status: Literal["added", "exists", "duplicate"]
+    drawer_ids: tuple[str, ...]
+    parent_id: str
+    matches: tuple[DuplicateMatch, ...] = ()
+
+    @property
+    def added(self) -> bool:
+        return self.status == "added"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """One search result: the drawer's verbatim text, its place and how the score was made."""
+
+    rank: int
+    drawer_id: str
+    content: str
+    wing: str
+    room: str
+    hall: str | None
+    source_file: str | None
+    filed_at: str | None
+    score: float
+    similarity: float
+    semantic: float
+    lexical: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class PalaceStatus:
+    """A palace's location and headline counts."""
+
+    location: str
+    mode: Literal["embedded", "server"]
+    embedder: str
+    drawers: int
+    wings: int
+    rooms: int
+    halls: dict[str, int]
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)

@@ -1,0 +1,52 @@
+"""Clean names: room slugs, wing names and the five halls, the same way on every write."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from .errors import InvalidInputError
+from .models import HALLS
+
+MAX_NAME_CHARS = 100
+_NOT_WORD = re.compile(r"[\W_]+", re.UNICODE)
+
+
+def _clean(name: object, kind: str) -> str:
+    if not isinstance(name, str):
+        raise InvalidInputError(f"The {kind} name must be text, not {type(name).__name__}.")
+    text = unicodedata.normalize("NFKC", name).strip().lower()
+    if not text:
+        raise InvalidInputError(f"The {kind} name is empty.")
+    return text
+
+
+def _check(slug: str, original: str, kind: str) -> str:
+    if not slug:
+        raise InvalidInputError(f"The {kind} name {original!r} has no letters or digits.")
+    if len(slug) > MAX_NAME_CHARS:
+        raise InvalidInputError(f"The {kind} name is longer than {MAX_NAME_CHARS} characters.")
+    return slug
+
+
+def room_slug(name: object) -> str:
+    """`Auth Migration`, `auth_migration`, ` AUTH--migration ` all become `auth-migration`."""
+    text = _clean(name, "room")
+    return _check(_NOT_WORD.sub("-", text).strip("-"), str(name), "room")
+
+
+def wing_name(name: object) -> str:
+    """`Wing Kai`, `wing-kai`, `WING_KAI` all become `wing_kai` (upstream's convention)."""
+    text = _clean(name, "wing")
+    return _check(_NOT_WORD.sub("_", text).strip("_"), str(name), "wing")
+
+
+def hall_name(name: object | None) -> str | None:
+    """One of the five halls (`facts` or `hall_facts`), or None for no hall."""
+    if name is None:
+        return None
+    text = _clean(name, "hall")
+    full = text if text.startswith("hall_") else f"hall_{text}"
+    if full not in HALLS:
+        raise InvalidInputError(f"Unknown hall {name!r}: use one of {', '.join(HALLS)}.")
+    return full

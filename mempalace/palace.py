@@ -1,0 +1,266 @@
+"""`Palace`: the one object front ends hold. Drawers go in verbatim and come back by meaning or place."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from .catalog import Catalog, Row
+from .chunking import split_verbatim
+from .config import Settings, load_settings
+from .embedding import PalaceEmbeddingFunction
+from .errors import ConfigError, DrawerNotFoundError, InvalidInputError
+from .locking import PalaceLock
+from .models import AddResult, Drawer, DuplicateMatch, PalaceStatus, SearchHit
+from .naming import hall_name, room_slug, wing_name
+from .search import Searcher
+from .store import SEQ_KEY, ChromaStore, Record
+from .sync import CatalogSync, catalog_row, new_stamp
+from .taxonomy import TaxonomyView
+
+CATALOG_FILE = "mempalace_catalog.sqlite3"
+RESERVED_KEYS = {"wing", "room", "hall", "source_file", "chunk_index", "chunk_count", "parent_id",
+                 "filed_at", "added_by", SEQ_KEY}
+SEARCH_MODES = {"hybrid": True, "vector": False, "semantic": False}
+
+
+class Palace(TaxonomyView):
+    """A palace of drawers in one Chroma collection, with a catalog that keeps reads fast."""
+
+    def __init__(self, store: ChromaStore, catalog: Catalog, settings: Settings, lock: PalaceLock | None,
+                 embedding_function: PalaceEmbeddingFunction):
+        self.settings = settings
+        self._store = store
+        self._catalog = catalog
+        self._lock = lock
+        self._ef = embedding_function
+        self._sync = CatalogSync(store, catalog, settings.foreign_check_seconds)
+        self._searcher = Searcher(store, catalog)
+        super().__init__(catalog, self._sync)
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str] | None = None, url: str | None = None, *,
+             settings: Settings | None = None, create: bool = True) -> "Palace":
+        """Open the palace at `path` (default `$MEMPALACE_HOME/palace`) or on the server at `url`."""
+        settings = settings or load_settings()
+        url = url or os.environ.get("MEMPALACE_URL") or None
+        ef = PalaceEmbeddingFunction(embedder_name=settings.embedder)
+        lock = None
+        if url:
+            store = ChromaStore.remote(url, ef, create)
+            key = hashlib.sha256(f"{url}|{store.collection_id}".encode()).hexdigest()[:24]
+            catalog_path = settings.cache_dir / f"{key}.sqlite3"
+        else:
+            where = Path(path).expanduser() if path else settings.default_palace
+            store = ChromaStore.embedded(where, ef, create)
+            lock = PalaceLock(where, settings.lock_timeout_seconds)
+            try:
+                lock.acquire()
+            except Exception:
+                store.close()
+                raise
+            catalog_path = where / CATALOG_FILE
+        recorded = store.recorded_embedder()
+        if recorded and recorded != settings.embedder:
+            store.close()
+            if lock:
+                lock.release()
+            raise ConfigError(
+                f"This palace was built with the {recorded!r} embedder but {settings.embedder!r} is "
+                f"configured; set embedder = \"{recorded}\" in {settings.home / 'config.toml'}."
+            )
+        return cls(store, Catalog(catalog_path), settings, lock, ef)
+
+    @property
+    def location(self) -> str:
+        return self._store.location
+
+    @property
+    def mode(self) -> str:
+        return self._store.mode
+
+    def close(self) -> None:
+        self._catalog.close()
+        self._store.close()
+        if self._lock:
+            self._lock.release()
+
+    def __enter__(self) -> "Palace":
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    # -- writing ----------------------------------------------------------------------------------
+
+    def add_drawer(self, content: str, wing: str, room: str, hall: str | None = None,
+                   source_file: str | None = None, **meta: Any) -> AddResult:
+        """File `content` verbatim, split into consecutive drawers if long; refuse near-duplicates."""
+        self._check_content(content)
+        wing, room, hall = wing_name(wing), room_slug(room), hall_name(hall)
+        extra = _extra_metadata(meta)
+        pieces = split_verbatim(content, self.settings.drawer_chars)
+        parent = "parent_" + hashlib.sha256(content.encode("utf-8")).hexdigest()[:24]
+        ids = [_drawer_id(parent, i) for i in range(len(pieces))]
+        self._sync.ensure_fresh()
+        existing = self._catalog.rows(ids)
+        if len(existing) == len(ids) and all((r.wing, r.room) == (wing, room) for r in existing.values()):
+            return AddResult("exists", tuple(ids), parent)
+        new = [(i, d, p) for i, (d, p) in enumerate(zip(ids, pieces)) if d not in existing]
+        vectors = self._embed([p for _, _, p in new])
+        matches = [_match(r, 1.0) for r in existing.values()]
+        matches += self._similar(vectors, self.settings.duplicate_threshold, exclude=set(ids))
+        if matches:
+            return AddResult("duplicate", tuple(ids), parent, tuple(_best_first(matches)))
+        common = {
+            "wing": wing, "room": room, **({"hall": hall} if hall else {}),
+            **({"source_file": source_file} if source_file else {}), "chunk_count": len(pieces),
+            "parent_id": parent, "filed_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "added_by": str(extra.pop("added_by", "mempalace")), SEQ_KEY: new_stamp(), **extra,
+        }
+        metadatas = [{**common, "chunk_index": index} for index, _, _ in new]
+        self._store.add([d for _, d, _ in new], [p for _, _, p in new], metadatas, vectors)
+        records = [Record(d, p, m, v) for (_, d, p), m, v in zip(new, metadatas, vectors)]
+        self._sync.recorded_write(rows=[catalog_row(r) for r in records])
+        return AddResult("added", tuple(ids), parent)
+
+    def update_drawer(self, drawer_id: str, wing: str | None = None, room: str | None = None,
+                      hall: str | None = None) -> Drawer:
+        """Move a drawer to another wing, room or hall; its text and id never change."""
+        current = self.get_drawer(drawer_id)
+        place = {
+            "wing": wing_name(wing) if wing is not None else current.wing,
+            "room": room_slug(room) if room is not None else current.room,
+            "hall": hall_name(hall) if hall is not None else current.hall,
+        }
+        seq = new_stamp()
+        changes = {"wing": place["wing"], "room": place["room"], SEQ_KEY: seq}
+        if place["hall"]:
+            changes["hall"] = place["hall"]
+        self._store.update_metadata([drawer_id], [changes])
+        self._catalog.move(drawer_id, place["wing"], place["room"], place["hall"] or "", seq)
+        self._sync.note_write(seq)
+        return self.get_drawer(drawer_id)
+
+    def delete_drawer(self, drawer_id: str) -> Drawer:
+        """Remove one drawer and return what it held."""
+        drawer = self.get_drawer(drawer_id)
+        self._store.delete([drawer_id])
+        self._sync.recorded_write(deleted=[drawer_id])
+        return drawer
+
+    def rebuild_index(self) -> int:
+        """Remake the catalog from Chroma (after another tool moved drawers); returns the drawer count."""
+        self._sync.rebuild()
+        return self._catalog.count()
+
+    # -- reading ----------------------------------------------------------------------------------
+
+    def get_drawer(self, drawer_id: str) -> Drawer:
+        if not isinstance(drawer_id, str) or not drawer_id.strip():
+            raise InvalidInputError("A drawer id is required.")
+        found = self._store.get([drawer_id.strip()])
+        if not found:
+            raise DrawerNotFoundError(f"No drawer with id {drawer_id!r} in this palace.")
+        return _drawer(found[0])
+
+    def check_duplicate(self, content: str, threshold: float | None = None) -> tuple[DuplicateMatch, ...]:
+        """Existing drawers at least `threshold` similar to `content`, most similar first."""
+        self._check_content(content)
+        threshold = self.settings.duplicate_threshold if threshold is None else float(threshold)
+        if not 0.0 < threshold <= 1.0:
+            raise InvalidInputError("The duplicate threshold must be between 0 and 1.")
+        self._sync.ensure_fresh()
+        return tuple(_best_first(self._similar(self._embed([content]), threshold, exclude=set())))
+
+    def search(self, query: str, wing: str | None = None, room: str | None = None, hall: str | None = None,
+               source_file: str | None = None, limit: int = 10, mode: str = "hybrid") -> list[SearchHit]:
+        """Drawers best matching `query` within the given place (filters combine with AND)."""
+        if not isinstance(query, str) or not query.strip():
+            raise InvalidInputError("The search query is empty.")
+        if len(query) > self.settings.max_query_chars:
+            raise InvalidInputError(
+                f"The query is {len(query):,} characters; the limit is {self.settings.max_query_chars:,}."
+            )
+        if mode not in SEARCH_MODES:
+            raise InvalidInputError(f"Unknown search mode {mode!r}: use hybrid or vector.")
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= self.settings.max_limit:
+            raise InvalidInputError(f"The limit must be a whole number from 1 to {self.settings.max_limit}.")
+        filters = {
+            "wing": wing_name(wing) if wing else None, "room": room_slug(room) if room else None,
+            "hall": hall_name(hall) if hall else None, "source_file": source_file or None,
+        }
+        self._sync.ensure_fresh()
+        vector = self._embed([query])[0]
+        return self._searcher.search(query, vector, filters, limit, SEARCH_MODES[mode], self._sync.generation)
+
+    def status(self) -> PalaceStatus:
+        return PalaceStatus(
+            location=self.location, mode=self.mode, embedder=self.settings.embedder, drawers=self.count(),
+            wings=len(self.list_wings()), rooms=len(self.list_rooms()), halls=self.hall_counts(),
+        )
+
+    # -- helpers ----------------------------------------------------------------------------------
+
+    def _check_content(self, content: object) -> None:
+        if not isinstance(content, str):
+            raise InvalidInputError(f"Drawer content must be text, not {type(content).__name__}.")
+        if not content.strip():
+            raise InvalidInputError("Drawer content is empty.")
+        if len(content) > self.settings.max_content_chars:
+            raise InvalidInputError(
+                f"The content is {len(content):,} characters; the limit is {self.settings.max_content_chars:,}."
+            )
+
+    def _embed(self, texts: list[str]) -> Any:
+        return self._ef.embedder.embed(texts)
+
+    def _similar(self, vectors: Any, threshold: float, exclude: set[str]) -> list[DuplicateMatch]:
+        if self._catalog.count() == 0:
+            return []
+        found: dict[str, float] = {}
+        for vector in vectors:
+            for drawer_id, distance in self._store.nearest(vector, 5):
+                if drawer_id not in exclude and 1.0 - distance >= threshold - 1e-6:
+                    found[drawer_id] = max(found.get(drawer_id, 0.0), 1.0 - distance)
+        rows = self._catalog.rows(list(found))
+        return [_match(rows[i], s) for i, s in found.items() if i in rows]
+
+
+def _drawer_id(parent: str, index: int) -> str:
+    return "drawer_" + hashlib.sha256(f"{parent}:{index}".encode()).hexdigest()[:24]
+
+
+def _extra_metadata(meta: dict[str, Any]) -> dict[str, Any]:
+    extra: dict[str, Any] = {}
+    for key, value in meta.items():
+        if key in RESERVED_KEYS - {"added_by"}:
+            raise InvalidInputError(f"{key!r} is set by MemPalace and cannot be given as extra metadata.")
+        if value is None:
+            continue
+        if not isinstance(value, (str, int, float, bool)):
+            raise InvalidInputError(f"Metadata {key!r} must be text, a number or true/false.")
+        extra[key] = value
+    return extra
+
+
+def _match(row: Row, similarity: float) -> DuplicateMatch:
+    return DuplicateMatch(row.id, round(float(similarity), 6), row.wing, row.room, row.content[:160])
+
+
+def _best_first(matches: list[DuplicateMatch]) -> list[DuplicateMatch]:
+    return sorted({m.drawer_id: m for m in matches}.values(), key=lambda m: (-m.similarity, m.drawer_id))
+
+
+def _drawer(record: Record) -> Drawer:
+    meta = dict(record.metadata)
+    known = {k: meta.pop(k, None) for k in RESERVED_KEYS}
+    return Drawer(
+        id=record.id, content=record.document, wing=str(known["wing"] or "unsorted"),
+        room=str(known["room"] or "general"), hall=known["hall"], source_file=known["source_file"],
+        chunk_index=int(known["chunk_index"] or 0), parent_id=known["parent_id"],
+        filed_at=known["filed_at"], added_by=known["added_by"], extra=meta,
+    )

@@ -1,0 +1,89 @@
+"""Hybrid search: cosine similarity from the vectors fused with BM25 over the whole palace.
+
+score = (1 - w) * similarity + w * lexical, where lexical is the drawer's BM25 score divided by
+the best BM25 score among the candidates (so 1.0 for the best keyword match) and w is
+`LEXICAL_WEIGHT`. Candidates are the nearest drawers by vector *and* the best keyword matches,
+so a drawer that only matches by keyword is still found.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from .catalog import Catalog
+from .models import SearchHit
+from .store import ChromaStore
+
+LEXICAL_WEIGHT = 0.3
+MIN_POOL = 50
+VECTOR_SCAN_MAX = 50_000  # filtered sets up to this size are scanned exactly from the catalog
+_CACHED_SCANS = 8
+
+
+def chroma_where(filters: Mapping[str, str | None]) -> dict[str, Any] | None:
+    clauses = [{k: v} for k, v in filters.items() if v is not None]
+    if not clauses:
+        return None
+    return clauses[0] if len(clauses) == 1 else {"$and": clauses}
+
+
+class Searcher:
+    """Runs searches for one palace; keeps filtered vector matrices while the catalog is unchanged."""
+
+    def __init__(self, store: ChromaStore, catalog: Catalog):
+        self._store = store
+        self._catalog = catalog
+        self._scans: OrderedDict[tuple, tuple[int, list[str], np.ndarray]] = OrderedDict()
+
+    def search(self, query: str, vector: np.ndarray, filters: Mapping[str, str | None], limit: int,
+               hybrid: bool, generation: int) -> list[SearchHit]:
+        pool = max(limit * 5, MIN_POOL)
+        semantic = self._nearest(vector, filters, pool, generation)
+        lexical = dict(self._catalog.lexical(query, filters, pool)) if hybrid else {}
+        rows = self._catalog.rows(list(dict.fromkeys([*semantic, *lexical])))
+        best_lexical = max(lexical.values(), default=0.0) or 1.0
+        weight = LEXICAL_WEIGHT if hybrid else 0.0
+        scored = []
+        for drawer_id, row in rows.items():
+            similarity = float(np.dot(row.vector, vector)) if row.vector is not None else semantic.get(drawer_id, 0.0)
+            lexical_part = weight * lexical.get(drawer_id, 0.0) / best_lexical
+            semantic_part = (1.0 - weight) * similarity
+            scored.append((semantic_part + lexical_part, similarity, semantic_part, lexical_part, row))
+        scored.sort(key=lambda s: (-s[0], s[4].id))
+        return [
+            SearchHit(
+                rank=rank, drawer_id=row.id, content=row.content, wing=row.wing, room=row.room,
+                hall=row.hall or None, source_file=row.source_file or None, filed_at=row.filed_at or None,
+                score=round(score, 6), similarity=round(sim, 6), semantic=round(sem, 6), lexical=round(lex, 6),
+            )
+            for rank, (score, sim, sem, lex, row) in enumerate(scored[:limit], start=1)
+        ]
+
+    def _nearest(self, vector: np.ndarray, filters: Mapping[str, str | None], pool: int,
+                 generation: int) -> dict[str, float]:
+        """Id → cosine similarity of the `pool` nearest drawers within the filters."""
+        where = chroma_where(filters)
+        if where is None or self._catalog.matching_count(filters) > VECTOR_SCAN_MAX:
+            return {i: 1.0 - d for i, d in self._store.nearest(vector, pool, where)}
+        ids, matrix = self._scan(filters, generation)
+        if not ids:
+            return {}
+        sims = matrix @ vector
+        top = np.argsort(-sims)[:pool] if len(ids) > pool else np.arange(len(ids))
+        return {ids[i]: float(sims[i]) for i in top}
+
+    def _scan(self, filters: Mapping[str, str | None], generation: int) -> tuple[list[str], np.ndarray]:
+        key = tuple(sorted((k, v) for k, v in filters.items() if v is not None))
+        cached = self._scans.get(key)
+        if cached is None or cached[0] != generation:
+            ids, matrix = self._catalog.vectors(filters)
+            cached = (generation, ids, matrix)
+            self._scans[key] = cached
+            while len(self._scans) > _CACHED_SCANS:
+                self._scans.popitem(last=False)
+        self._scans.move_to_end(key)
+        return cached[1], cached[2]

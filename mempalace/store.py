@@ -1,0 +1,248 @@
+"""The only module that talks to Chroma: opens the drawers collection and turns its answers into Records.
+
+Every `get()` is paginated (Chroma fails past 32,766 rows with metadata) and every write is cut
+into batches no larger than the client's maximum.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import numpy as np
+
+from .errors import CorruptPalaceError, NotAPalaceError, PalaceNotFoundError, PalaceUnavailableError
+
+COLLECTION = "mempalace_drawers"
+STATE_COLLECTION = "mempalace_state"  # holds no rows: its metadata carries our palace-level facts
+MARKER_KEY = "version"
+EMBEDDER_KEY = "embedder"
+SEQ_KEY = "mp_seq"
+PAGE = 5_000
+CHROMA_FILE = "chroma.sqlite3"
+
+
+@dataclass(frozen=True)
+class Record:
+    """One stored drawer as Chroma holds it: id, verbatim text, metadata and (if asked) its vector."""
+
+    id: str
+    document: str
+    metadata: Mapping[str, Any]
+    embedding: np.ndarray | None = None
+
+
+def _records(result: Mapping[str, Any]) -> list[Record]:
+    embeddings = result.get("embeddings")
+    return [
+        Record(
+            id=drawer_id,
+            document=(result.get("documents") or [None] * len(result["ids"]))[i] or "",
+            metadata=dict((result.get("metadatas") or [None] * len(result["ids"]))[i] or {}),
+            embedding=None if embeddings is None else np.asarray(embeddings[i], dtype=np.float32),
+        )
+        for i, drawer_id in enumerate(result["ids"])
+    ]
+
+
+class ChromaStore:
+    """The drawers collection of one palace, embedded or on a server."""
+
+    def __init__(self, client: Any, collection: Any, location: str, mode: str):
+        self._client = client
+        self._collection = collection
+        self.location = location
+        self.mode = mode
+        self.collection_id = str(collection.id)
+        self.max_batch = int(client.get_max_batch_size())
+
+    @classmethod
+    def embedded(cls, path: Path, embedding_function: Any, create: bool) -> "ChromaStore":
+        """Open (or create) the palace at `path` with an embedded PersistentClient."""
+        import chromadb
+
+        _check_palace_dir(path, create)
+        path.mkdir(parents=True, exist_ok=True)
+        try:
+            client = chromadb.PersistentClient(path=str(path))
+        except Exception as exc:
+            raise CorruptPalaceError(f"The palace at {path} cannot be read by Chroma: {exc}") from exc
+        return cls._with_collection(client, embedding_function, create, str(path), "embedded")
+
+    @classmethod
+    def remote(cls, url: str, embedding_function: Any, create: bool) -> "ChromaStore":
+        """Open (or create) the palace on the Chroma server at `url`."""
+        import chromadb
+
+        parts = urlparse(url if "://" in url else f"http://{url}")
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise PalaceUnavailableError(f"{url!r} is not a Chroma server URL (http://host:port).")
+        try:
+            client = chromadb.HttpClient(
+                host=parts.hostname, port=parts.port or 8000, ssl=parts.scheme == "https"
+            )
+            client.heartbeat()
+        except Exception as exc:
+            raise PalaceUnavailableError(f"No Chroma server answers at {url}: {exc}") from exc
+        return cls._with_collection(client, embedding_function, create, url, "server")
+
+    @classmethod
+    def _with_collection(
+        cls, client: Any, embedding_function: Any, create: bool, location: str, mode: str
+    ) -> "ChromaStore":
+        try:
+            collection = _drawers_collection(client, embedding_function, create)
+        except NotAPalaceError:
+            raise
+        except ValueError as exc:
+            if "does not exist" in str(exc):
+                raise NotAPalaceError(
+                    f"{location} holds a Chroma database without a {COLLECTION} collection: not a palace."
+                ) from exc
+            raise CorruptPalaceError(f"The palace at {location} cannot be opened: {exc}") from exc
+        except Exception as exc:
+            raise CorruptPalaceError(f"The palace at {location} cannot be opened: {exc}") from exc
+        store = cls(client, collection, location, mode)
+        if create and store.recorded_embedder() is None and store.count() == 0:
+            store._set_state(EMBEDDER_KEY, embedding_function.get_config()["embedder"])
+        return store
+
+    def close(self) -> None:
+        close = getattr(self._client, "close", None)
+        if close is not None:
+            close()
+
+    # -- collection-level facts -------------------------------------------------------------------
+
+    def count(self) -> int:
+        return int(self._collection.count())
+
+    def _state(self) -> dict[str, Any]:
+        try:
+            return dict(self._client.get_collection(STATE_COLLECTION, embedding_function=None).metadata or {})
+        except Exception:  # not created yet: no MemPalace write has happened here
+            return {}
+
+    def _set_state(self, key: str, value: Any) -> None:
+        state = self._client.get_or_create_collection(STATE_COLLECTION, embedding_function=None)
+        state.modify(metadata={**(state.metadata or {}), key: value})
+
+    def marker(self) -> str | None:
+        """A token that every MemPalace write changes: cheap to read (one small request)."""
+        return self._state().get(MARKER_KEY)
+
+    def bump_marker(self) -> str:
+        token = uuid.uuid4().hex
+        self._set_state(MARKER_KEY, token)
+        return token
+
+    def recorded_embedder(self) -> str | None:
+        return self._state().get(EMBEDDER_KEY)
+
+    # -- rows -------------------------------------------------------------------------------------
+
+    def add(self, ids: Sequence[str], documents: Sequence[str], metadatas: Sequence[Mapping[str, Any]],
+            embeddings: np.ndarray) -> None:
+        for start in range(0, len(ids), self.max_batch):
+            end = start + self.max_batch
+            self._collection.add(
+                ids=list(ids[start:end]), documents=list(documents[start:end]),
+                metadatas=[dict(m) for m in metadatas[start:end]], embeddings=embeddings[start:end],
+            )
+
+    def update_metadata(self, ids: Sequence[str], metadatas: Sequence[Mapping[str, Any]]) -> None:
+        for start in range(0, len(ids), self.max_batch):
+            end = start + self.max_batch
+            self._collection.update(ids=list(ids[start:end]), metadatas=[dict(m) for m in metadatas[start:end]])
+
+    def delete(self, ids: Sequence[str]) -> None:
+        for start in range(0, len(ids), self.max_batch):
+            self._collection.delete(ids=list(ids[start : start + self.max_batch]))
+
+    def get(self, ids: Sequence[str], embeddings: bool = False) -> list[Record]:
+        include = ["documents", "metadatas"] + (["embeddings"] if embeddings else [])
+        found: list[Record] = []
+        for start in range(0, len(ids), PAGE):
+            found += _records(self._collection.get(ids=list(ids[start : start + PAGE]), include=include))
+        return found
+
+    def scan(self, embeddings: bool = False, page: int = PAGE) -> Iterator[list[Record]]:
+        """Every drawer, a page at a time."""
+        include = ["documents", "metadatas"] + (["embeddings"] if embeddings else [])
+        offset = 0
+        while True:
+            rows = _records(self._collection.get(include=include, limit=page, offset=offset))
+            if not rows:
+                return
+            yield rows
+            offset += len(rows)
+
+    def all_ids(self) -> set[str]:
+        ids: set[str] = set()
+        offset = 0
+        while True:
+            page = self._collection.get(include=[], limit=PAGE * 4, offset=offset)["ids"]
+            if not page:
+                return ids
+            ids.update(page)
+            offset += len(page)
+
+    def stamped_since(self, seq: int) -> dict[str, int]:
+        """Ids and write stamps of drawers MemPalace wrote with a stamp of at least `seq`."""
+        stamps: dict[str, int] = {}
+        offset = 0
+        while True:
+            result = self._collection.get(
+                where={SEQ_KEY: {"$gte": seq}}, include=["metadatas"], limit=PAGE, offset=offset
+            )
+            if not result["ids"]:
+                return stamps
+            for drawer_id, meta in zip(result["ids"], result["metadatas"]):
+                stamps[drawer_id] = int((meta or {}).get(SEQ_KEY, 0))
+            offset += len(result["ids"])
+
+    def nearest(self, vector: np.ndarray, n: int, where: Mapping[str, Any] | None = None) -> list[tuple[str, float]]:
+        """(id, cosine distance) of the `n` nearest drawers, nearest first."""
+        result = self._collection.query(
+            query_embeddings=[vector], n_results=n, where=dict(where) if where else None,
+            include=["distances"],
+        )
+        return list(zip(result["ids"][0], (float(d) for d in result["distances"][0])))
+
+
+def _check_palace_dir(path: Path, create: bool) -> None:
+    if path.is_file():
+        raise NotAPalaceError(f"{path} is a file, not a palace directory.")
+    if not path.exists():
+        if not create:
+            raise PalaceNotFoundError(f"No palace at {path}. Create one with `mempalace init --palace {path}`.")
+        return
+    if any(path.iterdir()) and not (path / CHROMA_FILE).exists():
+        raise NotAPalaceError(f"{path} is a directory with other files in it, not a palace.")
+    if not (path / CHROMA_FILE).exists() and not create:
+        raise PalaceNotFoundError(f"No palace at {path}. Create one with `mempalace init --palace {path}`.")
+
+
+def _drawers_collection(client: Any, embedding_function: Any, create: bool) -> Any:
+    """The drawers collection with our embedding function attached, whoever created it."""
+    from chromadb.api.models.Collection import Collection
+
+    try:
+        return client.get_collection(COLLECTION, embedding_function=embedding_function)
+    except ValueError as exc:
+        if "Embedding function conflict" in str(exc):
+            # Another tool created it with its own embedding function: attach ours for this handle.
+            model = client._server.get_collection(name=COLLECTION, tenant=client.tenant, database=client.database)
+            return Collection(client=client._server, model=model, embedding_function=embedding_function)
+        if not create or "does not exist" not in str(exc):
+            raise
+    except Exception as exc:
+        if not create or "does not exist" not in str(exc):
+            raise
+    return client.create_collection(
+        COLLECTION, embedding_function=embedding_function, metadata={"hnsw:space": "cosine"}
+    )
