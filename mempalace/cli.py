@@ -1,0 +1,222 @@
+"""The `mempalace` command: a thin front end over `Palace` that prints text or `--json`."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from .errors import MempalaceError
+from .models import HALLS
+from .palace import Palace
+
+
+def _jsonable(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.asdict(value)
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+def _emit(ctx: click.Context, data: Any, text: Callable[[], str]) -> None:
+    if ctx.obj["json"]:
+        click.echo(json.dumps(_jsonable(data), ensure_ascii=False, indent=2))
+    else:
+        click.echo(text())
+
+
+def _palace_command(create: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Give a command `--json`, an open palace as its first argument, and user-facing errors."""
+
+    def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
+        @click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
+        @click.pass_context
+        @functools.wraps(func)
+        def wrapper(ctx: click.Context, as_json: bool, **kwargs: Any) -> None:
+            ctx.obj["json"] = as_json or ctx.obj["json"]
+            try:
+                with Palace.open(ctx.obj["palace"], ctx.obj["url"], create=create) as palace:
+                    func(ctx, palace, **kwargs)
+            except MempalaceError as exc:
+                click.echo(f"Error: {exc}", err=True)
+                sys.exit(1)
+
+        return wrapper
+
+    return decorate
+
+
+@click.group()
+@click.option("--palace", type=click.Path(path_type=Path), help="Palace directory (default $MEMPALACE_HOME/palace).")
+@click.option("--url", help="Chroma server URL (or $MEMPALACE_URL) instead of a local palace.")
+@click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
+@click.version_option(package_name="mempalace")
+@click.pass_context
+def main(ctx: click.Context, palace: Path | None, url: str | None, as_json: bool) -> None:
+    """MemPalace: verbatim AI-conversation memory, found by meaning and by place."""
+    ctx.obj = {"palace": palace, "url": url, "json": as_json}
+
+
+@main.command()
+@_palace_command(create=True)
+def init(ctx: click.Context, palace: Palace) -> None:
+    """Create the palace if it does not exist yet."""
+    _emit(ctx, palace.status(), lambda: f"Palace ready at {palace.location} ({palace.count()} drawers).")
+
+
+@main.command()
+@_palace_command()
+def status(ctx: click.Context, palace: Palace) -> None:
+    """Where the palace is and what it holds."""
+    info = palace.status()
+    halls = ", ".join(f"{h or '(no hall)'} {n}" for h, n in info.halls.items()) or "none"
+    _emit(ctx, info, lambda: (
+        f"Palace:  {info.location} ({info.mode}, embedder {info.embedder})\n"
+        f"Drawers: {info.drawers}\nWings:   {info.wings}\nRooms:   {info.rooms}\nHalls:   {halls}"
+    ))
+
+
+@main.command()
+@_palace_command()
+def wings(ctx: click.Context, palace: Palace) -> None:
+    """Wings and their drawer counts."""
+    found = palace.list_wings()
+    _emit(ctx, found, lambda: "\n".join(f"{n:6d}  {w}" for w, n in found.items()) or "No wings yet.")
+
+
+@main.command()
+@click.option("--wing", help="Only rooms in this wing.")
+@_palace_command()
+def rooms(ctx: click.Context, palace: Palace, wing: str | None) -> None:
+    """Rooms and their drawer counts."""
+    found = palace.list_rooms(wing)
+    _emit(ctx, found, lambda: "\n".join(f"{n:6d}  {r}" for r, n in found.items()) or "No rooms yet.")
+
+
+@main.command()
+@_palace_command()
+def taxonomy(ctx: click.Context, palace: Palace) -> None:
+    """Every wing with its rooms and counts."""
+    tree = palace.taxonomy()
+    lines = [f"{w} ({sum(r.values())})\n" + "\n".join(f"  {n:6d}  {room}" for room, n in r.items())
+             for w, r in tree.items()]
+    _emit(ctx, tree, lambda: "\n".join(lines) or "The palace is empty.")
+
+
+@main.command()
+@click.argument("query")
+@click.option("--wing")
+@click.option("--room")
+@click.option("--hall", type=click.Choice([h.removeprefix("hall_") for h in HALLS] + list(HALLS)))
+@click.option("--source", "source_file", help="Only drawers from this source file.")
+@click.option("--limit", type=int, default=10, show_default=True)
+@click.option("--mode", type=click.Choice(["hybrid", "vector"]), default="hybrid", show_default=True)
+@_palace_command()
+def search(ctx: click.Context, palace: Palace, query: str, **options: Any) -> None:
+    """Find drawers by meaning and keywords."""
+    hits = palace.search(query, **options)
+
+    def text() -> str:
+        if not hits:
+            return "No drawers match."
+        blocks = []
+        for h in hits:
+            place = " / ".join(p for p in (h.wing, h.room, h.hall) if p)
+            head = f"#{h.rank}  {h.score:.3f} (semantic {h.semantic:.3f} + lexical {h.lexical:.3f})  {place}"
+            blocks.append(f"{head}\n    id {h.drawer_id}\n    " + h.content.strip().replace("\n", "\n    ")[:600])
+        return "\n\n".join(blocks)
+
+    _emit(ctx, hits, text)
+
+
+@main.command()
+@click.argument("text", required=False)
+@click.option("--file", "file", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
+              help="Read the content from a file (- for stdin) instead of TEXT.")
+@click.option("--wing", required=True)
+@click.option("--room", required=True)
+@click.option("--hall")
+@click.option("--source", "source_file", help="Where the text came from (default: the --file path).")
+@_palace_command(create=True)
+def add(ctx: click.Context, palace: Palace, text: str | None, file: Path | None, **place: Any) -> None:
+    """File TEXT (or --file) verbatim into a wing and room."""
+    content = _read_content(text, file)
+    if file is not None and str(file) != "-" and not place["source_file"]:
+        place["source_file"] = str(file)
+    result = palace.add_drawer(content, **place)
+    messages = {
+        "added": f"Filed {len(result.drawer_ids)} drawer(s): " + ", ".join(result.drawer_ids),
+        "exists": "Already filed here: " + ", ".join(result.drawer_ids),
+        "duplicate": "Not filed: too similar to " + ", ".join(
+            f"{m.drawer_id} ({m.similarity:.2f}, {m.wing}/{m.room})" for m in result.matches),
+    }
+    _emit(ctx, result, lambda: messages[result.status])
+    if result.status == "duplicate":
+        sys.exit(1)
+
+
+def _read_content(text: str | None, file: Path | None) -> str:
+    if (text is None) == (file is None):
+        raise click.UsageError("Give the content as TEXT or with --file, not both.")
+    if file is None:
+        return text or ""
+    if str(file) == "-":
+        return sys.stdin.read()
+    try:
+        with open(file, encoding="utf-8", newline="") as handle:
+            return handle.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise click.UsageError(f"Cannot read {file}: {exc}") from exc
+
+
+def _drawer_text(drawer: Any) -> str:
+    place = " / ".join(p for p in (drawer.wing, drawer.room, drawer.hall) if p)
+    return f"{drawer.id}  {place}\n{drawer.content}"
+
+
+@main.command()
+@click.argument("drawer_id")
+@_palace_command()
+def get(ctx: click.Context, palace: Palace, drawer_id: str) -> None:
+    """Show one drawer's verbatim text and place."""
+    drawer = palace.get_drawer(drawer_id)
+    _emit(ctx, drawer, lambda: _drawer_text(drawer))
+
+
+@main.command()
+@click.argument("drawer_id")
+@_palace_command()
+def delete(ctx: click.Context, palace: Palace, drawer_id: str) -> None:
+    """Delete one drawer."""
+    drawer = palace.delete_drawer(drawer_id)
+    _emit(ctx, drawer, lambda: f"Deleted {drawer.id} from {drawer.wing}/{drawer.room}.")
+
+
+@main.command()
+@click.argument("drawer_id")
+@click.option("--room")
+@click.option("--wing")
+@click.option("--hall")
+@_palace_command()
+def move(ctx: click.Context, palace: Palace, drawer_id: str, room: str | None, wing: str | None,
+         hall: str | None) -> None:
+    """Move a drawer to another room, wing or hall (its text never changes)."""
+    if not (room or wing or hall):
+        raise click.UsageError("Say where to: --room, --wing and/or --hall.")
+    drawer = palace.update_drawer(drawer_id, wing=wing, room=room, hall=hall)
+    _emit(ctx, drawer, lambda: f"Moved {drawer.id} to {drawer.wing}/{drawer.room}" + (f"/{drawer.hall}" if drawer.hall else "") + ".")
+
+
+@main.command()
+@_palace_command()
+def reindex(ctx: click.Context, palace: Palace) -> None:
+    """Rebuild the fast catalog from Chroma (after another tool changed the palace)."""
+    count = palace.rebuild_index()
+    _emit(ctx, {"drawers": count}, lambda: f"Catalog rebuilt: {count} drawers.")

@@ -1,0 +1,39 @@
+"""Shared fixtures: every test gets its own MEMPALACE_HOME and, unless it asks for the real model,
+the deterministic `hash` embedder."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from mempalace import Palace
+from mempalace.config import Settings, load_settings
+
+
+@pytest.fixture(autouse=True)
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A private MEMPALACE_HOME so no test touches ~/.mempalace."""
+    root = tmp_path / "home"
+    monkeypatch.setenv("MEMPALACE_HOME", str(root))
+    monkeypatch.setenv("MEMPALACE_EMBEDDER", "hash")
+    monkeypatch.delenv("MEMPALACE_URL", raising=False)
+    return root
+
+
+@pytest.fixture
+def settings(home: Path) -> Settings:
+    return load_settings(home)
+
+
+@pytest.fixture
+def palace_path(tmp_path: Path) -> Path:
+    return tmp_path / "palace"
+
+
+@pytest.fixture
+def palace(palace_path: Path, settings: Settings) -> Iterator[Palace]:
+    """A fresh embedded palace (real Chroma PersistentClient in tmp_path) with the fake embedder."""
+    with Palace.open(palace_path, settings=settings) as opened:
+        yield opened

@@ -1,0 +1,49 @@
+import random
+import re
+
+import pytest
+
+from mempalace.chunking import split_verbatim
+
+SAMPLE = (
+    "First paragraph about the auth migration.\n\n"
+    "    def login(user):\n        return token  # indented code\n\n\n"
+    "Third paragraph — with unicode ✓ and a long sentence that keeps going. Another sentence here!\n"
+    "A line\r\nwith CRLF\r\n\ttabbed line\n" * 6
+)
+
+
+@pytest.mark.parametrize("size", [40, 80, 200, 1000])
+def test_pieces_join_back_to_the_exact_text(size):
+    pieces = split_verbatim(SAMPLE, size)
+    assert "".join(pieces) == SAMPLE
+    assert all(p.strip() for p in pieces)
+
+
+def test_short_text_is_one_piece():
+    assert split_verbatim("hello  \n", 100) == ["hello  \n"]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_never_cuts_inside_a_word(seed):
+    rng = random.Random(seed)
+    words = ["".join(rng.choice("abcdefgh") for _ in range(rng.randint(1, 12))) for _ in range(800)]
+    text = "".join(w + rng.choice([" ", " ", "\n", ". ", "\n\n"]) for w in words)
+    pieces = split_verbatim(text, 150)
+    assert "".join(pieces) == text
+    for left, right in zip(pieces, pieces[1:]):
+        assert not (re.search(r"\w\Z", left) and re.match(r"\w", right)), (left[-20:], right[:20])
+    assert max(len(p) for p in pieces) <= 150
+
+
+def test_prefers_paragraph_boundaries():
+    text = ("alpha " * 20 + "\n\n") * 4
+    pieces = split_verbatim(text, 300)
+    assert all(p.endswith("\n\n") for p in pieces[:-1])
+
+
+def test_an_overlong_word_is_kept_whole():
+    blob = "x" * 500
+    pieces = split_verbatim(f"start {blob} end", 100)
+    assert "".join(pieces) == f"start {blob} end"
+    assert any(blob in p for p in pieces)

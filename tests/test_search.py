@@ -1,0 +1,84 @@
+import pytest
+
+from mempalace.errors import InvalidInputError
+
+
+@pytest.fixture
+def filled(palace):
+    palace.add_drawer("We migrated auth to OAuth with PKCE last sprint", "wing_kai", "auth-migration", hall="events",
+                      source_file="kai.txt")
+    palace.add_drawer("Token refresh failed because the clock skew was ignored", "wing_kai", "auth-migration",
+                      hall="discoveries", source_file="kai.txt")
+    palace.add_drawer("GPU spot prices dropped sharply in March", "wing_priya", "gpu-pricing", hall="facts",
+                      source_file="priya.txt")
+    palace.add_drawer("Priya likes terse code reviews", "wing_priya", "reviews", hall="preferences")
+    palace.add_drawer("The zxqv-7 error code means the vault sealed itself", "wing_driftwood", "vault",
+                      hall="discoveries")
+    return palace
+
+
+def test_hits_carry_text_place_and_score_parts(filled):
+    hits = filled.search("auth oauth pkce migrated")
+    top = hits[0]
+    assert top.content == "We migrated auth to OAuth with PKCE last sprint"
+    assert (top.rank, top.wing, top.room, top.hall, top.source_file) == (1, "wing_kai", "auth-migration",
+                                                                          "hall_events", "kai.txt")
+    assert top.score == pytest.approx(top.semantic + top.lexical, abs=1e-5)
+    assert top.semantic == pytest.approx(0.7 * top.similarity, abs=1e-5)
+    assert [h.rank for h in hits] == list(range(1, len(hits) + 1))
+    assert all(a.score >= b.score for a, b in zip(hits, hits[1:]))
+
+
+def test_keyword_only_match_is_found_by_hybrid(filled):
+    hits = filled.search("zxqv", limit=1)
+    assert hits[0].room == "vault" and hits[0].lexical > 0
+
+
+def test_vector_mode_has_no_lexical_part(filled):
+    hits = filled.search("GPU spot prices", mode="vector")
+    assert hits[0].room == "gpu-pricing"
+    assert all(h.lexical == 0 and h.score == pytest.approx(h.similarity, abs=1e-5) for h in hits)
+
+
+def test_filters_combine_with_and(filled):
+    assert {h.wing for h in filled.search("auth", wing="Wing Kai")} == {"wing_kai"}
+    hits = filled.search("auth", wing="wing_kai", hall="discoveries")
+    assert [h.content for h in hits] == ["Token refresh failed because the clock skew was ignored"]
+    assert filled.search("auth", wing="wing_priya", room="auth-migration") == []
+    assert {h.source_file for h in filled.search("prices", source_file="priya.txt")} == {"priya.txt"}
+    assert {h.room for h in filled.search("anything", room="Auth Migration")} == {"auth-migration"}
+
+
+def test_limit_caps_results(filled):
+    assert len(filled.search("the", limit=2)) == 2
+    assert len(filled.search("the", limit=100)) == 5
+
+
+def test_results_follow_writes_immediately(filled):
+    drawer_id = filled.search("zxqv")[0].drawer_id
+    filled.update_drawer(drawer_id, wing="wing_kai")
+    assert filled.search("zxqv", wing="wing_kai")[0].drawer_id == drawer_id
+    assert filled.search("zxqv", wing="wing_driftwood") == []
+    filled.delete_drawer(drawer_id)
+    assert all(h.drawer_id != drawer_id for h in filled.search("zxqv"))
+
+
+def test_empty_palace_returns_nothing(palace):
+    assert palace.search("anything") == []
+    assert palace.search("anything", wing="wing_a") == []
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"query": ""}, {"query": "   "}, {"query": "x" * 10_000}, {"query": 5},
+    {"query": "ok", "limit": 0}, {"query": "ok", "limit": 10**9}, {"query": "ok", "limit": True},
+    {"query": "ok", "mode": "fuzzy"}, {"query": "ok", "hall": "hall_rumours"}, {"query": "ok", "wing": "!!"},
+])
+def test_bad_queries_get_clear_errors(filled, kwargs):
+    with pytest.raises(InvalidInputError):
+        filled.search(**kwargs)
+    assert filled.count() == 5
+
+
+def test_query_punctuation_cannot_break_the_keyword_index(filled):
+    for query in ['"unbalanced', "AND OR NOT", "col:umn*", "(((", "NEAR(a b)", "-vault"]:
+        filled.search(query)
