@@ -17,7 +17,7 @@ from .locking import PalaceLock
 from .models import AddResult, Drawer, DuplicateMatch, PalaceStatus, SearchHit
 from .naming import hall_name, room_slug, wing_name
 from .search import Searcher
-from .store import SEQ_KEY, ChromaStore, Record
+from .store import SEQ_KEY, ChromaStore, Record, check_palace_dir
 from .sync import CatalogSync, catalog_row, new_stamp
 from .taxonomy import TaxonomyView
 
@@ -55,12 +55,14 @@ class Palace(TaxonomyView):
             catalog_path = settings.cache_dir / f"{key}.sqlite3"
         else:
             where = Path(path).expanduser() if path else settings.default_palace
-            store = ChromaStore.embedded(where, ef, create)
+            check_palace_dir(where, create)
+            where.mkdir(parents=True, exist_ok=True)
             lock = PalaceLock(where, settings.lock_timeout_seconds)
+            lock.acquire()  # before Chroma touches the files
             try:
-                lock.acquire()
+                store = ChromaStore.embedded(where, ef, create)
             except Exception:
-                store.close()
+                lock.release()
                 raise
             catalog_path = where / CATALOG_FILE
         recorded = store.recorded_embedder()

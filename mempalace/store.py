@@ -65,8 +65,7 @@ class ChromaStore:
         """Open (or create) the palace at `path` with an embedded PersistentClient."""
         import chromadb
 
-        _check_palace_dir(path, create)
-        path.mkdir(parents=True, exist_ok=True)
+        check_palace_dir(path, create)
         try:
             client = chromadb.PersistentClient(path=str(path))
         except Exception as exc:
@@ -214,14 +213,16 @@ class ChromaStore:
         return list(zip(result["ids"][0], (float(d) for d in result["distances"][0])))
 
 
-def _check_palace_dir(path: Path, create: bool) -> None:
+def check_palace_dir(path: Path, create: bool) -> None:
+    """Raise unless `path` is a palace, or (with `create`) a place where one can be made."""
     if path.is_file():
         raise NotAPalaceError(f"{path} is a file, not a palace directory.")
     if not path.exists():
         if not create:
             raise PalaceNotFoundError(f"No palace at {path}. Create one with `mempalace init --palace {path}`.")
         return
-    if any(path.iterdir()) and not (path / CHROMA_FILE).exists():
+    others = [p for p in path.iterdir() if not p.name.startswith("mempalace")]  # our lock and catalog
+    if others and not (path / CHROMA_FILE).exists():
         raise NotAPalaceError(f"{path} is a directory with other files in it, not a palace.")
     if not (path / CHROMA_FILE).exists() and not create:
         raise PalaceNotFoundError(f"No palace at {path}. Create one with `mempalace init --palace {path}`.")
