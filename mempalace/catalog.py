@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS drawers(
     rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, content TEXT NOT NULL,
@@ -32,6 +32,7 @@ CREATE TABLE IF NOT EXISTS room_counts(
 CREATE TABLE IF NOT EXISTS state(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE VIRTUAL TABLE IF NOT EXISTS drawers_fts USING fts5(
     content, content='drawers', content_rowid='rowid', tokenize='porter unicode61 remove_diacritics 2');
+CREATE VIRTUAL TABLE IF NOT EXISTS drawers_vocab USING fts5vocab(drawers_fts, 'row');
 CREATE TRIGGER IF NOT EXISTS drawers_ai AFTER INSERT ON drawers BEGIN
     INSERT INTO drawers_fts(rowid, content) VALUES (new.rowid, new.content);
     INSERT INTO room_counts VALUES (new.wing, new.room, new.hall, 1)
@@ -51,6 +52,17 @@ END;
 """
 _FILTERS = ("wing", "room", "hall", "source_file")
 _TERM = re.compile(r"\w+", re.UNICODE)
+# Words too common to say anything about a drawer; dropping them keeps BM25 fast on big palaces.
+STOP_WORDS = frozenset("""
+a about above after again against all am an and any are as at be because been before being below between
+both but by can could did do does doing down during each few for from further had has have having he her
+here hers herself him himself his how i if in into is it its itself just me more most my myself no nor not
+now of off on once only or other our ours ourselves out over own same she should so some such than that the
+their theirs them themselves then there these they this those through to too under until up very was we
+were what when where which while who whom why will with would you your yours yourself yourselves
+""".split())
+COMMON_SHARE = 0.25  # a term in more than this share of drawers (and in over COMMON_MIN drawers) is skipped
+COMMON_MIN = 2_000
 
 
 @dataclass(frozen=True)
@@ -90,7 +102,8 @@ class Catalog:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         if self.get_state("schema") not in (None, SCHEMA_VERSION):
-            self._db.executescript("DROP TABLE IF EXISTS drawers_fts; DROP TABLE IF EXISTS drawers;"
+            self._db.executescript("DROP TABLE IF EXISTS drawers_vocab; DROP TABLE IF EXISTS drawers_fts;"
+                                   "DROP TABLE IF EXISTS drawers;"
                                    "DROP TABLE IF EXISTS room_counts; DROP TABLE IF EXISTS state;")
         self._db.executescript(_SCHEMA)
         self.set_state("schema", SCHEMA_VERSION)
@@ -187,7 +200,7 @@ class Catalog:
 
     def lexical(self, query: str, filters: Mapping[str, str | None], limit: int) -> list[tuple[str, float]]:
         """(id, BM25 score, higher is better) of drawers containing any query term, best first."""
-        terms = list(dict.fromkeys(t.lower() for t in _TERM.findall(query)))[:64]
+        terms = self.query_terms(query)
         if not terms:
             return []
         match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
@@ -199,8 +212,16 @@ class Catalog:
         ).fetchall()
         return [(r[0], float(r[1])) for r in rows]
 
-    def vectors_for(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
-        return {i: r.vector for i, r in self.rows(ids).items() if r.vector is not None}
+    def query_terms(self, query: str) -> list[str]:
+        """The words of `query` worth a keyword lookup: no stop words, none found in most drawers."""
+        terms = [t for t in dict.fromkeys(t.lower() for t in _TERM.findall(query)) if t not in STOP_WORDS][:64]
+        total = self.count()
+        if not terms or total <= COMMON_MIN:
+            return terms
+        marks = ",".join("?" * len(terms))
+        frequency = dict(self._db.execute(f"SELECT term, doc FROM drawers_vocab WHERE term IN ({marks})", terms))
+        limit = max(COMMON_MIN, COMMON_SHARE * total)
+        return [t for t in terms if frequency.get(t, 0) <= limit]
 
 
 _ROW_COLUMNS = "d.id, d.content, d.wing, d.room, d.hall, d.source_file, d.chunk_index, d.parent_id, d.filed_at, d.seq, d.vector"

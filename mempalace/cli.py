@@ -114,7 +114,7 @@ def taxonomy(ctx: click.Context, palace: Palace) -> None:
 @click.argument("query")
 @click.option("--wing")
 @click.option("--room")
-@click.option("--hall", type=click.Choice([h.removeprefix("hall_") for h in HALLS] + list(HALLS)))
+@click.option("--hall", help="One of: " + ", ".join(HALLS) + " (or without the hall_ prefix).")
 @click.option("--source", "source_file", help="Only drawers from this source file.")
 @click.option("--limit", type=int, default=10, show_default=True)
 @click.option("--mode", type=click.Choice(["hybrid", "vector"]), default="hybrid", show_default=True)
@@ -151,15 +151,14 @@ def add(ctx: click.Context, palace: Palace, text: str | None, file: Path | None,
     if file is not None and str(file) != "-" and not place["source_file"]:
         place["source_file"] = str(file)
     result = palace.add_drawer(content, **place)
-    messages = {
-        "added": f"Filed {len(result.drawer_ids)} drawer(s): " + ", ".join(result.drawer_ids),
-        "exists": "Already filed here: " + ", ".join(result.drawer_ids),
-        "duplicate": "Not filed: too similar to " + ", ".join(
-            f"{m.drawer_id} ({m.similarity:.2f}, {m.wing}/{m.room})" for m in result.matches),
-    }
-    _emit(ctx, result, lambda: messages[result.status])
     if result.status == "duplicate":
-        sys.exit(1)
+        if ctx.obj["json"]:
+            _emit(ctx, result, str)
+        matches = ", ".join(f"{m.drawer_id} ({m.similarity:.2f}, {m.wing}/{m.room})" for m in result.matches)
+        raise MempalaceError(f"Not filed: too similar to {matches}.")
+    ids = ", ".join(result.drawer_ids)
+    _emit(ctx, result, lambda: f"Filed {len(result.drawer_ids)} drawer(s): {ids}" if result.added
+          else f"Already filed here: {ids}")
 
 
 def _read_content(text: str | None, file: Path | None) -> str:

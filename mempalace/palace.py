@@ -37,7 +37,8 @@ class Palace(TaxonomyView):
         self._catalog = catalog
         self._lock = lock
         self._ef = embedding_function
-        self._sync = CatalogSync(store, catalog, settings.foreign_check_seconds)
+        marker_every = 0.0 if store.mode == "server" else settings.foreign_check_seconds
+        self._sync = CatalogSync(store, catalog, settings.foreign_check_seconds, marker_every)
         self._searcher = Searcher(store, catalog)
         super().__init__(catalog, self._sync)
 

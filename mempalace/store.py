@@ -69,6 +69,10 @@ class ChromaStore:
         try:
             client = chromadb.PersistentClient(path=str(path))
         except Exception as exc:
+            # Chroma caches the half-started client per path; drop it so a repaired palace can open.
+            from chromadb.api.shared_system_client import SharedSystemClient
+
+            SharedSystemClient._identifier_to_system.pop(str(path), None)
             raise CorruptPalaceError(f"The palace at {path} cannot be read by Chroma: {exc}") from exc
         return cls._with_collection(client, embedding_function, create, str(path), "embedded")
 
@@ -244,6 +248,12 @@ def _drawers_collection(client: Any, embedding_function: Any, create: bool) -> A
     except Exception as exc:
         if not create or "does not exist" not in str(exc):
             raise
+    others = [c.name for c in client.list_collections() if c.name != STATE_COLLECTION]
+    if others:
+        raise NotAPalaceError(
+            f"This Chroma database holds other collections ({', '.join(sorted(others)[:5])}) and no "
+            f"{COLLECTION}: not a palace. Choose an empty directory for a new palace."
+        )
     return client.create_collection(
         COLLECTION, embedding_function=embedding_function, metadata={"hnsw:space": "cosine"}
     )

@@ -54,34 +54,46 @@ def _int(value: Any) -> int:
 
 
 class CatalogSync:
-    """Decides when the catalog must catch up with Chroma, and does it."""
+    """Decides when the catalog must catch up with Chroma, and does it.
 
-    def __init__(self, store: ChromaStore, catalog: Catalog, foreign_check_seconds: float):
+    `marker_check_seconds` is 0 for a server palace (any client may write at any time) and longer
+    for an embedded one, whose lock already keeps other MemPalace processes out.
+    """
+
+    def __init__(self, store: ChromaStore, catalog: Catalog, foreign_check_seconds: float,
+                 marker_check_seconds: float = 0.0):
         self.store = store
         self.catalog = catalog
         self.foreign_check_seconds = foreign_check_seconds
+        self.marker_check_seconds = marker_check_seconds
         self.generation = 0  # changes whenever the catalog's content may have changed
         self._token: str | None = None
-        self._counted_at = float("-inf")
+        self._marked_at = self._counted_at = float("-inf")
 
     def ensure_fresh(self) -> None:
         """Bring the catalog up to date with Chroma if anyone else wrote since we last looked."""
+        now = time.monotonic()
+        count_due = now - self._counted_at >= self.foreign_check_seconds
+        if not count_due and now - self._marked_at < self.marker_check_seconds:
+            return
         if self.catalog.get_state("collection") != self.store.collection_id:
             self.rebuild()
             return
-        token = self.store.marker()
-        due = time.monotonic() - self._counted_at >= self.foreign_check_seconds
-        if token == self._token and not due:
+        token = self.store.marker() or ""
+        self._marked_at = now
+        if token == self._token and not count_due:
             return
+        changed = token != self._token
         if token != self.catalog.get_state("token"):
-            self._pull_stamped()
-        self._check_count()
+            changed |= self._pull_stamped()
+        changed |= self._check_count()
         self._remember(token)
-        self.generation += 1
+        if changed:
+            self.generation += 1
 
     def rebuild(self) -> None:
         """Remake the catalog from every drawer in Chroma."""
-        token = self.store.marker()
+        token = self.store.marker() or ""
         self.catalog.clear()
         watermark = 0
         for page in self.store.scan(embeddings=True):
@@ -104,21 +116,27 @@ class CatalogSync:
         self.note_write(max((r.seq for r in rows), default=0))
 
     def note_write(self, seq: int) -> None:
+        """Announce our write; if someone else wrote since we last looked, catch up with them too."""
         if seq:
             self._advance_watermark(seq)
-        self._remember(self.store.bump_marker())
+        before = self.store.marker() or ""
+        token = self.store.bump_marker()
+        if before != self._token:
+            self._pull_stamped()
+            self._check_count()
+        self._remember(token)
         self.generation += 1
 
-    def _remember(self, token: str | None) -> None:
+    def _remember(self, token: str) -> None:
         self._token = token
-        self.catalog.set_state("token", token or "")
+        self.catalog.set_state("token", token)
 
     def _advance_watermark(self, seq: int) -> None:
         current = int(self.catalog.get_state("watermark") or 0)
         if seq > current:
             self.catalog.set_state("watermark", seq)
 
-    def _pull_stamped(self) -> None:
+    def _pull_stamped(self) -> bool:
         watermark = int(self.catalog.get_state("watermark") or 0)
         stamps = self.store.stamped_since(max(0, watermark - LAG_MICROSECONDS))
         known = self.catalog.stamps(list(stamps))
@@ -127,14 +145,16 @@ class CatalogSync:
             self.catalog.upsert(catalog_row(r) for r in self.store.get(changed, embeddings=True))
         if stamps:
             self._advance_watermark(max(stamps.values()))
+        return bool(changed)
 
-    def _check_count(self) -> None:
+    def _check_count(self) -> bool:
         self._counted_at = time.monotonic()
         if self.store.count() == self.catalog.count():
-            return
+            return False
         stored, cataloged = self.store.all_ids(), self.catalog.ids()
         if cataloged - stored:
             self.catalog.delete(sorted(cataloged - stored))
         missing = sorted(stored - cataloged)
         if missing:
             self.catalog.upsert(catalog_row(r) for r in self.store.get(missing, embeddings=True))
+        return True

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from .catalog import Catalog
 from .naming import wing_name
 from .sync import CatalogSync
@@ -13,46 +16,62 @@ class TaxonomyView:
     def __init__(self, catalog: Catalog, sync: CatalogSync):
         self._taxonomy_catalog = catalog
         self._taxonomy_sync = sync
-        self._memo: tuple[int, list[tuple[str, str, str, int]]] | None = None
+        self._memo_generation = -1
+        self._memo: dict[tuple[str, Any], Any] = {}
 
-    def _counts(self) -> list[tuple[str, str, str, int]]:
+    def _memoized(self, key: tuple[str, Any], compute: Callable[[], Any]) -> Any:
         self._taxonomy_sync.ensure_fresh()
-        generation = self._taxonomy_sync.generation
-        if self._memo is None or self._memo[0] != generation:
-            self._memo = (generation, self._taxonomy_catalog.room_counts())
-        return self._memo[1]
+        if self._memo_generation != self._taxonomy_sync.generation:
+            self._memo_generation, self._memo = self._taxonomy_sync.generation, {}
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return self._memo[key]
+
+    def _tree(self) -> dict[str, dict[str, int]]:
+        def build() -> dict[str, dict[str, int]]:
+            tree: dict[str, dict[str, int]] = {}
+            for wing, room, _, n in self._taxonomy_catalog.room_counts():
+                rooms = tree.setdefault(wing, {})
+                rooms[room] = rooms.get(room, 0) + n
+            return tree
+
+        return self._memoized(("tree", None), build)
 
     def count(self) -> int:
         """Number of drawers in the palace."""
-        return sum(n for *_, n in self._counts())
+        return self._memoized(("count", None), lambda: sum(sum(r.values()) for r in self._tree().values()))
 
     def taxonomy(self) -> dict[str, dict[str, int]]:
         """{wing: {room: drawer count}}, wings and rooms in name order."""
-        tree: dict[str, dict[str, int]] = {}
-        for wing, room, _, n in self._counts():
-            rooms = tree.setdefault(wing, {})
-            rooms[room] = rooms.get(room, 0) + n
-        return tree
+        return {wing: dict(rooms) for wing, rooms in self._tree().items()}
 
     def list_wings(self) -> dict[str, int]:
         """{wing: drawer count}."""
-        return {wing: sum(rooms.values()) for wing, rooms in self.taxonomy().items()}
+        return dict(self._memoized(("wings", None), lambda: {w: sum(r.values()) for w, r in self._tree().items()}))
 
     def list_rooms(self, wing: str | None = None) -> dict[str, int]:
         """{room: drawer count}, in one wing or across all of them."""
         wanted = wing_name(wing) if wing else None
-        rooms: dict[str, int] = {}
-        for name, wing_rooms in self.taxonomy().items():
-            if wanted is None or name == wanted:
-                for room, n in wing_rooms.items():
-                    rooms[room] = rooms.get(room, 0) + n
-        return dict(sorted(rooms.items()))
+
+        def build() -> dict[str, int]:
+            rooms: dict[str, int] = {}
+            for name, wing_rooms in self._tree().items():
+                if wanted is None or name == wanted:
+                    for room, n in wing_rooms.items():
+                        rooms[room] = rooms.get(room, 0) + n
+            return dict(sorted(rooms.items()))
+
+        return dict(self._memoized(("rooms", wanted), build))
 
     def hall_counts(self, wing: str | None = None) -> dict[str, int]:
         """{hall: drawer count}; drawers without a hall are counted under ''."""
         wanted = wing_name(wing) if wing else None
-        halls: dict[str, int] = {}
-        for name, _, hall, n in self._counts():
-            if wanted is None or name == wanted:
-                halls[hall] = halls.get(hall, 0) + n
-        return dict(sorted(halls.items()))
+
+        def build() -> dict[str, int]:
+            halls: dict[str, int] = {}
+            for name, _, hall, n in self._taxonomy_catalog.room_counts():
+                if wanted is None or name == wanted:
+                    halls[hall] = halls.get(hall, 0) + n
+            return dict(sorted(halls.items()))
+
+        return dict(self._memoized(("halls", wanted), build))

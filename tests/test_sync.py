@@ -22,7 +22,15 @@ def _other_client_adds(store, drawer_id, text, wing, room, stamped=True):
         store.bump_marker()
 
 
-def test_writes_by_another_client_are_noticed_on_the_next_read(palace):
+@pytest.fixture
+def watchful(palace_path, home):
+    """A palace that looks for other clients' writes on every read, as a server palace does."""
+    with Palace.open(palace_path, settings=load_settings(home, foreign_check_seconds=0)) as palace:
+        yield palace
+
+
+def test_writes_by_another_client_are_noticed_on_the_next_read(watchful):
+    palace = watchful
     palace.add_drawer("ours", "wing_a", "r1")
     assert palace.count() == 1
     store = palace._store  # another MemPalace client writing through Chroma, not through this Palace
@@ -39,12 +47,10 @@ def test_writes_by_another_client_are_noticed_on_the_next_read(palace):
     assert palace.taxonomy() == {"wing_a": {"r1": 1}} and palace.count() == 1
 
 
-def test_unstamped_foreign_adds_are_caught_by_the_count_check(palace_path, home):
-    settings = load_settings(home, foreign_check_seconds=0)
-    with Palace.open(palace_path, settings=settings) as palace:
-        palace.add_drawer("ours", "wing_a", "r1")
-        _other_client_adds(palace._store, "foreign_1", "upstream wrote this", "wing_up", "general", stamped=False)
-        assert palace.list_wings() == {"wing_a": 1, "wing_up": 1}
+def test_unstamped_foreign_adds_are_caught_by_the_count_check(watchful):
+    watchful.add_drawer("ours", "wing_a", "r1")
+    _other_client_adds(watchful._store, "foreign_1", "upstream wrote this", "wing_up", "general", stamped=False)
+    assert watchful.list_wings() == {"wing_a": 1, "wing_up": 1}
 
 
 def test_foreign_changes_made_while_closed_are_seen_on_open(palace, palace_path, settings):
