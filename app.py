@@ -5,9 +5,10 @@ import os
 import streamlit as st
 
 from mempalace import MempalaceError, Palace
+from mempalace.config import load_settings
 
 
-@st.cache_resource(show_spinner="Opening the palace…")
+@st.cache_resource(show_spinner=False)
 def open_palace(path: str | None, url: str | None) -> Palace:
     return Palace.open(path, url)
 
@@ -19,7 +20,8 @@ with st.sidebar:
                            placeholder="default: ~/.mempalace/palace")
     is_url = target.startswith(("http://", "https://"))
     try:
-        palace = open_palace(None if is_url else (target or None), target if is_url else None)
+        path = None if is_url else str(target or load_settings().default_palace)
+        palace = open_palace(path, target if is_url else None)
     except MempalaceError as exc:
         st.error(str(exc))
         st.stop()
