@@ -37,8 +37,7 @@ class Palace(TaxonomyView):
         self._catalog = catalog
         self._lock = lock
         self._ef = embedding_function
-        marker_every = 0.0 if store.mode == "server" else settings.foreign_check_seconds
-        self._sync = CatalogSync(store, catalog, settings.foreign_check_seconds, marker_every)
+        self._sync = CatalogSync(store, catalog, settings.foreign_check_seconds)
         self._searcher = Searcher(store, catalog)
         super().__init__(catalog, self._sync)
 
@@ -125,9 +124,10 @@ class Palace(TaxonomyView):
             "added_by": str(extra.pop("added_by", "mempalace")), SEQ_KEY: new_stamp(), **extra,
         }
         metadatas = [{**common, "chunk_index": index} for index, _, _ in new]
+        self._sync.begin_write()
         self._store.add([d for _, d, _ in new], [p for _, _, p in new], metadatas, vectors)
         records = [Record(d, p, m, v) for (_, d, p), m, v in zip(new, metadatas, vectors)]
-        self._sync.recorded_write(rows=[catalog_row(r) for r in records])
+        self._sync.finish_write(rows=[catalog_row(r) for r in records])
         return AddResult("added", tuple(ids), parent)
 
     def update_drawer(self, drawer_id: str, wing: str | None = None, room: str | None = None,
@@ -143,16 +143,18 @@ class Palace(TaxonomyView):
         changes = {"wing": place["wing"], "room": place["room"], SEQ_KEY: seq}
         if place["hall"]:
             changes["hall"] = place["hall"]
+        self._sync.begin_write()
         self._store.update_metadata([drawer_id], [changes])
         self._catalog.move(drawer_id, place["wing"], place["room"], place["hall"] or "", seq)
-        self._sync.note_write(seq)
+        self._sync.finish_write(seq=seq)
         return self.get_drawer(drawer_id)
 
     def delete_drawer(self, drawer_id: str) -> Drawer:
         """Remove one drawer and return what it held."""
         drawer = self.get_drawer(drawer_id)
-        self._store.delete([drawer_id])
-        self._sync.recorded_write(deleted=[drawer_id])
+        self._sync.begin_write()
+        self._store.delete([drawer.id])
+        self._sync.finish_write(deleted=[drawer.id])
         return drawer
 
     def rebuild_index(self) -> int:

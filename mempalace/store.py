@@ -6,16 +6,24 @@ into batches no larger than the client's maximum.
 
 from __future__ import annotations
 
+import functools
+import sqlite3
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, TypeVar
 from urllib.parse import urlparse
 
 import numpy as np
 
-from .errors import CorruptPalaceError, NotAPalaceError, PalaceNotFoundError, PalaceUnavailableError
+from .errors import (
+    CorruptPalaceError,
+    MempalaceError,
+    NotAPalaceError,
+    PalaceNotFoundError,
+    PalaceUnavailableError,
+)
 
 COLLECTION = "mempalace_drawers"
 STATE_COLLECTION = "mempalace_state"  # holds no rows: its metadata carries our palace-level facts
@@ -49,6 +57,31 @@ def _records(result: Mapping[str, Any]) -> list[Record]:
     ]
 
 
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _guarded(method: _F) -> _F:
+    """Turn Chroma's own exceptions (a server gone away, a broken file) into one clear error."""
+
+    @functools.wraps(method)
+    def wrapper(self: "ChromaStore", *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except MempalaceError:
+            raise
+        except Exception as exc:
+            what = "server" if self.mode == "server" else "palace"
+            raise PalaceUnavailableError(
+                f"The Chroma {what} at {self.location} failed: {type(exc).__name__}: {exc}"
+            ) from exc
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _missing(exc: Exception) -> bool:
+    return "does not exist" in str(exc) or type(exc).__name__ == "NotFoundError"
+
+
 class ChromaStore:
     """The drawers collection of one palace, embedded or on a server."""
 
@@ -59,6 +92,10 @@ class ChromaStore:
         self.mode = mode
         self.collection_id = str(collection.id)
         self.max_batch = int(client.get_max_batch_size())
+        self._counter_db: sqlite3.Connection | None = None
+        if mode == "embedded":
+            uri = (Path(location) / CHROMA_FILE).resolve().as_uri() + "?mode=ro"
+            self._counter_db = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
 
     @classmethod
     def embedded(cls, path: Path, embedding_function: Any, create: bool) -> "ChromaStore":
@@ -101,13 +138,11 @@ class ChromaStore:
             collection = _drawers_collection(client, embedding_function, create)
         except NotAPalaceError:
             raise
-        except ValueError as exc:
-            if "does not exist" in str(exc):
+        except Exception as exc:
+            if _missing(exc):
                 raise NotAPalaceError(
                     f"{location} holds a Chroma database without a {COLLECTION} collection: not a palace."
                 ) from exc
-            raise CorruptPalaceError(f"The palace at {location} cannot be opened: {exc}") from exc
-        except Exception as exc:
             raise CorruptPalaceError(f"The palace at {location} cannot be opened: {exc}") from exc
         store = cls(client, collection, location, mode)
         if create and store.recorded_embedder() is None and store.count() == 0:
@@ -115,39 +150,65 @@ class ChromaStore:
         return store
 
     def close(self) -> None:
+        if self._counter_db is not None:
+            self._counter_db.close()
         close = getattr(self._client, "close", None)
         if close is not None:
             close()
 
     # -- collection-level facts -------------------------------------------------------------------
 
+    @_guarded
     def count(self) -> int:
         return int(self._collection.count())
 
     def _state(self) -> dict[str, Any]:
         try:
             return dict(self._client.get_collection(STATE_COLLECTION, embedding_function=None).metadata or {})
-        except Exception:  # not created yet: no MemPalace write has happened here
-            return {}
+        except Exception as exc:
+            if _missing(exc):  # not created yet: no MemPalace write has happened here
+                return {}
+            raise
 
     def _set_state(self, key: str, value: Any) -> None:
         state = self._client.get_or_create_collection(STATE_COLLECTION, embedding_function=None)
         state.modify(metadata={**(state.metadata or {}), key: value})
 
+    def write_counter(self) -> int | None:
+        """Chroma's own log position for an embedded palace: it moves with every write by anyone.
+
+        Read from Chroma's SQLite file (read-only, sub-millisecond); None on a server palace or if
+        this Chroma version lays its file out differently, and callers then fall back to `marker`.
+        """
+        if self._counter_db is None:
+            return None
+        try:
+            row = self._counter_db.execute(
+                "SELECT max(m) FROM (SELECT max(seq_id) AS m FROM embeddings_queue"
+                " UNION ALL SELECT max(seq_id) FROM max_seq_id)"
+            ).fetchall()[0]
+        except sqlite3.Error:
+            return None
+        return int(row[0] or 0)
+
+    @_guarded
     def marker(self) -> str | None:
         """A token that every MemPalace write changes: cheap to read (one small request)."""
         return self._state().get(MARKER_KEY)
 
+    @_guarded
     def bump_marker(self) -> str:
         token = uuid.uuid4().hex
         self._set_state(MARKER_KEY, token)
         return token
 
+    @_guarded
     def recorded_embedder(self) -> str | None:
         return self._state().get(EMBEDDER_KEY)
 
     # -- rows -------------------------------------------------------------------------------------
 
+    @_guarded
     def add(self, ids: Sequence[str], documents: Sequence[str], metadatas: Sequence[Mapping[str, Any]],
             embeddings: np.ndarray) -> None:
         for start in range(0, len(ids), self.max_batch):
@@ -157,15 +218,18 @@ class ChromaStore:
                 metadatas=[dict(m) for m in metadatas[start:end]], embeddings=embeddings[start:end],
             )
 
+    @_guarded
     def update_metadata(self, ids: Sequence[str], metadatas: Sequence[Mapping[str, Any]]) -> None:
         for start in range(0, len(ids), self.max_batch):
             end = start + self.max_batch
             self._collection.update(ids=list(ids[start:end]), metadatas=[dict(m) for m in metadatas[start:end]])
 
+    @_guarded
     def delete(self, ids: Sequence[str]) -> None:
         for start in range(0, len(ids), self.max_batch):
             self._collection.delete(ids=list(ids[start : start + self.max_batch]))
 
+    @_guarded
     def get(self, ids: Sequence[str], embeddings: bool = False) -> list[Record]:
         include = ["documents", "metadatas"] + (["embeddings"] if embeddings else [])
         found: list[Record] = []
@@ -175,15 +239,17 @@ class ChromaStore:
 
     def scan(self, embeddings: bool = False, page: int = PAGE) -> Iterator[list[Record]]:
         """Every drawer, a page at a time."""
-        include = ["documents", "metadatas"] + (["embeddings"] if embeddings else [])
         offset = 0
-        while True:
-            rows = _records(self._collection.get(include=include, limit=page, offset=offset))
-            if not rows:
-                return
+        while rows := self._page(offset, page, embeddings):
             yield rows
             offset += len(rows)
 
+    @_guarded
+    def _page(self, offset: int, page: int, embeddings: bool) -> list[Record]:
+        include = ["documents", "metadatas"] + (["embeddings"] if embeddings else [])
+        return _records(self._collection.get(include=include, limit=page, offset=offset))
+
+    @_guarded
     def all_ids(self) -> set[str]:
         ids: set[str] = set()
         offset = 0
@@ -194,6 +260,7 @@ class ChromaStore:
             ids.update(page)
             offset += len(page)
 
+    @_guarded
     def stamped_since(self, seq: int) -> dict[str, int]:
         """Ids and write stamps of drawers MemPalace wrote with a stamp of at least `seq`."""
         stamps: dict[str, int] = {}
@@ -208,6 +275,7 @@ class ChromaStore:
                 stamps[drawer_id] = int((meta or {}).get(SEQ_KEY, 0))
             offset += len(result["ids"])
 
+    @_guarded
     def nearest(self, vector: np.ndarray, n: int, where: Mapping[str, Any] | None = None) -> list[tuple[str, float]]:
         """(id, cosine distance) of the `n` nearest drawers, nearest first."""
         result = self._collection.query(

@@ -1,11 +1,12 @@
-"""Keeps the catalog exact: after our own writes at once, and after other clients' writes on the next read.
+"""Keeps the catalog exact: after our own writes at once, and after anyone else's on the next read.
 
-Every MemPalace write stamps its drawers with `mp_seq` (microseconds, increasing) and changes a
-palace-wide marker token. A read compares the token (one small request) with the one the catalog
-last saw; if it differs, drawers stamped since the catalog's watermark (less a lag for clock skew
-and racing writers) are pulled. Tools that do not stamp (upstream MemPalace) are caught by a count
-check on the first read in a process and then at most every `foreign_check_seconds`; `rebuild`
-remakes everything.
+Embedded palace: Chroma's own write counter (see `ChromaStore.write_counter`) moves with every
+write by anyone, so one tiny read per call tells whether the catalog is current. Server palace:
+every MemPalace write stamps its drawers with `mp_seq` (microseconds) and changes a palace-wide
+token, bumping it *before* it writes and again afterwards if someone else bumped meanwhile; a reader
+that sees a token it did not set pulls the drawers stamped since its watermark (less a margin for
+clock skew and racing writers). Adds and deletes by tools that do not stamp are caught by a count
+check (every `foreign_check_seconds` on a server); their moves need `rebuild`.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from .catalog import Catalog, Row
 from .store import SEQ_KEY, ChromaStore, Record
 
 LAG_MICROSECONDS = 60_000_000
+UNSORTED_WING, GENERAL_ROOM = "unsorted", "general"  # for drawers other tools filed without a place
 _last_stamp = 0
 
 
@@ -34,8 +36,8 @@ def catalog_row(record: Record) -> Row:
     return Row(
         id=record.id,
         content=record.document,
-        wing=str(meta.get("wing") or "unsorted"),
-        room=str(meta.get("room") or "general"),
+        wing=str(meta.get("wing") or UNSORTED_WING),
+        room=str(meta.get("room") or GENERAL_ROOM),
         hall=str(meta.get("hall") or ""),
         source_file=str(meta.get("source_file") or ""),
         chunk_index=_int(meta.get("chunk_index")),
@@ -54,46 +56,46 @@ def _int(value: Any) -> int:
 
 
 class CatalogSync:
-    """Decides when the catalog must catch up with Chroma, and does it.
+    """Decides when the catalog must catch up with Chroma, and does it."""
 
-    `marker_check_seconds` is 0 for a server palace (any client may write at any time) and longer
-    for an embedded one, whose lock already keeps other MemPalace processes out.
-    """
-
-    def __init__(self, store: ChromaStore, catalog: Catalog, foreign_check_seconds: float,
-                 marker_check_seconds: float = 0.0):
+    def __init__(self, store: ChromaStore, catalog: Catalog, foreign_check_seconds: float):
         self.store = store
         self.catalog = catalog
         self.foreign_check_seconds = foreign_check_seconds
-        self.marker_check_seconds = marker_check_seconds
         self.generation = 0  # changes whenever the catalog's content may have changed
         self._token: str | None = None
-        self._marked_at = self._counted_at = float("-inf")
+        self._counted_at = float("-inf")
+        self._before = self._pending = ""
+
+    # -- reading ----------------------------------------------------------------------------------
 
     def ensure_fresh(self) -> None:
         """Bring the catalog up to date with Chroma if anyone else wrote since we last looked."""
-        now = time.monotonic()
-        count_due = now - self._counted_at >= self.foreign_check_seconds
-        if not count_due and now - self._marked_at < self.marker_check_seconds:
-            return
         if self.catalog.get_state("collection") != self.store.collection_id:
             self.rebuild()
             return
+        counter = self.store.write_counter()
+        if counter is not None:
+            if str(counter) != self.catalog.get_state("counter"):
+                self._catch_up()
+                self.catalog.set_state("counter", counter)
+                self.generation += 1
+            return
         token = self.store.marker() or ""
-        self._marked_at = now
+        count_due = time.monotonic() - self._counted_at >= self.foreign_check_seconds
         if token == self._token and not count_due:
             return
-        changed = token != self._token
-        if token != self.catalog.get_state("token"):
-            changed |= self._pull_stamped()
-        changed |= self._check_count()
-        self._remember(token)
-        if changed:
+        if token != self._token or token != self.catalog.get_state("token"):
+            self._catch_up()
             self.generation += 1
+        elif self._check_count():
+            self.generation += 1
+        self._remember(token)
 
     def rebuild(self) -> None:
         """Remake the catalog from every drawer in Chroma."""
         token = self.store.marker() or ""
+        counter = self.store.write_counter()
         self.catalog.clear()
         watermark = 0
         for page in self.store.scan(embeddings=True):
@@ -102,41 +104,53 @@ class CatalogSync:
             watermark = max([watermark, *(r.seq for r in rows)])
         self.catalog.set_state("watermark", watermark)
         self.catalog.set_state("collection", self.store.collection_id)
+        self.catalog.set_state("counter", "" if counter is None else counter)
         self._check_count()
         self._remember(token)
         self.generation += 1
 
-    def recorded_write(self, rows: Iterable[Row] = (), deleted: Iterable[str] = ()) -> None:
-        """Apply our own write to the catalog and tell other clients about it."""
+    # -- writing ----------------------------------------------------------------------------------
+
+    def begin_write(self) -> None:
+        """Call before writing to Chroma: announces the write first, so a crash mid-way is noticed."""
+        self._before = self.store.marker() or ""
+        self._pending = self.store.bump_marker()
+
+    def finish_write(self, rows: Iterable[Row] = (), deleted: Iterable[str] = (), seq: int = 0) -> None:
+        """Call after writing to Chroma: apply our change to the catalog, catch up with others."""
         rows, deleted = list(rows), list(deleted)
         if rows:
             self.catalog.upsert(rows)
         if deleted:
             self.catalog.delete(deleted)
-        self.note_write(max((r.seq for r in rows), default=0))
-
-    def note_write(self, seq: int) -> None:
-        """Announce our write; if someone else wrote since we last looked, catch up with them too."""
-        if seq:
-            self._advance_watermark(seq)
-        before = self.store.marker() or ""
-        token = self.store.bump_marker()
-        if before != self._token:
-            self._pull_stamped()
-            self._check_count()
-        self._remember(token)
+        self._advance_watermark(max([seq, *(r.seq for r in rows)]))
+        counter = self.store.write_counter()
+        if counter is None:
+            behind = self._before != self._token
+            if (self.store.marker() or "") != self._pending:  # someone wrote meanwhile: tell them again
+                behind, self._pending = True, self.store.bump_marker()
+            if behind:
+                self._catch_up()
+        else:
+            self.catalog.set_state("counter", counter)  # the lock keeps other MemPalace writers out
+        self._remember(self._pending)
         self.generation += 1
+
+    # -- helpers ----------------------------------------------------------------------------------
 
     def _remember(self, token: str) -> None:
         self._token = token
         self.catalog.set_state("token", token)
 
     def _advance_watermark(self, seq: int) -> None:
-        current = int(self.catalog.get_state("watermark") or 0)
-        if seq > current:
+        if seq > int(self.catalog.get_state("watermark") or 0):
             self.catalog.set_state("watermark", seq)
 
-    def _pull_stamped(self) -> bool:
+    def _catch_up(self) -> None:
+        self._pull_stamped()
+        self._check_count()
+
+    def _pull_stamped(self) -> None:
         watermark = int(self.catalog.get_state("watermark") or 0)
         stamps = self.store.stamped_since(max(0, watermark - LAG_MICROSECONDS))
         known = self.catalog.stamps(list(stamps))
@@ -145,9 +159,9 @@ class CatalogSync:
             self.catalog.upsert(catalog_row(r) for r in self.store.get(changed, embeddings=True))
         if stamps:
             self._advance_watermark(max(stamps.values()))
-        return bool(changed)
 
     def _check_count(self) -> bool:
+        """Reconcile ids if Chroma's count differs from ours; True if anything changed."""
         self._counted_at = time.monotonic()
         if self.store.count() == self.catalog.count():
             return False
