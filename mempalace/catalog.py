@@ -6,6 +6,7 @@ Chroma. It is a cache: `rebuild` remakes it from Chroma, the only source of trut
 
 from __future__ import annotations
 
+import hashlib
 import re
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
@@ -15,14 +16,14 @@ from typing import Any
 
 import numpy as np
 
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS drawers(
     rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, content TEXT NOT NULL,
     wing TEXT NOT NULL, room TEXT NOT NULL, hall TEXT NOT NULL DEFAULT '',
     source_file TEXT NOT NULL DEFAULT '', chunk_index INTEGER NOT NULL DEFAULT 0,
     parent_id TEXT NOT NULL DEFAULT '', filed_at TEXT NOT NULL DEFAULT '',
-    seq INTEGER NOT NULL DEFAULT 0, vector BLOB);
+    seq INTEGER NOT NULL DEFAULT 0, vector BLOB, place TEXT NOT NULL DEFAULT '');
 CREATE INDEX IF NOT EXISTS drawers_place ON drawers(wing, room, hall);
 CREATE INDEX IF NOT EXISTS drawers_source ON drawers(source_file, chunk_index);
 CREATE INDEX IF NOT EXISTS drawers_room ON drawers(room);
@@ -31,19 +32,21 @@ CREATE TABLE IF NOT EXISTS room_counts(
     PRIMARY KEY(wing, room, hall)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS state(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE VIRTUAL TABLE IF NOT EXISTS drawers_fts USING fts5(
-    content, content='drawers', content_rowid='rowid', tokenize='porter unicode61 remove_diacritics 2');
+    content, place, content='drawers', content_rowid='rowid', tokenize='porter unicode61 remove_diacritics 2');
 CREATE VIRTUAL TABLE IF NOT EXISTS drawers_vocab USING fts5vocab(drawers_fts, 'row');
 CREATE TRIGGER IF NOT EXISTS drawers_ai AFTER INSERT ON drawers BEGIN
-    INSERT INTO drawers_fts(rowid, content) VALUES (new.rowid, new.content);
+    INSERT INTO drawers_fts(rowid, content, place) VALUES (new.rowid, new.content, new.place);
     INSERT INTO room_counts VALUES (new.wing, new.room, new.hall, 1)
         ON CONFLICT(wing, room, hall) DO UPDATE SET n = n + 1;
 END;
 CREATE TRIGGER IF NOT EXISTS drawers_ad AFTER DELETE ON drawers BEGIN
-    INSERT INTO drawers_fts(drawers_fts, rowid, content) VALUES ('delete', old.rowid, old.content);
+    INSERT INTO drawers_fts(drawers_fts, rowid, content, place) VALUES ('delete', old.rowid, old.content, old.place);
     UPDATE room_counts SET n = n - 1 WHERE wing = old.wing AND room = old.room AND hall = old.hall;
     DELETE FROM room_counts WHERE n <= 0;
 END;
 CREATE TRIGGER IF NOT EXISTS drawers_au AFTER UPDATE OF wing, room, hall ON drawers BEGIN
+    INSERT INTO drawers_fts(drawers_fts, rowid, content, place) VALUES ('delete', old.rowid, old.content, old.place);
+    INSERT INTO drawers_fts(rowid, content, place) VALUES (new.rowid, new.content, new.place);
     UPDATE room_counts SET n = n - 1 WHERE wing = old.wing AND room = old.room AND hall = old.hall;
     DELETE FROM room_counts WHERE n <= 0;
     INSERT INTO room_counts VALUES (new.wing, new.room, new.hall, 1)
@@ -82,6 +85,16 @@ class Row:
     vector: np.ndarray | None
 
 
+def place_tokens(**place: str | None) -> str:
+    """One opaque keyword per place value, so the keyword index itself can filter by place."""
+    return " ".join(_place_token(k, v) for k, v in place.items() if v)
+
+
+def _place_token(key: str, value: str) -> str:
+    digest = hashlib.sha256(f"{key}\0{value}".encode()).hexdigest()[:15]
+    return f"p{_FILTERS.index(key)}x{int(digest, 16)}"
+
+
 def where_clause(filters: Mapping[str, str | None]) -> tuple[str, list[str]]:
     """SQL for the given place filters (AND), ignoring the ones that are None."""
     parts, args = [], []
@@ -98,15 +111,30 @@ class Catalog:
     def __init__(self, path: Path):
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        self._db = sqlite3.connect(str(path), timeout=30, check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        if self.get_state("schema") not in (None, SCHEMA_VERSION):
-            self._db.executescript("DROP TABLE IF EXISTS drawers_vocab; DROP TABLE IF EXISTS drawers_fts;"
-                                   "DROP TABLE IF EXISTS drawers;"
-                                   "DROP TABLE IF EXISTS room_counts; DROP TABLE IF EXISTS state;")
-        self._db.executescript(_SCHEMA)
-        self.set_state("schema", SCHEMA_VERSION)
+        try:
+            self._db = self._connect()
+        except sqlite3.DatabaseError:  # a damaged cache: Chroma still has everything, so start afresh
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{path}{suffix}").unlink(missing_ok=True)
+            self._db = self._connect()
+
+    def _connect(self) -> sqlite3.Connection:
+        db = sqlite3.connect(str(self.path), timeout=30, check_same_thread=False, isolation_level=None)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            found = db.execute("SELECT name FROM sqlite_master WHERE name = 'state'").fetchall()
+            version = found and db.execute("SELECT value FROM state WHERE key = 'schema'").fetchall()
+            if found and version != [(SCHEMA_VERSION,)]:
+                db.executescript("DROP TABLE IF EXISTS drawers_vocab; DROP TABLE IF EXISTS drawers_fts;"
+                                 "DROP TABLE IF EXISTS drawers; DROP TABLE IF EXISTS room_counts;"
+                                 "DROP TABLE IF EXISTS state;")
+            db.executescript(_SCHEMA)
+            db.execute("INSERT OR REPLACE INTO state VALUES ('schema', ?)", (SCHEMA_VERSION,))
+        except sqlite3.DatabaseError:
+            db.close()
+            raise
+        return db
 
     def close(self) -> None:
         self._db.close()
@@ -114,10 +142,7 @@ class Catalog:
     # -- state ------------------------------------------------------------------------------------
 
     def get_state(self, key: str) -> str | None:
-        try:
-            row = self._db.execute("SELECT value FROM state WHERE key = ?", (key,)).fetchone()
-        except sqlite3.OperationalError:  # no schema yet
-            return None
+        row = self._db.execute("SELECT value FROM state WHERE key = ?", (key,)).fetchone()
         return row[0] if row else None
 
     def set_state(self, key: str, value: object) -> None:
@@ -131,17 +156,20 @@ class Catalog:
                 self._db.execute("DELETE FROM drawers WHERE id = ?", (row.id,))
                 self._db.execute(
                     "INSERT INTO drawers(id, content, wing, room, hall, source_file, chunk_index,"
-                    " parent_id, filed_at, seq, vector) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                    " parent_id, filed_at, seq, vector, place) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                     (row.id, row.content, row.wing, row.room, row.hall, row.source_file, row.chunk_index,
                      row.parent_id, row.filed_at, row.seq,
-                     None if row.vector is None else np.asarray(row.vector, np.float32).tobytes()),
+                     None if row.vector is None else np.asarray(row.vector, np.float32).tobytes(),
+                     place_tokens(wing=row.wing, room=row.room, hall=row.hall, source_file=row.source_file)),
                 )
 
     def move(self, drawer_id: str, wing: str, room: str, hall: str, seq: int) -> None:
-        self._db.execute(
-            "UPDATE drawers SET wing = ?, room = ?, hall = ?, seq = ? WHERE id = ?",
-            (wing, room, hall, seq, drawer_id),
-        )
+        with self._transaction():
+            found = self._db.execute("SELECT source_file FROM drawers WHERE id = ?", (drawer_id,)).fetchone()
+            if found:
+                place = place_tokens(wing=wing, room=room, hall=hall, source_file=found[0])
+                self._db.execute("UPDATE drawers SET place = ?, wing = ?, room = ?, hall = ?, seq = ? WHERE id = ?",
+                                 (place, wing, room, hall, seq, drawer_id))
 
     def delete(self, ids: Sequence[str]) -> None:
         with self._transaction():
@@ -203,12 +231,15 @@ class Catalog:
         terms = self.query_terms(query)
         if not terms:
             return []
-        match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
-        sql, args = where_clause(filters)
+        match = "content : (" + " OR ".join('"' + t.replace('"', '""') + '"' for t in terms) + ")"
+        place = place_tokens(**{k: filters.get(k) for k in _FILTERS})
+        if place:
+            match += " AND place : (" + " AND ".join(place.split()) + ")"
         rows = self._db.execute(
-            f"SELECT d.id, -bm25(drawers_fts) AS s FROM drawers_fts JOIN drawers d ON d.rowid = drawers_fts.rowid"
-            f" WHERE drawers_fts MATCH ? AND {sql} ORDER BY s DESC LIMIT ?",
-            [match, *args, limit],
+            "SELECT d.id, m.s FROM (SELECT rowid AS hit, -bm25(drawers_fts, 1.0, 0.0) AS s FROM drawers_fts"
+            " WHERE drawers_fts MATCH ? ORDER BY s DESC LIMIT ?) AS m JOIN drawers d ON d.rowid = m.hit"
+            " ORDER BY m.s DESC",
+            [match, limit],
         ).fetchall()
         return [(r[0], float(r[1])) for r in rows]
 
@@ -218,10 +249,17 @@ class Catalog:
         total = self.count()
         if not terms or total <= COMMON_MIN:
             return terms
-        marks = ",".join("?" * len(terms))
-        frequency = dict(self._db.execute(f"SELECT term, doc FROM drawers_vocab WHERE term IN ({marks})", terms))
+        # The index holds Porter stems ("decided" → "decid"), which are almost always prefixes of the
+        # word: look up every prefix a stem could be and take the longest one indexed.
+        prefixes = sorted({t[:n] for t in terms for n in range(max(3, len(t) - 4), len(t) + 1)})
+        marks = ",".join("?" * len(prefixes))
+        frequency = dict(self._db.execute(f"SELECT term, doc FROM drawers_vocab WHERE term IN ({marks})", prefixes))
         limit = max(COMMON_MIN, COMMON_SHARE * total)
-        return [t for t in terms if frequency.get(t, 0) <= limit]
+
+        def documents(term: str) -> int:
+            return next((frequency[term[:n]] for n in range(len(term), 2, -1) if term[:n] in frequency), 0)
+
+        return [t for t in terms if documents(t) <= limit]
 
 
 _ROW_COLUMNS = "d.id, d.content, d.wing, d.room, d.hall, d.source_file, d.chunk_index, d.parent_id, d.filed_at, d.seq, d.vector"

@@ -25,6 +25,12 @@ def split_verbatim(text: str, max_chars: int) -> list[str]:
         cut = _cut_point(rest, max_chars)
         if cut is None or not rest[cut:].strip():
             break
+        if not rest[:cut].strip():  # only whitespace so far: keep it with the text that follows
+            first_word = len(rest) - len(rest.lstrip())
+            cut = _cut_point(rest[first_word:], max_chars)
+            if cut is None or not rest[first_word + cut :].strip():
+                break
+            cut += first_word
         pieces.append(rest[:cut])
         rest = rest[cut:]
     pieces.append(rest)

@@ -29,7 +29,7 @@ def _emit(ctx: click.Context, data: Any, text: Callable[[], str]) -> None:
     if ctx.obj["json"]:
         click.echo(json.dumps(_jsonable(data), ensure_ascii=False, indent=2))
     else:
-        click.echo(text())
+        click.echo(text(), color=True)  # color=True: never strip escape codes from verbatim text
 
 
 def _palace_command(create: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -167,7 +167,10 @@ def _read_content(text: str | None, file: Path | None) -> str:
     if file is None:
         return text or ""
     if str(file) == "-":
-        return sys.stdin.read()
+        try:
+            return sys.stdin.read()
+        except UnicodeDecodeError as exc:
+            raise click.UsageError(f"Standard input is not UTF-8 text: {exc}") from exc
     try:
         with open(file, encoding="utf-8", newline="") as handle:
             return handle.read()

@@ -70,9 +70,26 @@ def _typed(base: Settings, values: dict[str, Any], source: Path) -> Settings:
     for key, value in values.items():
         kind = type(getattr(base, key))
         try:
+            if isinstance(value, bool) or (kind is int and isinstance(value, float)):
+                raise TypeError
             typed[key] = kind(value)
         except (TypeError, ValueError):
             raise ConfigError(f"Setting {key} must be a {kind.__name__}, got {value!r}.") from None
-    if not 0.0 < typed.get("duplicate_threshold", base.duplicate_threshold) <= 1.0:
-        raise ConfigError("duplicate_threshold must be in (0, 1].")
-    return replace(base, **typed)
+    settings = replace(base, **typed)
+    for key, (low, high) in _RANGES.items():
+        if not low <= getattr(settings, key) <= high:
+            raise ConfigError(f"Setting {key} must be between {low} and {high}, got {getattr(settings, key)!r}.")
+    if not settings.duplicate_threshold > 0:
+        raise ConfigError("Setting duplicate_threshold must be above 0.")
+    return settings
+
+
+_RANGES: dict[str, tuple[float, float]] = {
+    "duplicate_threshold": (0.0, 1.0),
+    "max_content_chars": (1, 10_000_000),
+    "drawer_chars": (100, 100_000),
+    "max_query_chars": (1, 100_000),
+    "max_limit": (1, 100_000),
+    "foreign_check_seconds": (0.0, 86_400.0),
+    "lock_timeout_seconds": (0.0, 3_600.0),
+}

@@ -28,7 +28,7 @@ class PalaceLock:
             raise PalaceBusyError(
                 f"The palace at {self._dir} is in use by another process{self._owner()}. An embedded "
                 "palace belongs to one process at a time: close the other one, or share the palace "
-                f"with `mempalace serve --palace {self._dir}` and connect with `--url`."
+                f"through a Chroma server (`chroma run --path {self._dir}`) and connect with `--url`."
             ) from None
         (self._dir / OWNER_FILE).write_text(str(os.getpid()), encoding="utf-8")
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from .catalog import Catalog, Row
 from .chunking import split_verbatim
@@ -18,13 +19,24 @@ from .models import AddResult, Drawer, DuplicateMatch, PalaceStatus, SearchHit
 from .naming import hall_name, room_slug, wing_name
 from .search import Searcher
 from .store import SEQ_KEY, ChromaStore, Record, check_palace_dir
-from .sync import CatalogSync, catalog_row, new_stamp
+from .sync import GENERAL_ROOM, UNSORTED_WING, CatalogSync, catalog_row, new_stamp
 from .taxonomy import TaxonomyView
 
 CATALOG_FILE = "mempalace_catalog.sqlite3"
 RESERVED_KEYS = {"wing", "room", "hall", "source_file", "chunk_index", "chunk_count", "parent_id",
                  "filed_at", "added_by", SEQ_KEY}
 SEARCH_MODES = {"hybrid": True, "vector": False, "semantic": False}
+
+
+def _serialized(method: Callable[..., Any]) -> Callable[..., Any]:
+    """Run a Palace method under the palace's lock: the catalog and sync state are not thread-safe."""
+
+    @functools.wraps(method)
+    def wrapper(self: "Palace", *args: Any, **kwargs: Any) -> Any:
+        with self._guard:
+            return method(self, *args, **kwargs)
+
+    return wrapper
 
 
 class Palace(TaxonomyView):
@@ -46,7 +58,8 @@ class Palace(TaxonomyView):
              settings: Settings | None = None, create: bool = True) -> "Palace":
         """Open the palace at `path` (default `$MEMPALACE_HOME/palace`) or on the server at `url`."""
         settings = settings or load_settings()
-        url = url or os.environ.get("MEMPALACE_URL") or None
+        if path is None and url is None:
+            url = os.environ.get("MEMPALACE_URL") or None
         ef = PalaceEmbeddingFunction(embedder_name=settings.embedder)
         lock = None
         if url:
@@ -65,16 +78,19 @@ class Palace(TaxonomyView):
                 lock.release()
                 raise
             catalog_path = where / CATALOG_FILE
-        recorded = store.recorded_embedder()
-        if recorded and recorded != settings.embedder:
+        try:
+            recorded = store.recorded_embedder()
+            if recorded and recorded != settings.embedder:
+                raise ConfigError(
+                    f"This palace was built with the {recorded!r} embedder but {settings.embedder!r} is "
+                    f"configured; set embedder = \"{recorded}\" in {settings.home / 'config.toml'}."
+                )
+            return cls(store, Catalog(catalog_path), settings, lock, ef)
+        except BaseException:
             store.close()
             if lock:
                 lock.release()
-            raise ConfigError(
-                f"This palace was built with the {recorded!r} embedder but {settings.embedder!r} is "
-                f"configured; set embedder = \"{recorded}\" in {settings.home / 'config.toml'}."
-            )
-        return cls(store, Catalog(catalog_path), settings, lock, ef)
+            raise
 
     @property
     def location(self) -> str:
@@ -84,6 +100,7 @@ class Palace(TaxonomyView):
     def mode(self) -> str:
         return self._store.mode
 
+    @_serialized
     def close(self) -> None:
         self._catalog.close()
         self._store.close()
@@ -98,6 +115,7 @@ class Palace(TaxonomyView):
 
     # -- writing ----------------------------------------------------------------------------------
 
+    @_serialized
     def add_drawer(self, content: str, wing: str, room: str, hall: str | None = None,
                    source_file: str | None = None, **meta: Any) -> AddResult:
         """File `content` verbatim, split into consecutive drawers if long; refuse near-duplicates."""
@@ -109,11 +127,12 @@ class Palace(TaxonomyView):
         ids = [_drawer_id(parent, i) for i in range(len(pieces))]
         self._sync.ensure_fresh()
         existing = self._catalog.rows(ids)
-        if len(existing) == len(ids) and all((r.wing, r.room) == (wing, room) for r in existing.values()):
+        elsewhere = [r for r in existing.values() if (r.wing, r.room) != (wing, room)]
+        if len(existing) == len(ids) and not elsewhere:
             return AddResult("exists", tuple(ids), parent)
         new = [(i, d, p) for i, (d, p) in enumerate(zip(ids, pieces)) if d not in existing]
         vectors = self._embed([p for _, _, p in new])
-        matches = [_match(r, 1.0) for r in existing.values()]
+        matches = [_match(r, 1.0) for r in elsewhere]
         matches += self._similar(vectors, self.settings.duplicate_threshold, exclude=set(ids))
         if matches:
             return AddResult("duplicate", tuple(ids), parent, tuple(_best_first(matches)))
@@ -130,6 +149,7 @@ class Palace(TaxonomyView):
         self._sync.finish_write(rows=[catalog_row(r) for r in records])
         return AddResult("added", tuple(ids), parent)
 
+    @_serialized
     def update_drawer(self, drawer_id: str, wing: str | None = None, room: str | None = None,
                       hall: str | None = None) -> Drawer:
         """Move a drawer to another wing, room or hall; its text and id never change."""
@@ -144,11 +164,12 @@ class Palace(TaxonomyView):
         if place["hall"]:
             changes["hall"] = place["hall"]
         self._sync.begin_write()
-        self._store.update_metadata([drawer_id], [changes])
-        self._catalog.move(drawer_id, place["wing"], place["room"], place["hall"] or "", seq)
+        self._store.update_metadata([current.id], [changes])
+        self._catalog.move(current.id, place["wing"], place["room"], place["hall"] or "", seq)
         self._sync.finish_write(seq=seq)
-        return self.get_drawer(drawer_id)
+        return self.get_drawer(current.id)
 
+    @_serialized
     def delete_drawer(self, drawer_id: str) -> Drawer:
         """Remove one drawer and return what it held."""
         drawer = self.get_drawer(drawer_id)
@@ -157,6 +178,7 @@ class Palace(TaxonomyView):
         self._sync.finish_write(deleted=[drawer.id])
         return drawer
 
+    @_serialized
     def rebuild_index(self) -> int:
         """Remake the catalog from Chroma (after another tool moved drawers); returns the drawer count."""
         self._sync.rebuild()
@@ -164,6 +186,7 @@ class Palace(TaxonomyView):
 
     # -- reading ----------------------------------------------------------------------------------
 
+    @_serialized
     def get_drawer(self, drawer_id: str) -> Drawer:
         if not isinstance(drawer_id, str) or not drawer_id.strip():
             raise InvalidInputError("A drawer id is required.")
@@ -172,6 +195,7 @@ class Palace(TaxonomyView):
             raise DrawerNotFoundError(f"No drawer with id {drawer_id!r} in this palace.")
         return _drawer(found[0])
 
+    @_serialized
     def check_duplicate(self, content: str, threshold: float | None = None) -> tuple[DuplicateMatch, ...]:
         """Existing drawers at least `threshold` similar to `content`, most similar first."""
         self._check_content(content)
@@ -179,8 +203,10 @@ class Palace(TaxonomyView):
         if not 0.0 < threshold <= 1.0:
             raise InvalidInputError("The duplicate threshold must be between 0 and 1.")
         self._sync.ensure_fresh()
-        return tuple(_best_first(self._similar(self._embed([content]), threshold, exclude=set())))
+        vectors = self._embed(split_verbatim(content, self.settings.drawer_chars))
+        return tuple(_best_first(self._similar(vectors, threshold, exclude=set())))
 
+    @_serialized
     def search(self, query: str, wing: str | None = None, room: str | None = None, hall: str | None = None,
                source_file: str | None = None, limit: int = 10, mode: str = "hybrid") -> list[SearchHit]:
         """Drawers best matching `query` within the given place (filters combine with AND)."""
@@ -215,6 +241,12 @@ class Palace(TaxonomyView):
             raise InvalidInputError(f"Drawer content must be text, not {type(content).__name__}.")
         if not content.strip():
             raise InvalidInputError("Drawer content is empty.")
+        try:
+            content.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise InvalidInputError(
+                f"Drawer content is not valid Unicode text (a lone surrogate at character {exc.start})."
+            ) from None
         if len(content) > self.settings.max_content_chars:
             raise InvalidInputError(
                 f"The content is {len(content):,} characters; the limit is {self.settings.max_content_chars:,}."
@@ -232,6 +264,8 @@ class Palace(TaxonomyView):
                 if drawer_id not in exclude and 1.0 - distance >= threshold - 1e-6:
                     found[drawer_id] = max(found.get(drawer_id, 0.0), 1.0 - distance)
         rows = self._catalog.rows(list(found))
+        unseen = [i for i in found if i not in rows]
+        rows.update({r.id: catalog_row(r) for r in self._store.get(unseen)} if unseen else {})
         return [_match(rows[i], s) for i, s in found.items() if i in rows]
 
 
@@ -264,8 +298,8 @@ def _drawer(record: Record) -> Drawer:
     meta = dict(record.metadata)
     known = {k: meta.pop(k, None) for k in RESERVED_KEYS}
     return Drawer(
-        id=record.id, content=record.document, wing=str(known["wing"] or "unsorted"),
-        room=str(known["room"] or "general"), hall=known["hall"], source_file=known["source_file"],
+        id=record.id, content=record.document, wing=str(known["wing"] or UNSORTED_WING),
+        room=str(known["room"] or GENERAL_ROOM), hall=known["hall"], source_file=known["source_file"],
         chunk_index=int(known["chunk_index"] or 0), parent_id=known["parent_id"],
         filed_at=known["filed_at"], added_by=known["added_by"], extra=meta,
     )

@@ -21,7 +21,7 @@ from .store import ChromaStore
 LEXICAL_WEIGHT = 0.3
 MIN_POOL = 50
 VECTOR_SCAN_MAX = 50_000  # filtered sets up to this size are scanned exactly from the catalog
-_CACHED_SCANS = 8
+CACHED_ROWS_MAX = 150_000  # vectors kept in memory across filters (about 230 MB at 384 dimensions)
 
 
 def chroma_where(filters: Mapping[str, str | None]) -> dict[str, Any] | None:
@@ -83,7 +83,7 @@ class Searcher:
             ids, matrix = self._catalog.vectors(filters)
             cached = (generation, ids, matrix)
             self._scans[key] = cached
-            while len(self._scans) > _CACHED_SCANS:
+            while sum(len(c[1]) for c in self._scans.values()) > CACHED_ROWS_MAX and len(self._scans) > 1:
                 self._scans.popitem(last=False)
         self._scans.move_to_end(key)
         return cached[1], cached[2]

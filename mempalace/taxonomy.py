@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -16,16 +17,18 @@ class TaxonomyView:
     def __init__(self, catalog: Catalog, sync: CatalogSync):
         self._taxonomy_catalog = catalog
         self._taxonomy_sync = sync
+        self._guard = threading.RLock()  # one Palace may serve several threads (dashboard sessions)
         self._memo_generation = -1
         self._memo: dict[tuple[str, Any], Any] = {}
 
     def _memoized(self, key: tuple[str, Any], compute: Callable[[], Any]) -> Any:
-        self._taxonomy_sync.ensure_fresh()
-        if self._memo_generation != self._taxonomy_sync.generation:
-            self._memo_generation, self._memo = self._taxonomy_sync.generation, {}
-        if key not in self._memo:
-            self._memo[key] = compute()
-        return self._memo[key]
+        with self._guard:
+            self._taxonomy_sync.ensure_fresh()
+            if self._memo_generation != self._taxonomy_sync.generation:
+                self._memo_generation, self._memo = self._taxonomy_sync.generation, {}
+            if key not in self._memo:
+                self._memo[key] = compute()
+            return self._memo[key]
 
     def _tree(self) -> dict[str, dict[str, int]]:
         def build() -> dict[str, dict[str, int]]:

@@ -47,3 +47,10 @@ def test_an_overlong_word_is_kept_whole():
     pieces = split_verbatim(f"start {blob} end", 100)
     assert "".join(pieces) == f"start {blob} end"
     assert any(blob in p for p in pieces)
+
+
+def test_long_leading_whitespace_never_makes_an_empty_piece():
+    text = " " * 300 + "first words here. " * 20 + "\n" * 250 + "last words"
+    pieces = split_verbatim(text, 100)
+    assert "".join(pieces) == text
+    assert all(p.strip() for p in pieces)
