@@ -256,8 +256,6 @@ class Palace(TaxonomyView):
         return self._ef.embedder.embed(texts)
 
     def _similar(self, vectors: Any, threshold: float, exclude: set[str]) -> list[DuplicateMatch]:
-        if self._catalog.count() == 0:
-            return []
         found: dict[str, float] = {}
         for vector in vectors:
             for drawer_id, distance in self._store.nearest(vector, 5):

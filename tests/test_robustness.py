@@ -1,0 +1,103 @@
+"""Edge cases found in review: each once lost data, crashed, or reported success for nothing."""
+
+import pytest
+from click.testing import CliRunner
+
+from mempalace import Palace
+from mempalace.cli import main
+from mempalace.config import load_settings
+from mempalace.errors import ConfigError, InvalidInputError
+from mempalace.palace import CATALOG_FILE
+from mempalace.store import SEQ_KEY
+from mempalace.sync import new_stamp
+
+
+def test_a_corrupt_catalog_is_rebuilt_not_fatal(palace, palace_path, settings):
+    palace.add_drawer("kept safe in Chroma", "wing_a", "r1")
+    palace.close()
+    (palace_path / CATALOG_FILE).write_bytes(b"this is not sqlite" * 100)
+    with Palace.open(palace_path, settings=settings) as again:
+        assert again.taxonomy() == {"wing_a": {"r1": 1}}
+        assert again.search("kept safe")[0].content == "kept safe in Chroma"
+
+
+@pytest.mark.parametrize("bad", [{"drawer_chars": 0}, {"drawer_chars": True}, {"max_limit": -1},
+                                 {"duplicate_threshold": 0}, {"duplicate_threshold": 1.5},
+                                 {"foreign_check_seconds": "soon"}, {"no_such_setting": 1}])
+def test_bad_settings_are_refused_clearly(home, bad):
+    with pytest.raises(ConfigError, match="Setting|Unknown"):
+        load_settings(home, **bad)
+
+
+def test_bad_config_file_is_refused_clearly(home):
+    home.mkdir(parents=True)
+    (home / "config.toml").write_text("drawer_chars = [1,2")
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        load_settings(home)
+
+
+def test_ids_with_surrounding_spaces_act_on_the_real_drawer(palace):
+    drawer_id = palace.add_drawer("spacey id target", "wing_a", "r1").drawer_ids[0]
+    moved = palace.update_drawer(f"  {drawer_id} ", room="r2")
+    assert moved.room == "r2" and palace.taxonomy() == {"wing_a": {"r2": 1}}
+    palace.delete_drawer(f" {drawer_id}")
+    assert palace.count() == 0
+
+
+def test_duplicates_the_catalog_has_not_seen_yet_are_still_refused(palace):
+    text = "written by another client moments ago"
+    palace._store.add(["drawer_unseen"], [text], [{"wing": "wing_x", "room": "r", SEQ_KEY: new_stamp()}],
+                      palace._embed([text]))
+    matches = palace._similar(palace._embed([text]), 0.9, exclude=set())
+    assert [m.drawer_id for m in matches] == ["drawer_unseen"]
+
+
+def test_partly_deleted_long_content_can_be_filed_again(palace):
+    text = "".join(f"Section {i}. " + "detail " * 50 + "\n\n" for i in range(6))
+    first = palace.add_drawer(text, "wing_a", "manual")
+    palace.delete_drawer(first.drawer_ids[2])
+    again = palace.add_drawer(text, "wing_a", "manual")
+    assert again.status == "added" and again.drawer_ids == first.drawer_ids
+    assert "".join(palace.get_drawer(i).content for i in first.drawer_ids) == text
+
+
+def test_check_duplicate_looks_at_every_piece_like_add_does(palace):
+    tail = "The rollback plan: restore the snapshot, replay the queue, and page the on-call engineer."
+    palace.add_drawer(tail, "wing_a", "ops")
+    long_text = "".join(f"Unrelated paragraph {i} " + "filler words " * 70 + "\n\n" for i in range(3)) + tail
+    assert palace.check_duplicate(long_text)
+    assert palace.add_drawer(long_text, "wing_b", "ops").status == "duplicate"
+
+
+def test_lone_surrogates_are_refused(palace):
+    with pytest.raises(InvalidInputError, match="Unicode"):
+        palace.add_drawer("bad \ud800 text", "wing_a", "r1")
+    assert palace.count() == 0
+
+
+def test_an_explicit_path_wins_over_mempalace_url(palace_path, settings, monkeypatch):
+    monkeypatch.setenv("MEMPALACE_URL", "http://127.0.0.1:9")
+    with Palace.open(palace_path, settings=settings) as palace:
+        assert palace.mode == "embedded"
+
+
+def test_keyword_filter_follows_a_move(palace):
+    drawer_id = palace.add_drawer("qwertyzap incident notes", "wing_a", "incidents").drawer_ids[0]
+    palace.update_drawer(drawer_id, wing="wing_b", room="postmortems", hall="discoveries")
+    assert palace.search("qwertyzap", wing="wing_a") == []
+    hit = palace.search("qwertyzap", wing="wing_b", room="postmortems", hall="discoveries")[0]
+    assert hit.drawer_id == drawer_id and hit.lexical > 0
+
+
+def test_cli_get_prints_escape_codes_verbatim(palace_path, settings):
+    text = "\x1b[31mred alert\x1b[0m stays byte for byte"
+    with Palace.open(palace_path, settings=settings) as palace:
+        drawer_id = palace.add_drawer(text, "wing_a", "r1").drawer_ids[0]
+    result = CliRunner().invoke(main, ["--palace", str(palace_path), "get", drawer_id])
+    assert result.exit_code == 0 and text in result.stdout
+
+
+def test_cli_refuses_non_utf8_stdin(palace_path):
+    result = CliRunner().invoke(main, ["--palace", str(palace_path), "add", "--wing", "w", "--room", "r",
+                                       "--file", "-"], input=b"\xff\xfe bad bytes")
+    assert result.exit_code != 0 and "UTF-8" in result.output and "Traceback" not in result.output
