@@ -51,6 +51,7 @@ class Palace(TaxonomyView):
         self._ef = embedding_function
         self._sync = CatalogSync(store, catalog, settings.foreign_check_seconds)
         self._searcher = Searcher(store, catalog)
+        self._closed = False
         super().__init__(catalog, self._sync)
 
     @classmethod
@@ -61,22 +62,13 @@ class Palace(TaxonomyView):
         if path is None and url is None:
             url = os.environ.get("MEMPALACE_URL") or None
         ef = PalaceEmbeddingFunction(embedder_name=settings.embedder)
-        lock = None
         if url:
-            store = ChromaStore.remote(url, ef, create)
+            store, lock = ChromaStore.remote(url, ef, create), None
             key = hashlib.sha256(f"{url}|{store.collection_id}".encode()).hexdigest()[:24]
             catalog_path = settings.cache_dir / f"{key}.sqlite3"
         else:
             where = Path(path).expanduser() if path else settings.default_palace
-            check_palace_dir(where, create)
-            where.mkdir(parents=True, exist_ok=True)
-            lock = PalaceLock(where, settings.lock_timeout_seconds)
-            lock.acquire()  # before Chroma touches the files
-            try:
-                store = ChromaStore.embedded(where, ef, create)
-            except Exception:
-                lock.release()
-                raise
+            store, lock = _open_embedded(where, ef, settings, create)
             catalog_path = where / CATALOG_FILE
         try:
             recorded = store.recorded_embedder()
@@ -102,6 +94,10 @@ class Palace(TaxonomyView):
 
     @_serialized
     def close(self) -> None:
+        """Release the palace (and, for an embedded one, its lock); closing twice is harmless."""
+        if self._closed:
+            return
+        self._closed = True
         self._catalog.close()
         self._store.close()
         if self._lock:
@@ -265,6 +261,20 @@ class Palace(TaxonomyView):
         unseen = [i for i in found if i not in rows]
         rows.update({r.id: catalog_row(r) for r in self._store.get(unseen)} if unseen else {})
         return [_match(rows[i], s) for i, s in found.items() if i in rows]
+
+
+def _open_embedded(where: Path, ef: PalaceEmbeddingFunction, settings: Settings,
+                   create: bool) -> tuple[ChromaStore, PalaceLock]:
+    """Lock the palace directory first, then let Chroma open it."""
+    check_palace_dir(where, create)
+    where.mkdir(parents=True, exist_ok=True)
+    lock = PalaceLock(where, settings.lock_timeout_seconds)
+    lock.acquire()
+    try:
+        return ChromaStore.embedded(where, ef, create), lock
+    except BaseException:
+        lock.release()
+        raise
 
 
 def _drawer_id(parent: str, index: int) -> str:
