@@ -197,20 +197,18 @@ class Catalog:
         return {r[0] for r in self._db.execute("SELECT id FROM drawers")}
 
     def stamps(self, ids: Sequence[str]) -> dict[str, int]:
-        found: dict[str, int] = {}
-        for start in range(0, len(ids), 500):
-            chunk = list(ids[start : start + 500])
-            marks = ",".join("?" * len(chunk))
-            found.update(self._db.execute(f"SELECT id, seq FROM drawers WHERE id IN ({marks})", chunk).fetchall())
-        return found
+        return {values[0]: values[1] for values in self._by_ids("id, seq", ids)}
 
     def rows(self, ids: Sequence[str]) -> dict[str, Row]:
-        found: dict[str, Row] = {}
+        return {values[0]: _row(values) for values in self._by_ids(_ROW_COLUMNS, ids)}
+
+    def _by_ids(self, columns: str, ids: Sequence[str]) -> list[tuple[Any, ...]]:
+        """`columns` of the drawers with these ids, asked in slices SQLite accepts."""
+        found: list[tuple[Any, ...]] = []
         for start in range(0, len(ids), 500):
             chunk = list(ids[start : start + 500])
             marks = ",".join("?" * len(chunk))
-            for values in self._db.execute(f"SELECT {_ROW_COLUMNS} FROM drawers d WHERE id IN ({marks})", chunk):
-                found[values[0]] = _row(values)
+            found += self._db.execute(f"SELECT {columns} FROM drawers d WHERE d.id IN ({marks})", chunk).fetchall()
         return found
 
     def matching_count(self, filters: Mapping[str, str | None]) -> int:

@@ -99,10 +99,9 @@ class ChromaStore:
 
     @classmethod
     def embedded(cls, path: Path, embedding_function: Any, create: bool) -> "ChromaStore":
-        """Open (or create) the palace at `path` with an embedded PersistentClient."""
+        """Open (or create) the palace at `path` with an embedded PersistentClient (see `check_palace_dir`)."""
         import chromadb
 
-        check_palace_dir(path, create)
         try:
             client = chromadb.PersistentClient(path=str(path))
         except Exception as exc:
