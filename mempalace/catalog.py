@@ -27,6 +27,7 @@ CREATE TABLE IF NOT EXISTS drawers(
 CREATE INDEX IF NOT EXISTS drawers_place ON drawers(wing, room, hall);
 CREATE INDEX IF NOT EXISTS drawers_source ON drawers(source_file, chunk_index);
 CREATE INDEX IF NOT EXISTS drawers_room ON drawers(room);
+CREATE INDEX IF NOT EXISTS drawers_parent ON drawers(parent_id);
 CREATE TABLE IF NOT EXISTS room_counts(
     wing TEXT NOT NULL, room TEXT NOT NULL, hall TEXT NOT NULL, n INTEGER NOT NULL,
     PRIMARY KEY(wing, room, hall)) WITHOUT ROWID;
@@ -210,6 +211,12 @@ class Catalog:
             marks = ",".join("?" * len(chunk))
             found += self._db.execute(f"SELECT {columns} FROM drawers d WHERE d.id IN ({marks})", chunk).fetchall()
         return found
+
+    def by_parent(self, parent_id: str) -> list[Row]:
+        """The drawers filed from one parent (one add, or one ingested conversation), in chunk order."""
+        found = self._db.execute(f"SELECT {_ROW_COLUMNS} FROM drawers d WHERE d.parent_id = ? ORDER BY d.chunk_index",
+                                 (parent_id,)).fetchall()
+        return [_row(values) for values in found]
 
     def matching_count(self, filters: Mapping[str, str | None]) -> int:
         sql, args = where_clause(filters)

@@ -28,6 +28,9 @@ class Settings:
     max_limit: int = 1_000
     foreign_check_seconds: float = 10.0
     lock_timeout_seconds: float = 0.5
+    ingest_drawer_chars: int = 800
+    max_ingest_bytes: int = 200 * 1024 * 1024
+    max_unzipped_bytes: int = 1024 * 1024 * 1024
 
     @property
     def default_palace(self) -> Path:
@@ -92,4 +95,7 @@ _RANGES: dict[str, tuple[float, float]] = {
     "max_limit": (1, 100_000),
     "foreign_check_seconds": (0.0, 86_400.0),
     "lock_timeout_seconds": (0.0, 3_600.0),
+    "ingest_drawer_chars": (200, 50_000),
+    "max_ingest_bytes": (1, 1 << 40),
+    "max_unzipped_bytes": (1, 1 << 40),
 }

@@ -42,3 +42,15 @@ class EmbeddingModelError(MempalaceError):
 
 class ConfigError(MempalaceError):
     """A configuration value is missing or wrong."""
+
+
+class UnsupportedFormatError(InvalidInputError):
+    """No transcript format recognises the file."""
+
+
+class MalformedSourceError(InvalidInputError):
+    """A transcript claims a format but breaks its rules (bad JSON, missing fields)."""
+
+
+class SourceRefusedError(InvalidInputError):
+    """A file is refused before parsing: binary, too large, or an unsafe or oversized zip."""

@@ -29,6 +29,21 @@ class Drawer:
 
 
 @dataclass(frozen=True)
+class DrawerDraft:
+    """A drawer ready to file in a batch: its id is chosen by the caller (ingest uses a content hash)."""
+
+    id: str
+    content: str
+    wing: str
+    room: str
+    hall: str | None = None
+    source_file: str | None = None
+    chunk_index: int = 0
+    parent_id: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class DuplicateMatch:
     """An existing drawer that is at least as similar as the duplicate threshold."""
 

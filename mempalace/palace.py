@@ -5,9 +5,13 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+from collections import OrderedDict
 from datetime import datetime, timezone
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Any, Callable
+
+import numpy as np
 
 from .catalog import Catalog, Row
 from .chunking import split_verbatim
@@ -15,7 +19,7 @@ from .config import Settings, load_settings
 from .embedding import PalaceEmbeddingFunction
 from .errors import ConfigError, DrawerNotFoundError, InvalidInputError
 from .locking import PalaceLock
-from .models import AddResult, Drawer, DuplicateMatch, PalaceStatus, SearchHit
+from .models import AddResult, Drawer, DrawerDraft, DuplicateMatch, PalaceStatus, SearchHit
 from .naming import hall_name, room_slug, wing_name
 from .search import Searcher
 from .store import SEQ_KEY, ChromaStore, Record, check_palace_dir
@@ -25,6 +29,7 @@ from .taxonomy import TaxonomyView
 CATALOG_FILE = "mempalace_catalog.sqlite3"
 RESERVED_KEYS = {"wing", "room", "hall", "source_file", "chunk_index", "chunk_count", "parent_id",
                  "filed_at", "added_by", SEQ_KEY}
+VECTOR_CACHE = 20_000  # texts whose vectors `embed` remembers (about 30 MB)
 SEARCH_MODES = {"hybrid": True, "vector": False, "semantic": False}
 
 
@@ -52,6 +57,7 @@ class Palace(TaxonomyView):
         self._sync = CatalogSync(store, catalog, settings.foreign_check_seconds)
         self._searcher = Searcher(store, catalog)
         self._closed = False
+        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
         super().__init__(catalog, self._sync)
 
     @classmethod
@@ -146,6 +152,38 @@ class Palace(TaxonomyView):
         return AddResult("added", tuple(ids), parent)
 
     @_serialized
+    def file_drawers(self, drafts: Sequence[DrawerDraft], vectors: np.ndarray | None = None,
+                     replaces: Sequence[str] = ()) -> None:
+        """File prepared drawers in one batch (no duplicate check), then drop the drawers they replace."""
+        for draft in drafts:
+            self._check_content(draft.content)
+        vectors = self._embed([d.content for d in drafts]) if vectors is None else vectors
+        if len(vectors) != len(drafts):
+            raise InvalidInputError("file_drawers needs exactly one vector per drawer.")
+        stamp, now = new_stamp(), datetime.now(timezone.utc).isoformat(timespec="seconds")
+        metadatas = [_draft_metadata(d, now, stamp) for d in drafts]
+        gone = sorted(set(replaces) - {d.id for d in drafts})
+        self._sync.ensure_fresh()
+        self._sync.begin_write()
+        if drafts:
+            self._store.add([d.id for d in drafts], [d.content for d in drafts], metadatas, vectors)
+        if gone:
+            self._store.delete(gone)
+        records = [Record(d.id, d.content, m, v) for d, m, v in zip(drafts, metadatas, vectors)]
+        self._sync.finish_write(rows=[catalog_row(r) for r in records], deleted=gone)
+
+    @_serialized
+    def delete_drawers(self, ids: Sequence[str]) -> int:
+        """Remove the given drawers (unknown ids are ignored); returns how many were stored."""
+        self._sync.ensure_fresh()
+        present = sorted(self._catalog.stamps(list(ids)))
+        if present:
+            self._sync.begin_write()
+            self._store.delete(present)
+            self._sync.finish_write(deleted=present)
+        return len(present)
+
+    @_serialized
     def update_drawer(self, drawer_id: str, wing: str | None = None, room: str | None = None,
                       hall: str | None = None) -> Drawer:
         """Move a drawer to another wing, room or hall; its text and id never change."""
@@ -190,6 +228,43 @@ class Palace(TaxonomyView):
         if not found:
             raise DrawerNotFoundError(f"No drawer with id {drawer_id!r} in this palace.")
         return _drawer(found[0])
+
+    @_serialized
+    def find_drawers(self, ids: Sequence[str]) -> dict[str, Drawer]:
+        """The stored drawers among `ids`, from the catalog (fast; without extra metadata)."""
+        self._sync.ensure_fresh()
+        return {i: _row_drawer(r) for i, r in self._catalog.rows(list(ids)).items()}
+
+    @_serialized
+    def drawers_of(self, parent_id: str) -> list[Drawer]:
+        """The drawers filed from one parent (one add, or one ingested conversation), in order."""
+        self._sync.ensure_fresh()
+        return [_row_drawer(r) for r in self._catalog.by_parent(parent_id)]
+
+    @_serialized
+    def nearest_existing(self, vectors: np.ndarray, exclude: Sequence[str] = ()) -> list[tuple[str, float] | None]:
+        """For each vector, the most similar stored drawer not in `exclude`, with its cosine similarity."""
+        self._sync.ensure_fresh()
+        total = self._catalog.count()
+        if not len(vectors) or not total:
+            return [None] * len(vectors)
+        skip = set(exclude)
+        found = self._store.nearest_many(np.asarray(vectors), min(total, 5))
+        best = [next(((i, d) for i, d in near if i not in skip), None) for near in found]
+        return [(b[0], round(1.0 - b[1], 6)) if b else None for b in best]
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Vectors of `texts` with the palace's model; recent texts are remembered (preview, then file)."""
+        with self._guard:
+            missing = list(dict.fromkeys(t for t in texts if t not in self._vectors))
+        fresh = self._embed(missing) if missing else []
+        with self._guard:
+            for text, vector in zip(missing, fresh):
+                self._vectors[text] = vector
+            out = np.stack([self._vectors[t] for t in texts]) if texts else np.zeros((0, 0), np.float32)
+            while len(self._vectors) > VECTOR_CACHE:
+                self._vectors.popitem(last=False)
+        return out
 
     @_serialized
     def check_duplicate(self, content: str, threshold: float | None = None) -> tuple[DuplicateMatch, ...]:
@@ -300,6 +375,23 @@ def _match(row: Row, similarity: float) -> DuplicateMatch:
 
 def _best_first(matches: list[DuplicateMatch]) -> list[DuplicateMatch]:
     return sorted({m.drawer_id: m for m in matches}.values(), key=lambda m: (-m.similarity, m.drawer_id))
+
+
+def _draft_metadata(draft: DrawerDraft, filed_at: str, stamp: int) -> dict[str, Any]:
+    extra = _extra_metadata(draft.extra)
+    hall = hall_name(draft.hall)
+    return {
+        "wing": wing_name(draft.wing), "room": room_slug(draft.room), **({"hall": hall} if hall else {}),
+        **({"source_file": draft.source_file} if draft.source_file else {}), "chunk_index": draft.chunk_index,
+        **({"parent_id": draft.parent_id} if draft.parent_id else {}), "filed_at": filed_at,
+        "added_by": str(extra.pop("added_by", "mempalace")), SEQ_KEY: stamp, **extra,
+    }
+
+
+def _row_drawer(row: Row) -> Drawer:
+    return Drawer(id=row.id, content=row.content, wing=row.wing, room=row.room, hall=row.hall or None,
+                  source_file=row.source_file or None, chunk_index=row.chunk_index, parent_id=row.parent_id or None,
+                  filed_at=row.filed_at or None)
 
 
 def _drawer(record: Record) -> Drawer:

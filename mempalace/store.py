@@ -283,6 +283,16 @@ class ChromaStore:
         )
         return list(zip(result["ids"][0], (float(d) for d in result["distances"][0])))
 
+    @_guarded
+    def nearest_many(self, vectors: np.ndarray, n: int) -> list[list[tuple[str, float]]]:
+        """For each vector, (id, cosine distance) of its `n` nearest drawers, nearest first."""
+        found: list[list[tuple[str, float]]] = []
+        for start in range(0, len(vectors), 256):
+            result = self._collection.query(query_embeddings=list(vectors[start : start + 256]), n_results=n,
+                                            include=["distances"])
+            found += [list(zip(i, map(float, d))) for i, d in zip(result["ids"], result["distances"])]
+        return found
+
 
 def check_palace_dir(path: Path, create: bool) -> None:
     """Raise unless `path` is a palace, or (with `create`) a place where one can be made."""
