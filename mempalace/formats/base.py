@@ -1,0 +1,236 @@
+"""What every transcript format parses into, and the safe reading every format shares."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import zipfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path, PurePosixPath
+from typing import Any, Literal
+
+from ..errors import MalformedSourceError, SourceRefusedError
+
+Role = Literal["user", "assistant", "tool", "other"]
+HEAD_BYTES = 64 * 1024
+DEFAULT_MAX_BYTES = 200 * 1024 * 1024
+DEFAULT_MAX_UNZIPPED_BYTES = 1024 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Message:
+    """One turn. `text` is the source's text, untouched, unless `verbatim` is False (tool summaries)."""
+
+    speaker: str
+    role: Role
+    text: str
+    timestamp: str | None = None
+    verbatim: bool = True
+
+
+@dataclass(frozen=True)
+class Conversation:
+    """One conversation of a transcript, in order. `place` hints the default wing (project, channel)."""
+
+    messages: tuple[Message, ...]
+    id: str | None = None
+    title: str | None = None
+    place: str | None = None
+
+    @property
+    def speakers(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(m.speaker for m in self.messages if m.role != "tool"))
+
+    @property
+    def started(self) -> str | None:
+        return next((m.timestamp for m in self.messages if m.timestamp), None)
+
+
+@dataclass(frozen=True)
+class Source:
+    """A file, a folder or uploaded bytes, read lazily and only within the size caps."""
+
+    name: str
+    path: Path | None = None
+    data: bytes | None = None
+    max_bytes: int = DEFAULT_MAX_BYTES
+    max_unzipped_bytes: int = DEFAULT_MAX_UNZIPPED_BYTES
+    _cache: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    @classmethod
+    def from_path(cls, path: str | os.PathLike[str], **caps: int) -> "Source":
+        where = Path(path).expanduser()
+        if not where.exists():
+            raise SourceRefusedError(f"{where} does not exist.")
+        return cls(name=where.name or str(where), path=where, **caps)
+
+    @classmethod
+    def from_bytes(cls, data: bytes, name: str, **caps: int) -> "Source":
+        return cls(name=PurePosixPath(name.replace("\\", "/")).name or "upload", data=bytes(data), **caps)
+
+    @property
+    def is_dir(self) -> bool:
+        return self.path is not None and self.path.is_dir()
+
+    @property
+    def suffix(self) -> str:
+        return PurePosixPath(self.name).suffix.lower()
+
+    @property
+    def size(self) -> int:
+        if self.data is not None:
+            return len(self.data)
+        return 0 if self.is_dir else self.path.stat().st_size  # type: ignore[union-attr]
+
+    @property
+    def is_zip(self) -> bool:
+        return not self.is_dir and self.head(4) == b"PK\x03\x04"
+
+    def head(self, n: int = HEAD_BYTES) -> bytes:
+        """The first `n` bytes, for cheap detection (empty for a folder)."""
+        if self.data is not None:
+            return self.data[:n]
+        if self.is_dir:
+            return b""
+        with open(self.path, "rb") as handle:  # type: ignore[arg-type]
+            return handle.read(n)
+
+    def head_text(self, n: int = HEAD_BYTES) -> str:
+        return self.head(n).decode("utf-8", errors="ignore")
+
+    def read_bytes(self) -> bytes:
+        if self.size > self.max_bytes:
+            raise SourceRefusedError(
+                f"{self.name} is {self.size / 1e6:,.1f} MB; the limit is {self.max_bytes / 1e6:,.0f} MB "
+                "(setting max_ingest_bytes)."
+            )
+        return self.data if self.data is not None else self.path.read_bytes()  # type: ignore[union-attr]
+
+    def read_text(self) -> str:
+        """The whole file as text; binary or non-UTF-8 files are refused with a clear message."""
+        if "text" not in self._cache:
+            self._cache["text"] = decode_text(self.read_bytes(), self.name)
+        return self._cache["text"]
+
+    def members(self) -> dict[str, Callable[[], bytes]]:
+        """Files inside a folder or zip, by relative POSIX path, each read on demand within the caps."""
+        if self.is_dir:
+            return _folder_members(self.path, self.max_bytes)  # type: ignore[arg-type]
+        if self.is_zip:
+            return _zip_members(self.read_bytes(), self.name, self.max_unzipped_bytes)
+        return {}
+
+
+def decode_text(data: bytes, name: str) -> str:
+    if b"\x00" in data[:HEAD_BYTES]:
+        raise SourceRefusedError(f"{name} looks like a binary file, not a transcript.")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise SourceRefusedError(f"{name}, line {line}: not UTF-8 text (byte {exc.start}).") from None
+
+
+def load_json(text: str, name: str) -> Any:
+    """Parse a JSON document, naming the file, line and column of any error."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise MalformedSourceError(f"{name}, line {exc.lineno}, column {exc.colno}: invalid JSON ({exc.msg}).") from None
+    except RecursionError:
+        raise MalformedSourceError(f"{name}: JSON nested too deeply.") from None
+
+
+def json_lines(text: str, name: str) -> Iterator[tuple[int, Any]]:
+    """(line number, object) for each non-blank line of a JSONL file; a bad line names itself."""
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            yield number, json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise MalformedSourceError(f"{name}, line {number}: invalid JSON ({exc.msg}).") from None
+
+
+def malformed(name: str, what: str, line: int | None = None) -> MalformedSourceError:
+    where = f"{name}, line {line}" if line else name
+    return MalformedSourceError(f"{where}: {what}")
+
+
+def iso_time(value: Any) -> str | None:
+    """An ISO 8601 UTC timestamp from epoch seconds or an ISO string; None when absent or unreadable."""
+    if value is None or value == "" or isinstance(value, bool):
+        return None
+    try:
+        if isinstance(value, (int, float)) or (isinstance(value, str) and _is_number(value)):
+            moment = datetime.fromtimestamp(float(value), tz=timezone.utc)
+        elif isinstance(value, str):
+            moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+            if moment.tzinfo is None:
+                moment = moment.replace(tzinfo=timezone.utc)
+        else:
+            return None
+    except (ValueError, OverflowError, OSError):
+        return None
+    return moment.astimezone(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _folder_members(root: Path, max_bytes: int) -> dict[str, Callable[[], bytes]]:
+    found: dict[str, Callable[[], bytes]] = {}
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for file in sorted(files):
+            path = Path(folder) / file
+            found[path.relative_to(root).as_posix()] = _file_reader(path, max_bytes)
+    return found
+
+
+def _file_reader(path: Path, max_bytes: int) -> Callable[[], bytes]:
+    def read() -> bytes:
+        if path.stat().st_size > max_bytes:
+            raise SourceRefusedError(f"{path.name} is larger than the {max_bytes / 1e6:,.0f} MB limit.")
+        return path.read_bytes()
+
+    return read
+
+
+def _zip_members(data: bytes, name: str, max_total: int) -> dict[str, Callable[[], bytes]]:
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+        infos = [i for i in archive.infolist() if not i.is_dir()]
+    except (zipfile.BadZipFile, ValueError) as exc:
+        raise SourceRefusedError(f"{name} is not a readable zip file ({exc}).") from None
+    total = 0
+    for info in infos:
+        parts = PurePosixPath(info.filename.replace("\\", "/")).parts
+        if info.filename.startswith(("/", "\\")) or ".." in parts or (parts and ":" in parts[0]):
+            raise SourceRefusedError(f"{name} contains a path that escapes its folder: {info.filename!r}.")
+        total += info.file_size
+    if total > max_total:
+        raise SourceRefusedError(
+            f"{name} would expand to {total / 1e6:,.0f} MB; the limit is {max_total / 1e6:,.0f} MB "
+            "(setting max_unzipped_bytes)."
+        )
+    return {i.filename.replace("\\", "/"): _zip_reader(archive, i, name) for i in infos}
+
+
+def _zip_reader(archive: zipfile.ZipFile, info: zipfile.ZipInfo, name: str) -> Callable[[], bytes]:
+    def read() -> bytes:
+        with archive.open(info) as handle:
+            data = handle.read(info.file_size + 1)  # never trust the header: stop one byte past it
+        if len(data) > info.file_size:
+            raise SourceRefusedError(f"{name}: {info.filename} is larger than its zip header says.")
+        return data
+
+    return read

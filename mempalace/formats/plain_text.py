@@ -1,0 +1,169 @@
+"""Plain text and Markdown transcripts: the last-resort format, for any UTF-8 text file that is not JSON.
+
+Turns are found by the first style that fits: `> ` or `❯ ` user turns (the lines after one are the reply;
+`● ` starts a reply too), `User:`/`Assistant:` or `Human:`/`AI:` labels (also `**User:**`), generic
+`Name:` speaker lines, else the whole file is one message. Label lines inside code fences never count.
+
+Verbatim rule: a message's text is the source from just after its label (the marker or `Name:` and the
+spaces or tabs after it) up to the start of the next label line, less its leading blank lines and its
+trailing whitespace. Text before the first label is a message of its own (speaker = the file's stem), so
+the only characters outside messages are labels and whitespace.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from pathlib import PurePosixPath
+from typing import NamedTuple
+
+from .base import Conversation, Message, Role, Source
+
+NAME = "plain_text"
+LABEL = "Plain text or Markdown"
+
+SPEAKER_LINE_SHARE = 0.3  # generic `Name:` lines must be at least this share of the non-blank lines
+_SUFFIXES = frozenset({"", ".txt", ".text", ".md", ".markdown", ".log"})
+_JSON_START = re.compile(r'\s*(?:\{\s*(?:"|\}|$)|\[\s*(?:[\[\]{"\d-]|true\b|false\b|null\b|$))')
+_FENCE = re.compile(r" {0,3}(?:`{3,}|~{3,})")
+_PROMPT = re.compile(r"(>|❯) [ \t]*")
+_REPLY = re.compile(r"● [ \t]*")
+_NAMED = re.compile(  # `Name:` or `**Name:**` / `**Name**:`, a name of one to three words
+    r"(\*\*)?(?P<name>[^\W\d_][\w'’.-]*(?: [^\W\d_][\w'’.-]*){0,2})(?(1)(?::\*\*|\*\*:)|:)(?=\s|$)[ \t]*")
+_ROLES: dict[str, tuple[str, Role]] = {
+    "user": ("User", "user"), "human": ("Human", "user"), "assistant": ("Assistant", "assistant"),
+    "ai": ("AI", "assistant"),
+}
+_HEADING = re.compile(r" {0,3}#{1,6}[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*\r?$")
+_LEADING_BLANK_LINES = re.compile(r"\A(?:[ \t\r\f\v]*\n)+")
+
+
+class _Line(NamedTuple):
+    start: int  # offset of the line in the text
+    text: str  # without its "\n" (a "\r" of CRLF stays)
+    fenced: bool  # inside a code fence, or a fence line itself
+
+
+class _Cut(NamedTuple):
+    """Where a message begins: its label line, the first character after the label, who speaks."""
+
+    line_start: int
+    text_start: int
+    speaker: str
+    role: Role
+
+
+def accept(source: Source) -> bool:
+    """A text-ish suffix (or none), UTF-8 without NUL bytes, and a head that does not look like JSON."""
+    if source.is_dir or source.suffix not in _SUFFIXES or source.is_zip:
+        return False
+    head = source.head()
+    if b"\x00" in head:
+        return False
+    try:  # incremental, so a character cut in two at the end of the head is not an error
+        text = codecs.getincrementaldecoder("utf-8-sig")().decode(head)
+    except UnicodeDecodeError:
+        return False
+    return not _JSON_START.match(text)
+
+
+def parse(source: Source) -> list[Conversation]:
+    """One conversation per file (none for an empty one); title = the first Markdown heading, or the stem."""
+    text = source.read_text()
+    if not text.strip():
+        return []
+    stem = PurePosixPath(source.name).stem or source.name
+    lines = _lines(text)
+    messages = _messages(text, _cuts(lines), stem)
+    title = next((m[1].strip() for line in lines if not line.fenced and (m := _HEADING.match(line.text))), None)
+    return [Conversation(messages=tuple(messages), title=title or stem)]
+
+
+def _lines(text: str) -> list[_Line]:
+    """Every line with its offset, marking the lines of fenced code blocks (``` or ~~~)."""
+    found, offset, inside = [], 0, False
+    for line in text.split("\n"):
+        fence = bool(_FENCE.match(line))
+        found.append(_Line(offset, line, inside or fence))
+        inside ^= fence
+        offset += len(line) + 1
+    return found
+
+
+def _cuts(lines: list[_Line]) -> list[_Cut]:
+    """The cuts of the first style that fits; between the two role styles, the one with more labels wins."""
+    marked = _marker_cuts(lines)
+    marker_labels = sum(c.text_start > c.line_start for c in marked)
+    marked_fits = marker_labels >= 2 and any(c.role == "user" for c in marked)
+    labelled = _named_cuts(lines, roles_only=True)
+    labelled_fits = {c.role for c in labelled} == {"user", "assistant"}
+    if marked_fits and (not labelled_fits or marker_labels >= len(labelled)):
+        return marked
+    if labelled_fits:
+        return labelled
+    named = _named_cuts(lines, roles_only=False)
+    prose = sum(1 for line in lines if line.text.strip() and not line.fenced)
+    if len({c.speaker for c in named}) >= 2 and len(named) >= SPEAKER_LINE_SHARE * prose:
+        return named
+    return []
+
+
+def _marker_cuts(lines: list[_Line]) -> list[_Cut]:
+    """`>`/`❯` user turns and `●` replies; the first unmarked non-blank line after a user turn starts a reply.
+
+    A `>` turn goes on over the following `>` lines (a Markdown quote); a `❯` turn over the following
+    non-blank lines (a wrapped terminal prompt).
+    """
+    cuts: list[_Cut] = []
+    state = None  # ">" or "❯" inside a user turn, "gap" after its blank line, None inside a reply
+    for start, line, fenced in lines:
+        prompt = None if fenced else _PROMPT.match(line)
+        reply = None if fenced else _REPLY.match(line)
+        blank = not line.strip()
+        if state == ">" and not fenced and line.startswith(">"):
+            continue
+        if state == "❯" and not (blank or prompt or reply):
+            continue
+        if prompt:
+            cuts.append(_Cut(start, start + prompt.end(), "User", "user"))
+            state = prompt[1]
+        elif reply:
+            cuts.append(_Cut(start, start + reply.end(), "Assistant", "assistant"))
+            state = None
+        elif state and not blank:
+            cuts.append(_Cut(start, start, "Assistant", "assistant"))
+            state = None
+        elif state and blank:
+            state = "gap"
+    return cuts
+
+
+def _named_cuts(lines: list[_Line], roles_only: bool) -> list[_Cut]:
+    """`User:`-style role labels (roles_only) or any short capitalised `Name:` (role "other")."""
+    cuts = []
+    for start, line, fenced in lines:
+        match = None if fenced else _NAMED.match(line)
+        if not match:
+            continue
+        name = match["name"]
+        if roles_only and name.lower() in _ROLES:
+            speaker, role = _ROLES[name.lower()]
+        elif not roles_only and name[0].isupper() and len(name) <= 32:
+            speaker, role = name, "other"
+        else:
+            continue
+        cuts.append(_Cut(start, start + match.end(), speaker, role))
+    return cuts
+
+
+def _messages(text: str, cuts: list[_Cut], stem: str) -> list[Message]:
+    """The text between cuts, per the verbatim rule; text before the first cut is the stem's message."""
+    if not cuts or text[: cuts[0].line_start].strip():
+        cuts = [_Cut(0, 0, stem, "other"), *cuts]
+    ends = [cut.line_start for cut in cuts[1:]] + [len(text)]
+    messages = []
+    for cut, end in zip(cuts, ends):
+        body = _LEADING_BLANK_LINES.sub("", text[cut.text_start:end]).rstrip()
+        if body:
+            messages.append(Message(cut.speaker, cut.role, body))
+    return messages

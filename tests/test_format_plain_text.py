@@ -1,0 +1,275 @@
+"""Plain text and Markdown: each turn style, the verbatim rule (texts in order, nothing but labels and
+whitespace left out) on every fixture and on the shared terminal capture, and detection as the last resort."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from mempalace.errors import SourceRefusedError
+from mempalace.formats import plain_text
+from mempalace.formats.base import Conversation, Source
+
+SHARED = Path("/work/shared/data/transcripts")
+TERMINAL_SAMPLE = SHARED / "plain_text/spotter_short.terminal.stripped.txt"
+CHATGPT = '[{"mapping":{},"current_node":null,"title":"x"}]'
+CLAUDE_AI = '[{"uuid":"u","name":"x","chat_messages":[]}]'
+
+QUOTED = """# Debugging session ✨
+
+> Why does this fail?
+> It's the `parse` step:
+>
+>     indented = True
+
+Because `parse` expects UTF-8 — ünïcode ✓ 日本語.
+
+```text
+> not a prompt inside a fence
+User: not a label either
+```
+
+
+    indented reply line
+> Thanks!
+Glad to help.
+"""
+
+TERMINAL = """❯ first prompt
+  wrapped second line
+
+● Reply one.
+  continued
+
+● Bash(ls)
+  ⎿  a.txt
+
+❯ second
+● ok
+"""
+
+LABELLED = """**User:** Can you fix   this?
+
+  It has two spaces of indent.
+
+**Assistant:** Sure — here's the fix:
+
+```js
+User: this line is code, not a label
+const x = 1;
+```
+
+user: lower-case labels count too
+ASSISTANT:
+    def indented():
+        return "kept"
+Human: 🚀 Human and AI too
+AI: done.
+"""
+
+NAMED = """Alice: Did you see the 🌧 forecast?
+Bob: Yes.
+  It said rain all week.
+
+Alice: Ugh.
+Dr. Chen: Bring an umbrella.
+"""
+
+PROSE = """Meeting notes
+
+Note: the deadline moved.
+We discussed the roadmap at length and agreed on three things.
+The first is that everything ships in March.
+The second concerns testing, which needs more people.
+Warning: staging is down.
+The third is hiring.
+Everyone agreed to meet again next week.
+"""
+
+QUOTES_IN_LABELLED = """User: quote something
+Assistant: Here:
+> first quote
+
+And:
+> second quote
+User: thanks
+Assistant: welcome
+"""
+
+CRLF = "User: hi there\r\n\r\nAssistant: line one\r\n  line two\r\n"
+
+FIXTURES = {"quoted.md": QUOTED, "terminal.txt": TERMINAL, "labelled.md": LABELLED, "named.txt": NAMED,
+            "prose.txt": PROSE, "mixed.md": QUOTES_IN_LABELLED, "crlf.txt": CRLF}
+
+
+def source(tmp_path: Path, name: str, text: str) -> Source:
+    path = tmp_path / name
+    path.write_bytes(text.encode("utf-8"))
+    return Source.from_path(path)
+
+
+def parse_one(tmp_path: Path, name: str, text: str) -> Conversation:
+    (convo,) = plain_text.parse(source(tmp_path, name, text))
+    return convo
+
+
+def turns(convo: Conversation) -> list[tuple[str, str, str]]:
+    return [(m.speaker, m.role, m.text) for m in convo.messages]
+
+
+def assert_verbatim(text: str, convo: Conversation) -> None:
+    """Message texts occur in `text` in order without overlap; all else is labels or whitespace."""
+    labels = {">", "❯", "●"}
+    for speaker in convo.speakers:
+        labels |= {f"{speaker}:", f"**{speaker}:**", f"**{speaker}**:"}
+    leftover = re.compile(r"(?:\s|" + "|".join(map(re.escape, labels)) + ")*", re.IGNORECASE)
+    position = 0
+    for message in convo.messages:
+        assert message.text and message.verbatim and message.text == message.text.rstrip()
+        found = text.find(message.text, position)
+        assert found >= 0, f"not in the source after offset {position}: {message.text[:60]!r}"
+        assert leftover.fullmatch(text[position:found]), f"text left out: {text[position:found]!r}"
+        position = found + len(message.text)
+    assert leftover.fullmatch(text[position:]), f"text left out at the end: {text[position:]!r}"
+
+
+@pytest.mark.parametrize("name", FIXTURES)
+def test_verbatim_rule_on_every_fixture(tmp_path: Path, name: str) -> None:
+    assert_verbatim(FIXTURES[name], parse_one(tmp_path, name, FIXTURES[name]))
+
+
+def test_verbatim_rule_on_the_shared_terminal_capture() -> None:
+    if not TERMINAL_SAMPLE.exists():
+        pytest.skip(f"shared sample {TERMINAL_SAMPLE} is absent (see /work/shared/README.md)")
+    sample = Source.from_path(TERMINAL_SAMPLE)
+    (convo,) = plain_text.parse(sample)
+    assert_verbatim(sample.read_text(), convo)
+
+
+def test_shared_terminal_capture_turns() -> None:
+    if not TERMINAL_SAMPLE.exists():
+        pytest.skip(f"shared sample {TERMINAL_SAMPLE} is absent (see /work/shared/README.md)")
+    sample = Source.from_path(TERMINAL_SAMPLE)
+    assert plain_text.accept(sample)
+    (convo,) = plain_text.parse(sample)
+    stem = "spotter_short.terminal.stripped"
+    assert convo.title == stem and convo.id is None
+    assert convo.speakers == (stem, "User", "Assistant")
+    got = turns(convo)
+    assert [role for _, role, _ in got] == ["other", "user", "assistant", "user", "assistant", "assistant",
+                                            "user", "assistant"]
+    assert got[0][2].startswith("claude --resume 55604662") and got[0][2].endswith("v1.19.2 (OTP 28)")
+    assert got[1][2] == "claude --resume 55604662-cf2a-4331-851a-ec234028f8ca --dangerously-skip-permissions"
+    assert got[2][2].startswith(" ▐▛███▜▌   Claude Code v2.1.39\n")  # the banner, indentation kept
+    assert got[3:7] == [
+        ("User", "user", "mix phx.server doesnt seem to start"),
+        ("Assistant", "assistant", "Let me check the project structure and try running the server to see the error."),
+        ("Assistant", "assistant", "Searched for 1 pattern (ctrl+o to expand)"),
+        ("User", "user", "/model"),
+    ]
+    # The empty input box ("❯" + no-break space + placeholder) is screen furniture, not a turn.
+    assert '\n❯\xa0Try "edit CLAUDE.md to..."\n' in got[7][2]
+
+
+def test_quoted_turns(tmp_path: Path) -> None:
+    convo = parse_one(tmp_path, "quoted.md", QUOTED)
+    assert convo.title == "Debugging session ✨"
+    assert turns(convo) == [
+        ("quoted", "other", "# Debugging session ✨"),
+        ("User", "user", "Why does this fail?\n> It's the `parse` step:\n>\n>     indented = True"),
+        ("Assistant", "assistant", "Because `parse` expects UTF-8 — ünïcode ✓ 日本語.\n\n```text\n"
+                                   "> not a prompt inside a fence\nUser: not a label either\n```\n\n\n"
+                                   "    indented reply line"),
+        ("User", "user", "Thanks!"),
+        ("Assistant", "assistant", "Glad to help."),
+    ]
+
+
+def test_terminal_prompts_and_bullets(tmp_path: Path) -> None:
+    assert turns(parse_one(tmp_path, "terminal.txt", TERMINAL)) == [
+        ("User", "user", "first prompt\n  wrapped second line"),
+        ("Assistant", "assistant", "Reply one.\n  continued"),
+        ("Assistant", "assistant", "Bash(ls)\n  ⎿  a.txt"),
+        ("User", "user", "second"),
+        ("Assistant", "assistant", "ok"),
+    ]
+
+
+def test_role_labels(tmp_path: Path) -> None:
+    convo = parse_one(tmp_path, "labelled.md", LABELLED)
+    assert turns(convo) == [
+        ("User", "user", "Can you fix   this?\n\n  It has two spaces of indent."),
+        ("Assistant", "assistant", "Sure — here's the fix:\n\n```js\nUser: this line is code, not a label\n"
+                                   "const x = 1;\n```"),
+        ("User", "user", "lower-case labels count too"),
+        ("Assistant", "assistant", '    def indented():\n        return "kept"'),
+        ("Human", "user", "🚀 Human and AI too"),
+        ("AI", "assistant", "done."),
+    ]
+    assert convo.title == "labelled"
+
+
+def test_role_labels_win_over_a_few_quotes_in_replies(tmp_path: Path) -> None:
+    convo = parse_one(tmp_path, "mixed.md", QUOTES_IN_LABELLED)
+    assert [m.role for m in convo.messages] == ["user", "assistant", "user", "assistant"]
+    assert convo.messages[1].text == "Here:\n> first quote\n\nAnd:\n> second quote"
+
+
+def test_crlf_line_ends_stay_inside_messages(tmp_path: Path) -> None:
+    assert turns(parse_one(tmp_path, "crlf.txt", CRLF)) == [
+        ("User", "user", "hi there"), ("Assistant", "assistant", "line one\r\n  line two")]
+
+
+def test_generic_speakers(tmp_path: Path) -> None:
+    assert turns(parse_one(tmp_path, "named.txt", NAMED)) == [
+        ("Alice", "other", "Did you see the 🌧 forecast?"),
+        ("Bob", "other", "Yes.\n  It said rain all week."),
+        ("Alice", "other", "Ugh."),
+        ("Dr. Chen", "other", "Bring an umbrella."),
+    ]
+
+
+def test_prose_with_an_occasional_label_is_one_message(tmp_path: Path) -> None:
+    convo = parse_one(tmp_path, "prose.txt", PROSE)
+    assert turns(convo) == [("prose", "other", PROSE.strip())]
+
+
+def test_one_speaker_is_not_a_conversation(tmp_path: Path) -> None:
+    text = "Alice: one\nAlice: two\n"
+    assert turns(parse_one(tmp_path, "solo", text)) == [("solo", "other", text.strip())]
+
+
+def test_empty_file_has_no_conversation(tmp_path: Path) -> None:
+    assert plain_text.parse(source(tmp_path, "empty.txt", " \n\n")) == []
+
+
+def test_non_utf8_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "latin1.txt"
+    path.write_bytes("café\n".encode("latin-1"))
+    assert not plain_text.accept(Source.from_path(path))
+    with pytest.raises(SourceRefusedError, match="line 1: not UTF-8"):
+        plain_text.parse(Source.from_path(path))
+
+
+def test_accepts_text_files_only(tmp_path: Path) -> None:
+    for name, text in (("chat.md", "# hi"), ("chat.markdown", "x"), ("run.log", "x"), ("NOTES", "x"),
+                       ("badges.md", "[![build](b.svg)](ci)\n"), ("empty.txt", "")):
+        assert plain_text.accept(Source.from_bytes(text.encode(), name)), name
+    # A multi-byte character cut at the end of the head is still UTF-8.
+    assert plain_text.accept(Source.from_bytes(("a" * 65535 + "é").encode(), "long.txt"))
+    for name, text in (("x.json", "hello"), ("x.jsonl", "hello"), ("x.txt", CHATGPT), ("x.txt", CLAUDE_AI),
+                       ("x.md", '\ufeff  {"a": 1}'), ("x.txt", "[\n  1, 2]"), ("x.pdf", "text")):
+        assert not plain_text.accept(Source.from_bytes(text.encode(), name)), (name, text)
+    assert not plain_text.accept(Source.from_bytes(b"bin\x00ary", "blob"))
+    assert not plain_text.accept(Source.from_path(tmp_path))
+
+
+@pytest.mark.parametrize("other", ["claude_code/spotter_short.jsonl", "codex_cli/daaain_rollout_synthetic.jsonl",
+                                   "gemini_cli/polylogue_gemini-cli-session.json"])
+def test_rejects_the_other_formats_samples(other: str) -> None:
+    path = SHARED / other
+    if not path.exists():
+        pytest.skip(f"shared sample {path} is absent (see /work/shared/README.md)")
+    assert not plain_text.accept(Source.from_path(path))
