@@ -12,7 +12,9 @@ from typing import Any
 
 import click
 
-from .errors import MempalaceError
+from .errors import InvalidInputError, MempalaceError
+from .formats import FORMATS
+from .ingest import expand_paths, ingest
 from .models import HALLS
 from .palace import Palace
 
@@ -222,3 +224,59 @@ def reindex(ctx: click.Context, palace: Palace) -> None:
     """Rebuild the fast catalog from Chroma (after another tool changed the palace)."""
     count = palace.rebuild_index()
     _emit(ctx, {"drawers": count}, lambda: f"Catalog rebuilt: {count} drawers.")
+
+
+@main.command(name="ingest")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--wing", help="File everything in this wing (default: project, channel or file name).")
+@click.option("--room", help="File everything in this room (default: chosen from each conversation's words).")
+@click.option("--format", "format_name", type=click.Choice(list(FORMATS)), help="Skip detection: read as this format.")
+@click.option("--dry-run", is_flag=True, help="Show what would be filed; write nothing.")
+@_palace_command(create=True)
+def ingest_command(ctx: click.Context, palace: Palace, paths: tuple[Path, ...], wing: str | None, room: str | None,
+                   format_name: str | None, dry_run: bool) -> None:
+    """File transcripts (Claude Code, Claude.ai, ChatGPT, Slack, Codex, Gemini, text); folders are walked."""
+    sources = expand_paths(paths)
+    if not sources:
+        raise InvalidInputError(f"No transcript files found under {', '.join(map(str, paths))}.")
+    reports = []
+    for source in sources:
+        with _ProgressBar(enabled=not ctx.obj["json"] and sys.stderr.isatty(), label=source.name) as bar:
+            report = ingest(palace, source, wing=wing, room=room, format=format_name, dry_run=dry_run, progress=bar)
+        reports.append(report)
+        if not ctx.obj["json"]:
+            click.echo(("Error: " if report.errors else "") + report.summary(), err=bool(report.errors), color=True)
+    if ctx.obj["json"]:
+        click.echo(json.dumps([r.to_dict(with_drawers=dry_run) for r in reports], ensure_ascii=False, indent=2))
+    elif len(reports) > 1:
+        added = sum(r.new if dry_run else r.added for r in reports)
+        click.echo(f"{len(reports)} source(s): {'would add' if dry_run else 'added'} {added} drawer(s), "
+                   f"{sum(r.already_present for r in reports)} already in the palace, "
+                   f"{sum(1 for r in reports if r.errors)} failed.")
+    if any(r.errors for r in reports):
+        sys.exit(1)
+
+
+class _ProgressBar:
+    """A terminal progress bar fed by ingest's (done, total) callback; silent when not on a terminal."""
+
+    def __init__(self, enabled: bool, label: str):
+        self._enabled, self._label = enabled, label
+        self._bar: Any = None
+        self._done = 0
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self._enabled or total < 50:
+            return
+        if self._bar is None:
+            self._bar = click.progressbar(length=total, label=f"Embedding {self._label}", file=sys.stderr)
+            self._bar.__enter__()
+        self._bar.update(done - self._done)
+        self._done = done
+
+    def __enter__(self) -> "_ProgressBar":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(*exc)

@@ -1,0 +1,115 @@
+"""Cut a conversation into drawers on message boundaries, keeping every character of every message.
+
+The unit is an exchange: a user turn and the replies that follow (in a group chat, one message).
+Exchanges are packed greedily up to about `target` characters; an exchange too big for one drawer
+is packed message by message, and a message too big for one drawer is split by `split_verbatim`
+at paragraph, line, sentence, then word boundaries. Each message piece is written as
+`Speaker: text`, so a drawer reads like the conversation; tool lines are written as they are.
+Greedy packing from the start keeps the cut points of a conversation that later grows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..chunking import split_verbatim
+from ..formats.base import Conversation, Message
+
+MESSAGE_GAP = "\n\n"
+TOOL_GAP = "\n"
+
+
+@dataclass(frozen=True)
+class Span:
+    """Characters `start:end` of message `message` are in the drawer, unchanged."""
+
+    message: int
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """The text of one planned drawer and which message text it carries."""
+
+    content: str
+    spans: tuple[Span, ...]
+
+
+@dataclass(frozen=True)
+class _Block:
+    parts: tuple[tuple[Message, Span, bool], ...]  # (message, span, is continuation)
+
+    def render(self, after: "_Block | None") -> str:
+        out = []
+        previous = after.parts[-1][0] if after else None
+        for message, span, continued in self.parts:
+            if previous is not None:
+                out.append(TOOL_GAP if message.role == previous.role == "tool" else MESSAGE_GAP)
+            out.append(_label(message, continued) + message.text[span.start : span.end])
+            previous = message
+        return "".join(out)
+
+
+def chunk_conversation(conversation: Conversation, target: int = 800) -> list[Chunk]:
+    """Drawers for one conversation, in order; their spans cover every message's text exactly once."""
+    blocks: list[_Block] = []
+    for unit in _exchanges(conversation.messages):
+        blocks.extend(_fit(unit, conversation.messages, target))
+    chunks: list[Chunk] = []
+    current: list[_Block] = []
+    length = 0
+    for block in blocks:
+        size = len(block.render(current[-1] if current else None))
+        if current and length + size > target:
+            chunks.append(_chunk(current))
+            current, length = [], 0
+            size = len(block.render(None))
+        current.append(block)
+        length += size
+    if current:
+        chunks.append(_chunk(current))
+    return chunks
+
+
+def _exchanges(messages: tuple[Message, ...]) -> list[list[int]]:
+    """Indexes of messages grouped into exchanges (a user turn and its replies) or single messages."""
+    conversational = any(m.role == "user" for m in messages) and any(m.role == "assistant" for m in messages)
+    units: list[list[int]] = []
+    for index, message in enumerate(messages):
+        if not message.text:
+            continue
+        starts_unit = message.role == "user" if conversational else message.role != "tool"
+        if starts_unit or not units:
+            units.append([index])
+        else:
+            units[-1].append(index)
+    return units
+
+
+def _fit(unit: list[int], messages: tuple[Message, ...], target: int) -> list[_Block]:
+    """The exchange as one block if it fits about one drawer, else one block per message piece."""
+    whole = _Block(tuple((messages[i], Span(i, 0, len(messages[i].text)), False) for i in unit))
+    if len(whole.render(None)) <= target * 3 // 2:
+        return [whole]
+    blocks = []
+    for index in unit:
+        message = messages[index]
+        room = max(target - len(_label(message, True)), 100)
+        start = 0
+        for piece_number, piece in enumerate(split_verbatim(message.text, room)):
+            span = Span(index, start, start + len(piece))
+            blocks.append(_Block(((message, span, piece_number > 0),)))
+            start = span.end
+    return blocks
+
+
+def _label(message: Message, continued: bool) -> str:
+    if message.role == "tool":
+        return ""
+    return f"{message.speaker} (continued): " if continued else f"{message.speaker}: "
+
+
+def _chunk(blocks: list[_Block]) -> Chunk:
+    text = "".join(block.render(blocks[i - 1] if i else None) for i, block in enumerate(blocks))
+    return Chunk(text, tuple(span for block in blocks for _, span, _ in block.parts))

@@ -1,0 +1,80 @@
+"""What an ingest planned and did: typed values the CLI prints and the dashboard shows."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+
+@dataclass(frozen=True)
+class PlannedDrawer:
+    """One drawer an ingest would file (`new`) or found already stored (`present`, with its place)."""
+
+    id: str
+    content: str
+    wing: str
+    room: str
+    hall: str
+    status: Literal["new", "present"]
+    conversation: int
+    chunk_index: int
+    conversation_id: str | None = None
+    title: str | None = None
+    date: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class IngestReport:
+    """The outcome for one source file (or Slack export).
+
+    `added` counts drawers written; `already_present` those whose exact text was stored before;
+    `replaced` stored drawers of a conversation that has since grown, superseded by the longer
+    version; `near_duplicates` new drawers at least 0.9 similar to a stored one (kept, not dropped).
+    """
+
+    source: str
+    format: str | None = None
+    conversations: int = 0
+    planned: int = 0
+    added: int = 0
+    already_present: int = 0
+    replaced: int = 0
+    near_duplicates: int = 0
+    errors: tuple[str, ...] = ()
+    dry_run: bool = False
+    wings: tuple[str, ...] = ()
+    rooms: tuple[str, ...] = ()
+    drawer_ids: tuple[str, ...] = ()
+    drawers: tuple[PlannedDrawer, ...] = field(default=(), repr=False)
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    @property
+    def new(self) -> int:
+        return self.planned - self.already_present
+
+    def to_dict(self, with_drawers: bool = True) -> dict[str, Any]:
+        data = asdict(self)
+        if not with_drawers:
+            data.pop("drawers")
+        data["new"] = self.new
+        return data
+
+    def summary(self) -> str:
+        """One line for people: what was found and what happened."""
+        if self.errors:
+            return f"{self.source}: {self.errors[0]}"
+        verb = "would add" if self.dry_run else "added"
+        count = self.new if self.dry_run else self.added
+        parts = [f"{self.source} ({self.format}): {self.conversations} conversation(s), {self.planned} drawer(s)",
+                 f"{verb} {count}", f"{self.already_present} already in the palace"]
+        if self.replaced:
+            parts.append(f"{self.replaced} replaced by a longer version")
+        if self.near_duplicates:
+            parts.append(f"{self.near_duplicates} near-duplicate(s) kept")
+        return ", ".join(parts)

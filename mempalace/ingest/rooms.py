@@ -1,0 +1,107 @@
+"""Room names from a conversation's own words, reusing a room the palace already has for the topic.
+
+Candidates are the runs of content words in the text (stop words, filler and the speakers' names
+removed): single words and adjacent pairs. A pair scores 2.5 per occurrence, a word 1, and words of
+the title count triple. A candidate whose light stem matches an existing room (`auth-migration` for
+"migrating auth" or "Auth migrations") scores double, and an existing room whose words occur
+together in a sentence at least twice is a candidate too: the same topic gets the same slug in
+every wing, which is what makes tunnels. The best candidate becomes the room; no words → `general`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+from ..catalog import STOP_WORDS
+from ..naming import room_slug
+
+GENERAL = "general"
+_WORD = re.compile(r"[a-z][a-z0-9+#]*")
+_NOT_PROSE = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+|\S*[/\\]\S*|\S+@\S+|\b\w*\d\w*\b|`[^`\n]*`|\S*[_=<>{}$]\S*|\S+\.[a-z0-9]{1,5}\b")
+_SENTENCE = re.compile(r"[.!?;:,()\[\]{}\"`|/\\]+\s|\n+")
+_FILLER = frozenset("""
+yes yeah yep okay ok thanks thank please sure let lets know like just really think want need get got
+use using used make made one also would could should can will see look looks good great well right now
+way thing things something anything everything nothing lot much many still even maybe actually probably
+done doing going go went new old first last next back time times today day days week hi hello hey sorry
+user assistant claude chatgpt gemini codex ai human tool result error message continued file files code
+line lines run running work works working try trying tried help need needs want wants seems seem said
+say says tell told ask asked answer question questions point bit kind sort part sure fine cool nice
+able via etc e.g i.e didn doesn don isn wasn aren won can't won't i'm it's that's there's here's you're
+we're they're let's i've you've we've i'll you'll we'll i'd you'd we'd same different other another
+""".split())
+PAIR_WEIGHT, TITLE_WEIGHT, KNOWN_WEIGHT = 2.5, 3.0, 2.0
+
+
+def stem(word: str) -> str:
+    """A light stem, enough to match `migration`, `migrations` and `migrating`."""
+    for suffix in ("ations", "ation", "ings", "ing", "ions", "ion", "ers", "er", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[: -len(suffix)]
+    return word
+
+
+def room_key(slug: str) -> str:
+    return "-".join(stem(part) for part in slug.split("-") if part)
+
+
+class RoomChooser:
+    """Chooses rooms for the conversations of one ingest, remembering the rooms it has handed out."""
+
+    def __init__(self, existing_rooms: Iterable[str]):
+        self._known: dict[str, str] = {}
+        for slug in sorted(existing_rooms):
+            if slug != GENERAL:
+                self._known.setdefault(room_key(slug), slug)
+
+    def choose(self, texts: Sequence[str], title: str | None = None, names: Iterable[str] = ()) -> str:
+        """The room for a conversation (or a segment of one) made of `texts`."""
+        ignored = STOP_WORDS | _FILLER | {w for n in names for w in _WORD.findall(n.lower())}
+        sentences = [sentence for text in texts for sentence in _sentences(text, ignored)]
+        runs = [run for sentence in sentences for run in sentence]
+        titled = [run for sentence in _sentences(title or "", ignored) for run in sentence]
+        scores: Counter[str] = Counter()
+        surface: dict[str, Counter[str]] = {}
+        for run, weight in [(r, 1.0) for r in runs] + [(r, TITLE_WEIGHT) for r in titled]:
+            for size, bonus in ((1, 1.0), (2, PAIR_WEIGHT)):
+                for start in range(len(run) - size + 1):
+                    words = run[start : start + size]
+                    key = "-".join(stem(w) for w in words)
+                    scores[key] += weight * bonus
+                    surface.setdefault(key, Counter())[" ".join(words)] += 1
+        stems = [{stem(w) for run in sentence for w in run} for sentence in sentences]
+        for key in self._known:
+            together = _co_occurrences(key.split("-"), stems)
+            if key in scores or together >= 2:
+                scores[key] = (scores.get(key, 0.0) + PAIR_WEIGHT * together) * KNOWN_WEIGHT
+        if not scores:
+            return GENERAL
+        best = max(scores, key=lambda k: (scores[k], k.count("-"), k))
+        if best in self._known:
+            return self._known[best]
+        slug = room_slug(surface[best].most_common(1)[0][0])
+        self._known[best] = slug
+        return slug
+
+
+def _sentences(text: str, ignored: frozenset[str] | set[str]) -> list[list[list[str]]]:
+    """Each sentence-like piece of `text` as its runs of consecutive content words."""
+    sentences = []
+    for piece in _SENTENCE.split(_NOT_PROSE.sub(" . ", text.lower())):
+        runs: list[list[str]] = [[]]
+        for word in _WORD.findall(piece):
+            if word in ignored or len(word) < 3:
+                runs.append([])
+            else:
+                runs[-1].append(word)
+        if any(runs):
+            sentences.append([run for run in runs if run])
+    return sentences
+
+
+def _co_occurrences(stems: list[str], sentences: list[set[str]]) -> int:
+    """In how many sentences all of a multi-word room's stems appear together."""
+    wanted = set(stems)
+    return sum(1 for words in sentences if wanted <= words) if len(wanted) > 1 else 0
