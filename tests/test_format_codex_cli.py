@@ -11,7 +11,7 @@ import pytest
 
 from mempalace.errors import MalformedSourceError
 from mempalace.formats import codex_cli
-from mempalace.formats.base import Source
+from mempalace.formats.base import SUMMARY_CHARS, Source
 
 SHARED = Path("/work/shared/data/transcripts")
 VERBATIM = ("Ünïcödé ✓ — 日本語 🐍\n\n    indented line\n\n\n"
@@ -130,7 +130,7 @@ def test_tool_calls_are_compact_one_liners(tmp_path: Path) -> None:
     assert tools[2].text == '→ web_search: {"type": "search", "query": "codex"}'
     for message in tools:
         assert not message.verbatim and message.speaker == "Tool"
-        assert len(message.text) <= codex_cli.SUMMARY_CHARS and "\n" not in message.text
+        assert len(message.text) <= SUMMARY_CHARS and "\n" not in message.text
     assert tools[1].text.endswith("…")
 
 

@@ -236,8 +236,13 @@ def test_prose_with_an_occasional_label_is_one_message(tmp_path: Path) -> None:
     assert turns(convo) == [("prose", "other", PROSE.strip())]
 
 
-def test_one_speaker_is_not_a_conversation(tmp_path: Path) -> None:
-    text = "Alice: one\nAlice: two\n"
+def test_github_admonitions_are_not_user_turns(tmp_path: Path) -> None:
+    text = "# Setup\n\n> [!NOTE]\n> Needs Python 3.11.\n\nRun it.\n\n> [!WARNING]\n> Back up first.\n"
+    assert turns(parse_one(tmp_path, "README.md", text)) == [("README", "other", text.strip())]
+
+
+@pytest.mark.parametrize("text", ["Alice: one\nAlice: two\n", "MAX_SIZE: int = 3\nMIN_SIZE: int = 1\n"])
+def test_one_speaker_or_constants_are_not_a_conversation(tmp_path: Path, text: str) -> None:
     assert turns(parse_one(tmp_path, "solo", text)) == [("solo", "other", text.strip())]
 
 

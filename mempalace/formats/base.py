@@ -18,6 +18,7 @@ Role = Literal["user", "assistant", "tool", "other"]
 HEAD_BYTES = 64 * 1024
 DEFAULT_MAX_BYTES = 200 * 1024 * 1024
 DEFAULT_MAX_UNZIPPED_BYTES = 1024 * 1024 * 1024
+SUMMARY_CHARS = 200  # tool calls and results are kept as one line of at most this many characters
 
 
 @dataclass(frozen=True)
@@ -122,6 +123,12 @@ class Source:
         if self.is_zip:
             return _zip_members(self.read_bytes(), self.name, self.max_unzipped_bytes)
         return {}
+
+
+def one_line(text: str) -> str:
+    """Whitespace collapsed to single spaces, cut to SUMMARY_CHARS with an ellipsis (tool summaries)."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= SUMMARY_CHARS else flat[: SUMMARY_CHARS - 1].rstrip() + "…"
 
 
 def decode_text(data: bytes, name: str) -> str:

@@ -12,11 +12,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .base import Conversation, Message, Role, Source, iso_time, load_json, malformed
+from .base import Conversation, Message, Role, Source, iso_time, load_json, malformed, one_line
 
 NAME = "chatgpt"
 LABEL = "ChatGPT export"
-SUMMARY_CHARS = 200
 
 _MAPPING_KEY = re.compile(r'"mapping"\s*:\s*\{')
 _NODE_KEYS = re.compile(r'"current_node"\s*:|"children"\s*:\s*\[')
@@ -138,7 +137,7 @@ def _message(raw: Any, where: str, name: str) -> Message | None:
     speaker = author.get("name") if isinstance(author.get("name"), str) and author.get("name") else None
     stamp = iso_time(raw.get("create_time"))
     if role == "tool":
-        summary = _one_line(f"{speaker or 'tool'}: {text}")
+        summary = one_line(f"{speaker or 'tool'}: {text}")
         return Message(speaker="Tool", role="tool", text=summary, timestamp=stamp, verbatim=False)
     kind: Role = role if role in ("user", "assistant") else "other"
     default = _SPEAKERS.get(role, str(role or "unknown").capitalize())
@@ -162,7 +161,3 @@ def _text(content: Any, where: str, name: str) -> str:
     return text if isinstance(text, str) else ""
 
 
-def _one_line(text: str) -> str:
-    """Whitespace collapsed to single spaces, cut to SUMMARY_CHARS with an ellipsis."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= SUMMARY_CHARS else flat[: SUMMARY_CHARS - 1] + "…"

@@ -13,11 +13,10 @@ import json
 import re
 from typing import Any
 
-from .base import Conversation, Message, Role, Source, iso_time, load_json, malformed
+from .base import Conversation, Message, Role, Source, iso_time, load_json, malformed, one_line
 
 NAME = "claude_ai"
 LABEL = "Claude.ai export"
-SUMMARY_CHARS = 200
 
 _MESSAGES_KEY = re.compile(r'"chat_messages"\s*:')
 _SENDERS: dict[str, tuple[str, Role]] = {"human": ("User", "user"), "assistant": ("Claude", "assistant")}
@@ -120,9 +119,9 @@ def _tool_summary(block: dict[str, Any]) -> str | None:
     if kind == "tool_use":
         given = block.get("input")
         shown = given if isinstance(given, str) else json.dumps(given, ensure_ascii=False, default=str)
-        return _one_line(f"{block.get('name') or 'tool'}: {shown}")
+        return one_line(f"{block.get('name') or 'tool'}: {shown}")
     if kind == "tool_result":
-        return _one_line(f"{block.get('name') or 'result'}: {_result_text(block.get('content'))}")
+        return one_line(f"{block.get('name') or 'result'}: {_result_text(block.get('content'))}")
     return None
 
 
@@ -135,7 +134,3 @@ def _result_text(content: Any) -> str:
     return "" if content is None else json.dumps(content, ensure_ascii=False, default=str)
 
 
-def _one_line(text: str) -> str:
-    """Whitespace collapsed to single spaces, cut to SUMMARY_CHARS with an ellipsis."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= SUMMARY_CHARS else flat[: SUMMARY_CHARS - 1] + "…"

@@ -12,7 +12,7 @@ import re
 from pathlib import PurePosixPath
 from typing import Any
 
-from .base import Conversation, Message, Source, iso_time, json_lines, malformed
+from .base import Conversation, Message, Source, iso_time, json_lines, malformed, one_line
 
 NAME = "claude_code"
 LABEL = "Claude Code session"
@@ -23,7 +23,6 @@ _WRAPPERS = re.compile(r"^\s*<(command-[\w-]+|local-command-[\w-]+|bash-[\w-]+|u
                        re.DOTALL)
 _NOISE = re.compile(r"^\[Request interrupted by user[^\]]*\]$")
 _TOOL_KEYS = ("command", "file_path", "path", "pattern", "query", "url", "description", "prompt", "skill")
-SUMMARY_CHARS = 200
 
 
 def accept(source: Source) -> bool:
@@ -130,7 +129,7 @@ def _clean_user_text(text: str) -> str:
 def _tool_call(block: dict[str, Any]) -> str:
     arguments = block.get("input") if isinstance(block.get("input"), dict) else {}
     detail = next((str(arguments[k]) for k in _TOOL_KEYS if arguments.get(k)), "")
-    return _one_line(f"→ {block.get('name') or 'tool'}: {detail}" if detail else f"→ {block.get('name') or 'tool'}")
+    return one_line(f"→ {block.get('name') or 'tool'}: {detail}" if detail else f"→ {block.get('name') or 'tool'}")
 
 
 def _tool_result(block: dict[str, Any]) -> str:
@@ -141,14 +140,11 @@ def _tool_result(block: dict[str, Any]) -> str:
     lines = text.count("\n") + 1 if text else 0
     label = "← error" if block.get("is_error") else "← result"
     suffix = f" ({lines} lines)" if lines > 1 else ""
-    return _one_line(f"{label}{suffix}: {text}" if text else f"{label}: (empty)")
+    return one_line(f"{label}{suffix}: {text}" if text else f"{label}: (empty)")
 
 
-def _one_line(text: str) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= SUMMARY_CHARS else flat[: SUMMARY_CHARS - 1].rstrip() + "…"
 
 
 def _first_line(text: str) -> str | None:
     line = text.strip().split("\n", 1)[0].strip()
-    return _one_line(line)[:80] if line else None
+    return one_line(line)[:80] if line else None

@@ -13,11 +13,10 @@ import re
 from pathlib import PurePosixPath
 from typing import Any
 
-from .base import Conversation, Message, Source, iso_time, json_lines, malformed
+from .base import Conversation, Message, Source, iso_time, json_lines, malformed, one_line
 
 NAME = "codex_cli"
 LABEL = "Codex CLI session"
-SUMMARY_CHARS = 200
 
 _RECORD_TYPES = {"session_meta", "response_item", "event_msg", "turn_context", "compacted"}
 _TRUNCATED_FIRST = re.compile(r'\{\s*"timestamp"\s*:\s*"[^"]*"\s*,\s*"type"\s*:\s*"session_meta"')
@@ -145,7 +144,3 @@ def _output_text(output: Any) -> str:
     return json.dumps(output, ensure_ascii=False)
 
 
-def one_line(text: str) -> str:
-    """Whitespace collapsed to single spaces, cut to SUMMARY_CHARS with an ellipsis (tool summaries)."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= SUMMARY_CHARS else flat[: SUMMARY_CHARS - 1].rstrip() + "…"

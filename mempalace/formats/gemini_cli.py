@@ -11,8 +11,7 @@ import json
 import re
 from typing import Any
 
-from .base import Conversation, Message, Source, iso_time, load_json, malformed
-from .codex_cli import one_line
+from .base import Conversation, Message, Source, iso_time, load_json, malformed, one_line
 
 NAME = "gemini_cli"
 LABEL = "Gemini CLI session"

@@ -27,6 +27,7 @@ _SUFFIXES = frozenset({"", ".txt", ".text", ".md", ".markdown", ".log"})
 _JSON_START = re.compile(r'\s*(?:\{\s*(?:"|\}|$)|\[\s*(?:[\[\]{"\d-]|true\b|false\b|null\b|$))')
 _FENCE = re.compile(r" {0,3}(?:`{3,}|~{3,})")
 _PROMPT = re.compile(r"(>|❯) [ \t]*")
+_ADMONITION = re.compile(r">[ \t]*\[![A-Za-z]+\]")  # `> [!NOTE]`: a GitHub note, never a turn
 _REPLY = re.compile(r"● [ \t]*")
 _NAMED = re.compile(  # `Name:` or `**Name:**` / `**Name**:`, a name of one to three words
     r"(\*\*)?(?P<name>[^\W\d_][\w'’.-]*(?: [^\W\d_][\w'’.-]*){0,2})(?(1)(?::\*\*|\*\*:)|:)(?=\s|$)[ \t]*")
@@ -112,12 +113,16 @@ def _marker_cuts(lines: list[_Line]) -> list[_Cut]:
     """`>`/`❯` user turns and `●` replies; the first unmarked non-blank line after a user turn starts a reply.
 
     A `>` turn goes on over the following `>` lines (a Markdown quote); a `❯` turn over the following
-    non-blank lines (a wrapped terminal prompt).
+    non-blank lines (a wrapped terminal prompt). A `> [!NOTE]` quote is ordinary text, all its lines.
     """
     cuts: list[_Cut] = []
     state = None  # ">" or "❯" inside a user turn, "gap" after its blank line, None inside a reply
+    in_note = False
     for start, line, fenced in lines:
-        prompt = None if fenced else _PROMPT.match(line)
+        if in_note and not fenced and line.startswith(">"):
+            continue
+        in_note = not fenced and bool(_ADMONITION.match(line))
+        prompt = None if fenced or in_note else _PROMPT.match(line)
         reply = None if fenced else _REPLY.match(line)
         blank = not line.strip()
         if state == ">" and not fenced and line.startswith(">"):
@@ -148,7 +153,7 @@ def _named_cuts(lines: list[_Line], roles_only: bool) -> list[_Cut]:
         name = match["name"]
         if roles_only and name.lower() in _ROLES:
             speaker, role = _ROLES[name.lower()]
-        elif not roles_only and name[0].isupper() and len(name) <= 32:
+        elif not roles_only and name[0].isupper() and len(name) <= 32 and "_" not in name:  # not CONSTANT_NAMES
             speaker, role = name, "other"
         else:
             continue

@@ -2,7 +2,7 @@
 
 Candidates are the runs of content words in the text (stop words, filler and the speakers' names
 removed): single words and adjacent pairs. A pair scores 2.5 per occurrence, a word 1, and words of
-the title count triple. A candidate whose light stem matches an existing room (`auth-migration` for
+the title count double. A candidate whose light stem matches an existing room (`auth-migration` for
 "migrating auth" or "Auth migrations") scores double, and an existing room whose words occur
 together in a sentence at least twice is a candidate too: the same topic gets the same slug in
 every wing, which is what makes tunnels. The best candidate becomes the room; no words → `general`.
@@ -31,13 +31,17 @@ line lines run running work works working try trying tried help need needs want 
 say says tell told ask asked answer question questions point bit kind sort part sure fine cool nice
 able via etc e.g i.e didn doesn don isn wasn aren won can't won't i'm it's that's there's here's you're
 we're they're let's i've you've we've i'll you'll we'll i'd you'd we'd same different other another
+without within around across along among upon toward towards onto everyone everybody someone somebody
+anyone always never often sometimes usually instead rather quite pretty enough every either neither
+whether though although unless since until while yet already almost also again keep keeps kept take
+takes took give gives gave put puts set sets call called find found show shows shown start started
 """.split())
-PAIR_WEIGHT, TITLE_WEIGHT, KNOWN_WEIGHT = 2.5, 3.0, 2.0
+PAIR_WEIGHT, TITLE_WEIGHT, KNOWN_WEIGHT = 2.5, 2.0, 2.0
 
 
 def stem(word: str) -> str:
     """A light stem, enough to match `migration`, `migrations` and `migrating`."""
-    for suffix in ("ations", "ation", "ings", "ing", "ions", "ion", "ers", "er", "ed", "es", "s"):
+    for suffix in ("ations", "ation", "ings", "ing", "ions", "ion", "ers", "er", "ed", "es", "s", "e"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 4:
             return word[: -len(suffix)]
     return word

@@ -1,0 +1,191 @@
+"""The ingest pipeline: idempotent, previewable, all-or-nothing per file, and clear about bad input."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from mempalace import Palace
+from mempalace.config import load_settings
+from mempalace.ingest import ingest, ingest_paths
+from mempalace.ingest import pipeline
+
+TOPIC = [
+    ("How do we migrate the auth service to OAuth without logging everyone out?",
+     "Run both token validators side by side during the auth migration, then flip the default.\n\n"
+     "```python\nif legacy_token(request):\n    return validate_legacy(request)\n```"),
+    ("What about the refresh tokens in the auth migration?",
+     "Keep the refresh tokens valid for one rotation cycle; the auth migration then retires them."),
+]
+
+
+def _session(path: Path, exchanges: list[tuple[str, str]], session: str = "s-1") -> Path:
+    """A Claude Code session file with one record per turn."""
+    lines = []
+    for n, (question, answer) in enumerate(exchanges):
+        stamp = f"2026-01-0{1 + n % 9}T10:00:00Z"
+        lines.append({"type": "user", "sessionId": session, "cwd": "/home/kai/driftwood", "timestamp": stamp,
+                      "message": {"role": "user", "content": question}})
+        lines.append({"type": "assistant", "sessionId": session, "cwd": "/home/kai/driftwood", "timestamp": stamp,
+                      "message": {"role": "assistant", "content": [{"type": "text", "text": answer}]}})
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def _long_exchanges(n: int, steps: int = 25) -> list[tuple[str, str]]:
+    return [(f"Question {i}: how should the ledger service handle case {i}?",
+             f"Answer {i}: " + " ".join(f"step{i}-{j} keeps the ledger balanced." for j in range(steps)))
+            for i in range(n)]
+
+
+def test_ingest_files_every_drawer_with_its_place_and_provenance(palace: Palace, tmp_path: Path) -> None:
+    report = ingest(palace, _session(tmp_path / "abc.jsonl", TOPIC))
+    assert report.ok and report.format == "claude_code" and report.conversations == 1
+    assert report.rooms[0] in {"auth-migration", "auth-service"}
+    assert report.added == report.planned > 0 and report.wings == ("driftwood",)
+    drawer = palace.get_drawer(report.drawer_ids[0])
+    assert drawer.wing == "driftwood" and drawer.room == report.rooms[0] and drawer.hall in {
+        "hall_facts", "hall_events", "hall_discoveries", "hall_preferences", "hall_advice"}
+    assert drawer.source_file == "abc.jsonl" and drawer.filed_at
+    assert drawer.extra["format"] == "claude_code" and drawer.extra["conversation_id"] == "s-1"
+    assert drawer.extra["speakers"] == "User, Claude" and drawer.extra["conversation_date"] == "2026-01-01T10:00:00Z"
+    assert len(drawer.extra["content_hash"]) == 64
+    assert "User: How do we migrate the auth service" in drawer.content
+
+
+def test_reingesting_the_same_or_a_renamed_file_adds_nothing(palace: Palace, tmp_path: Path) -> None:
+    path = _session(tmp_path / "a.jsonl", TOPIC)
+    first = ingest(palace, path)
+    count = palace.count()
+    again = ingest(palace, path)
+    renamed = ingest(palace, path.read_bytes(), filename="renamed.jsonl")
+    assert again.added == renamed.added == 0
+    assert again.already_present == renamed.already_present == first.planned
+    assert palace.count() == count
+
+
+def test_a_grown_session_adds_only_its_new_part(palace: Palace, tmp_path: Path, settings) -> None:
+    exchanges = _long_exchanges(6, steps=5)  # small exchanges: several share a drawer
+    path = _session(tmp_path / "grow.jsonl", exchanges[:2])
+    ingest(palace, path)
+    grown = ingest(palace, _session(path, exchanges))
+    assert grown.ok and grown.added == grown.planned == 2 and grown.replaced == 1  # first drawer grew
+    with Palace.open(tmp_path / "fresh", settings=settings) as fresh:
+        ingest(fresh, path)
+        expected = {d.content for d in fresh.find_drawers(_all_ids(fresh)).values()}
+    stored = {d.content for d in palace.find_drawers(_all_ids(palace)).values()}
+    assert stored == expected  # the old, shorter last drawer was replaced, not kept beside the new one
+
+
+def _all_ids(palace: Palace) -> list[str]:
+    return [hit.drawer_id for hit in palace.search("ledger auth token", limit=1000, mode="vector")]
+
+
+def test_a_later_export_that_contains_an_earlier_one_adds_only_the_new_conversation(
+        palace: Palace, tmp_path: Path) -> None:
+    def conversation(cid: str, title: str, question: str) -> dict:
+        return {"uuid": cid, "name": title, "created_at": "2026-02-01T09:00:00Z", "chat_messages": [
+            {"sender": "human", "text": question, "created_at": "2026-02-01T09:00:00Z"},
+            {"sender": "assistant", "text": "Use a sourdough starter fed twice a day.", "created_at": "2026-02-01T09:01:00Z"},
+        ]}
+
+    first = [conversation("c1", "Bread", "How do I bake sourdough bread at home?")]
+    (tmp_path / "conversations.json").write_text(json.dumps(first), encoding="utf-8")
+    one = ingest(palace, tmp_path / "conversations.json")
+    later = first + [conversation("c2", "Pasta", "How long do I boil fresh pasta?")]
+    (tmp_path / "conversations.json").write_text(json.dumps(later), encoding="utf-8")
+    two = ingest(palace, tmp_path / "conversations.json")
+    assert one.added == 1 and two.conversations == 2 and two.added == 1 and two.already_present == 1
+    assert one.wings == ("claude_ai",)  # the export's generic file name gives way to the format's name
+
+
+def test_dry_run_previews_without_writing_and_matches_the_real_run(palace: Palace, tmp_path: Path) -> None:
+    path = _session(tmp_path / "p.jsonl", TOPIC)
+    preview = ingest(palace, path, dry_run=True)
+    assert preview.dry_run and preview.added == 0 and palace.count() == 0
+    assert preview.new == preview.planned == len(preview.drawers)
+    assert all(d.status == "new" and d.hall.startswith("hall_") for d in preview.drawers)
+    real = ingest(palace, path)
+    stored = palace.find_drawers(list(real.drawer_ids))
+    assert [(d.id, d.wing, d.room, d.hall) for d in preview.drawers] == [
+        (i, stored[i].wing, stored[i].room, stored[i].hall) for i in real.drawer_ids]
+    again = ingest(palace, path, dry_run=True)
+    assert again.new == 0 and all(d.status == "present" for d in again.drawers)
+
+
+def test_caller_can_force_wing_and_room(palace: Palace, tmp_path: Path) -> None:
+    report = ingest(palace, _session(tmp_path / "f.jsonl", TOPIC), wing="Wing Kai", room="Auth Migration")
+    assert report.wings == ("wing_kai",) and report.rooms == ("auth-migration",)
+    assert palace.list_rooms("wing_kai") == {"auth-migration": report.added}
+
+
+def test_near_duplicates_are_kept_and_counted(palace: Palace, tmp_path: Path) -> None:
+    text = "User: " + "the quarterly gpu pricing review covers spot instances and reserved capacity " * 5
+    (tmp_path / "one.txt").write_text(text, encoding="utf-8")
+    (tmp_path / "two.txt").write_text(text.replace("quarterly", "yearly"), encoding="utf-8")
+    ingest(palace, tmp_path / "one.txt")
+    second = ingest(palace, tmp_path / "two.txt")
+    assert second.added == 1 and second.near_duplicates == 1 and palace.count() == 2
+
+
+@pytest.mark.parametrize("name, data, message", [
+    ("notes.csv", b"a,b\n1,2\n", "not a transcript format MemPalace knows (tried Claude Code session"),
+    ("conversations.json", b'[{"uuid": "x", "chat_messages": [ }', "conversations.json, line 1"),
+    ("image.png", b"\x89PNG\r\n\x1a\n\x00\x00\x00", "looks like a binary file"),
+    ("empty.txt", b"   \n\n", "no conversations with any text"),
+])
+def test_bad_input_is_reported_clearly_and_writes_nothing(palace: Palace, name: str, data: bytes,
+                                                         message: str) -> None:
+    report = ingest(palace, data, filename=name)
+    assert not report.ok and message in report.errors[0] and palace.count() == 0
+
+
+def test_size_caps_and_unsafe_zips_are_refused(tmp_path: Path) -> None:
+    small = load_settings(tmp_path / "h", max_ingest_bytes=100)
+    with Palace.open(tmp_path / "p", settings=small) as palace:
+        big = ingest(palace, b"User: hello\n" * 50, filename="big.txt")
+        assert "limit is" in big.errors[0] and "max_ingest_bytes" in big.errors[0]
+    evil = tmp_path / "evil.zip"
+    with zipfile.ZipFile(evil, "w") as archive:
+        archive.writestr("users.json", "[]")
+        archive.writestr("channels.json", "[]")
+        archive.writestr("../escape/2020-01-01.json", "[]")
+    with Palace.open(tmp_path / "q", settings=load_settings(tmp_path / "h")) as palace:
+        report = ingest(palace, evil)
+        assert "escapes its folder" in report.errors[0] and palace.count() == 0
+
+
+def test_one_bad_file_does_not_stop_the_others(palace: Palace, tmp_path: Path) -> None:
+    _session(tmp_path / "good.jsonl", TOPIC)
+    (tmp_path / "bad.jsonl").write_text(
+        '{"type": "user", "sessionId": "x", "message": {"role": "user", "content": "hi"}}\n{oops\n', encoding="utf-8")
+    (tmp_path / "picture.png").write_bytes(b"\x89PNG")  # not a transcript type: folders skip it
+    reports = {r.source: r for r in ingest_paths(palace, [tmp_path])}
+    assert set(reports) == {"good.jsonl", "bad.jsonl"}
+    assert reports["good.jsonl"].added > 0 and "bad.jsonl, line 2" in reports["bad.jsonl"].errors[0]
+
+
+def test_a_failure_part_way_leaves_nothing_and_a_rerun_completes(palace: Palace, tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    path = _session(tmp_path / "big.jsonl", _long_exchanges(8))
+    monkeypatch.setattr(pipeline, "WRITE_BATCH", 2)
+    real_file = Palace.file_drawers
+    calls = {"n": 0}
+
+    def flaky(self, drafts, vectors=None, replaces=()):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            from mempalace.errors import PalaceUnavailableError
+            raise PalaceUnavailableError("the disk is full")
+        return real_file(self, drafts, vectors, replaces)
+
+    monkeypatch.setattr(Palace, "file_drawers", flaky)
+    failed = ingest(palace, path)
+    assert "the disk is full" in failed.errors[0] and "nothing from this file was kept" in failed.errors[0]
+    assert palace.count() == 0
+    done = ingest(palace, path)
+    assert done.ok and done.added == done.planned == palace.count()
+    assert ingest(palace, path).added == 0
