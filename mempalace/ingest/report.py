@@ -68,7 +68,8 @@ class IngestReport:
     def summary(self) -> str:
         """One line for people: what was found and what happened."""
         if self.errors:
-            return f"{self.source}: {self.errors[0]}"
+            error = self.errors[0]
+            return error if error.startswith(self.source) else f"{self.source}: {error}"
         verb = "would add" if self.dry_run else "added"
         count = self.new if self.dry_run else self.added
         parts = [f"{self.source} ({self.format}): {self.conversations} conversation(s), {self.planned} drawer(s)",

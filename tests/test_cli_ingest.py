@@ -1,0 +1,69 @@
+"""`mempalace ingest`: files and folders, preview, JSON, per-file errors and the exit code."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from mempalace.cli import main
+
+TRANSCRIPT = """User: How do we rotate the gpu pricing cache?
+
+Assistant: Rotate the gpu pricing cache nightly; the gpu pricing job reads it at six.
+"""
+
+
+def run(palace: Path, *args: str):
+    return CliRunner().invoke(main, ["--palace", str(palace), *args])
+
+
+def test_ingest_a_folder_then_again_adds_nothing(tmp_path: Path) -> None:
+    folder = tmp_path / "chats"
+    folder.mkdir()
+    (folder / "gpu.txt").write_text(TRANSCRIPT, encoding="utf-8")
+    (folder / "notes.md").write_text("Kai: ship the auth migration on Monday\nPriya: agreed, Monday it is\n",
+                                     encoding="utf-8")
+    first = run(tmp_path / "p", "ingest", str(folder))
+    assert first.exit_code == 0, first.output
+    assert "gpu.txt (plain_text): 1 conversation(s), 1 drawer(s), added 1" in first.stdout
+    assert "2 source(s): added 2 drawer(s), 0 already in the palace, 0 failed." in first.stdout
+    again = run(tmp_path / "p", "ingest", str(folder))
+    assert "added 0 drawer(s), 2 already in the palace" in again.stdout
+
+
+def test_dry_run_json_lists_the_planned_drawers_and_writes_nothing(tmp_path: Path) -> None:
+    (tmp_path / "gpu.txt").write_text(TRANSCRIPT, encoding="utf-8")
+    result = run(tmp_path / "p", "--json", "ingest", str(tmp_path / "gpu.txt"), "--dry-run", "--wing", "Wing Kai")
+    assert result.exit_code == 0, result.output
+    [report] = json.loads(result.stdout)
+    assert report["dry_run"] and report["new"] == 1 and report["added"] == 0
+    [drawer] = report["drawers"]
+    assert drawer["wing"] == "wing_kai" and drawer["status"] == "new" and drawer["content"].startswith("User: How")
+    assert json.loads(run(tmp_path / "p", "--json", "status").stdout)["drawers"] == 0
+
+
+def test_forced_room_and_format(tmp_path: Path) -> None:
+    (tmp_path / "log.data").write_text(TRANSCRIPT, encoding="utf-8")
+    result = run(tmp_path / "p", "ingest", str(tmp_path / "log.data"), "--format", "plain_text", "--room", "GPU Pricing")
+    assert result.exit_code == 0, result.output
+    rooms = json.loads(run(tmp_path / "p", "--json", "rooms").stdout)
+    assert rooms == {"gpu-pricing": 1}
+
+
+def test_a_bad_file_is_reported_the_others_filed_and_the_exit_code_is_1(tmp_path: Path) -> None:
+    (tmp_path / "good.txt").write_text(TRANSCRIPT, encoding="utf-8")
+    (tmp_path / "bad.json").write_text('[{"mapping": {}, "current_node": null,\n oops', encoding="utf-8")
+    result = run(tmp_path / "p", "ingest", str(tmp_path / "good.txt"), str(tmp_path / "bad.json"),
+                 str(tmp_path / "missing.txt"))
+    assert result.exit_code == 1
+    assert "good.txt (plain_text)" in result.stdout and "added 1" in result.stdout
+    assert "Error: bad.json, line 2" in result.stderr
+    assert "Error: missing.txt" in result.stderr and "does not exist" in result.stderr
+
+
+def test_a_folder_without_transcripts_is_an_error(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    result = run(tmp_path / "p", "ingest", str(tmp_path / "empty"))
+    assert result.exit_code == 1 and "No transcript files found" in result.stderr
