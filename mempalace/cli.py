@@ -14,7 +14,7 @@ import click
 
 from .errors import InvalidInputError, MempalaceError
 from .formats import FORMATS
-from .ingest import expand_paths, ingest
+from .ingest import IngestReport, expand_paths, ingest_paths
 from .models import HALLS
 from .palace import Palace
 
@@ -236,16 +236,18 @@ def reindex(ctx: click.Context, palace: Palace) -> None:
 def ingest_command(ctx: click.Context, palace: Palace, paths: tuple[Path, ...], wing: str | None, room: str | None,
                    format_name: str | None, dry_run: bool) -> None:
     """File transcripts (Claude Code, Claude.ai, ChatGPT, Slack, Codex, Gemini, text); folders are walked."""
-    sources = expand_paths(paths)
-    if not sources:
+    if not expand_paths(paths):
         raise InvalidInputError(f"No transcript files found under {', '.join(map(str, paths))}.")
-    reports = []
-    for source in sources:
-        with _ProgressBar(enabled=not ctx.obj["json"] and sys.stderr.isatty(), label=source.name) as bar:
-            report = ingest(palace, source, wing=wing, room=room, format=format_name, dry_run=dry_run, progress=bar)
-        reports.append(report)
+    bars = _ProgressBars(enabled=not ctx.obj["json"] and sys.stderr.isatty())
+
+    def show(report: IngestReport) -> None:
+        bars.close()
         if not ctx.obj["json"]:
             click.echo(("Error: " if report.errors else "") + report.summary(), err=bool(report.errors), color=True)
+
+    reports = ingest_paths(palace, paths, wing=wing, room=room, format=format_name, dry_run=dry_run,
+                           progress=bars.start, on_report=show)
+    bars.close()
     if ctx.obj["json"]:
         click.echo(json.dumps([r.to_dict(with_drawers=dry_run) for r in reports], ensure_ascii=False, indent=2))
     elif len(reports) > 1:
@@ -257,26 +259,32 @@ def ingest_command(ctx: click.Context, palace: Palace, paths: tuple[Path, ...], 
         sys.exit(1)
 
 
-class _ProgressBar:
-    """A terminal progress bar fed by ingest's (done, total) callback; silent when not on a terminal."""
+class _ProgressBars:
+    """Terminal progress bars fed by ingest's (done, total) callbacks; silent when not on a terminal."""
 
-    def __init__(self, enabled: bool, label: str):
-        self._enabled, self._label = enabled, label
+    def __init__(self, enabled: bool):
+        self._enabled = enabled
         self._bar: Any = None
         self._done = 0
 
-    def __call__(self, done: int, total: int) -> None:
-        if not self._enabled or total < 50:
-            return
-        if self._bar is None:
-            self._bar = click.progressbar(length=total, label=f"Embedding {self._label}", file=sys.stderr)
-            self._bar.__enter__()
-        self._bar.update(done - self._done)
-        self._done = done
+    def start(self, name: str) -> Callable[[int, int], None] | None:
+        if not self._enabled:
+            return None
 
-    def __enter__(self) -> "_ProgressBar":
-        return self
+        def update(done: int, total: int) -> None:
+            if total < 50:
+                return
+            if self._bar is None:
+                self._bar = click.progressbar(length=total, label=f"Embedding {name}", file=sys.stderr)
+                self._bar.__enter__()
+                self._done = 0
+            self._bar.update(done - self._done)
+            self._done = done
 
-    def __exit__(self, *exc: object) -> None:
+        self.close()
+        return update
+
+    def close(self) -> None:
         if self._bar is not None:
-            self._bar.__exit__(*exc)
+            self._bar.__exit__(None, None, None)
+            self._bar = None

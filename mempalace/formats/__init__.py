@@ -11,7 +11,7 @@ from types import ModuleType
 
 from ..errors import SourceRefusedError, UnsupportedFormatError
 from . import chatgpt, claude_ai, claude_code, codex_cli, gemini_cli, plain_text, slack
-from .base import Conversation, Message, Source
+from .base import HEAD_BYTES, Conversation, Message, Source, decode_text
 
 FORMATS: dict[str, ModuleType] = {
     module.NAME: module for module in (claude_code, codex_cli, gemini_cli, claude_ai, chatgpt, slack, plain_text)
@@ -27,6 +27,9 @@ def detect(source: Source) -> ModuleType:
     for module in FORMATS.values():
         if module.accept(source):
             return module
+    if not source.is_dir and not source.is_zip:
+        head = source.head()
+        decode_text(head if len(head) < HEAD_BYTES else head[:-4], source.name)  # names a non-UTF-8 line
     tried = ", ".join(m.LABEL for m in FORMATS.values())
     raise UnsupportedFormatError(f"{source.name}: not a transcript format MemPalace knows (tried {tried}).")
 

@@ -153,7 +153,7 @@ def load_json(text: str, name: str) -> Any:
 
 def json_lines(text: str, name: str) -> Iterator[tuple[int, Any]]:
     """(line number, object) for each non-blank line of a JSONL file; a bad line names itself."""
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(text.split("\n"), start=1):  # not splitlines: U+2028 may sit in a string
         if not line.strip():
             continue
         try:

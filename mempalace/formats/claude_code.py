@@ -12,7 +12,7 @@ import re
 from pathlib import PurePosixPath
 from typing import Any
 
-from .base import Conversation, Message, Source, iso_time, json_lines, malformed, one_line
+from .base import HEAD_BYTES, Conversation, Message, Source, iso_time, json_lines, malformed, one_line
 
 NAME = "claude_code"
 LABEL = "Claude Code session"
@@ -22,16 +22,18 @@ _REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.DOTALL)
 _WRAPPERS = re.compile(r"^\s*<(command-[\w-]+|local-command-[\w-]+|bash-[\w-]+|user-prompt-submit-hook)>",
                        re.DOTALL)
 _NOISE = re.compile(r"^\[Request interrupted by user[^\]]*\]$")
-_TOOL_KEYS = ("command", "file_path", "path", "pattern", "query", "url", "description", "prompt", "skill")
+_TOOL_KEYS = ("command", "file_path", "pattern", "query", "url", "path", "description", "prompt", "skill")
 
 
 def accept(source: Source) -> bool:
     """A `.jsonl` whose first complete records look like Claude Code's (session ids, known types)."""
     if source.is_dir or source.suffix != ".jsonl":
         return False
-    lines = source.head_text().splitlines()[:20]
+    head = source.head()
+    lines = head.decode("utf-8", errors="ignore").split("\n")[:20]
+    complete = lines if len(head) < HEAD_BYTES else lines[:-1]  # a cut-off last line is not evidence
     seen = 0
-    for line in lines[:-1] if len(lines) > 1 else lines:
+    for line in complete:
         try:
             record = json.loads(line)
         except json.JSONDecodeError:
@@ -68,7 +70,7 @@ def parse(source: Source) -> list[Conversation]:
     first_user = next((m.text for m in messages if m.role == "user"), "")
     return [Conversation(
         messages=tuple(messages), id=conversation_id, title=title or _first_line(first_user),
-        place=PurePosixPath(cwd).name if isinstance(cwd, str) and cwd else None,
+        place=PurePosixPath(cwd.replace("\\", "/")).name if isinstance(cwd, str) and cwd else None,
     )]
 
 

@@ -72,6 +72,17 @@ def chunk_conversation(conversation: Conversation, target: int = 800) -> list[Ch
     return chunks
 
 
+def without_cut_labels(text: str, speakers: list[str]) -> str:
+    """`text` without the labels added where a message was cut, so the pieces of a message read as
+    one: an older, shorter version's drawer, so read, sits inside the newer drawers read end to end."""
+    for speaker in speakers:
+        label = f"{speaker} (continued): "
+        text = text.replace(MESSAGE_GAP + label, "")
+        if text.startswith(label):
+            text = text[len(label):]
+    return text
+
+
 def _exchanges(messages: tuple[Message, ...]) -> list[list[int]]:
     """Indexes of messages grouped into exchanges (a user turn and its replies) or single messages."""
     conversational = any(m.role == "user" for m in messages) and any(m.role == "assistant" for m in messages)

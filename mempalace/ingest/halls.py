@@ -3,17 +3,20 @@
 1. Cues: each hall has weighted patterns (phrases, tenses, times, imperatives); a text's cue score
    for a hall is the sum of the weights of the patterns found in it (each counted once).
 2. Examples: `hall_examples.jsonl` holds 170 labelled examples; each hall's centroid is the mean of
-   its examples' vectors, and a drawer's similarity to the five centroids is z-scored.
+   its examples' vectors (cached per model under the cache folder), and a drawer's similarity to
+   the five centroids is z-scored.
 The hall is the argmax of cue score / best cue score + z-score (ties: earlier in `_ORDER`). Without
 a vector only the cues decide, and a text with no cue at all is a fact.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Callable, Sequence
 from importlib import resources
+from pathlib import Path
 
 import numpy as np
 
@@ -108,14 +111,22 @@ _COMPILED = {hall: [(re.compile(p, re.IGNORECASE), w) for p, w in cues] for hall
 class HallClassifier:
     """Cue scores plus similarity to the labelled examples' centroids, for one embedding model."""
 
-    def __init__(self, embed: Callable[[list[str]], np.ndarray]):
-        examples = [json.loads(line) for line in
-                    resources.files(__package__).joinpath("hall_examples.jsonl").read_text("utf-8").splitlines()
-                    if line.strip()]
+    def __init__(self, embed: Callable[[list[str]], np.ndarray], cache_dir: Path | None = None, model: str = ""):
+        raw = resources.files(__package__).joinpath("hall_examples.jsonl").read_text("utf-8")
+        digest = hashlib.sha256(f"{model}\0{raw}".encode()).hexdigest()[:16]
+        cached = cache_dir / f"hall_centroids_{model or 'model'}_{digest}.npy" if cache_dir else None
+        if cached and cached.is_file():
+            self._centroids = np.load(cached)
+            return
+        examples = [json.loads(line) for line in raw.splitlines() if line.strip()]
         vectors = embed([e["text"] for e in examples])
         labels = np.array([_ORDER.index(e["hall"]) for e in examples])
         centroids = np.stack([vectors[labels == i].mean(axis=0) for i in range(len(_ORDER))])
         self._centroids = centroids / np.linalg.norm(centroids, axis=1, keepdims=True)
+        if cached:
+            cached.parent.mkdir(parents=True, exist_ok=True)
+            np.save(cached.with_suffix(".tmp.npy"), self._centroids)
+            cached.with_suffix(".tmp.npy").replace(cached)
 
     def classify(self, texts: Sequence[str], vectors: np.ndarray | None = None) -> list[str]:
         """The hall of each text; with its vector, the examples vote too."""

@@ -11,6 +11,7 @@ every wing, which is what makes tunnels. The best candidate becomes the room; no
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
@@ -18,8 +19,8 @@ from ..catalog import STOP_WORDS
 from ..naming import room_slug
 
 GENERAL = "general"
-_WORD = re.compile(r"[a-z][a-z0-9+#]*")
-_NOT_PROSE = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+|\S*[/\\]\S*|\S+@\S+|\b\w*\d\w*\b|`[^`\n]*`|\S*[_=<>{}$]\S*|\S+\.[a-z0-9]{1,5}\b")
+_WORD = re.compile(r"[^\W\d_][\w+#]*")
+_NOT_PROSE = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+|\S*[/\\]\S*|\S+@\S+|\b\w*\d\w*\b|`[^`\n]*`|\S*[_=<>{}$]\S*|\S+\.[a-z0-9]{1,5}\b|\b[0-9a-f]{8,}\b")
 _SENTENCE = re.compile(r"[.!?;:,()\[\]{}\"`|/\\]+\s|\n+")
 _FILLER = frozenset("""
 yes yeah yep okay ok thanks thank please sure let lets know like just really think want need get got
@@ -40,15 +41,22 @@ PAIR_WEIGHT, TITLE_WEIGHT, KNOWN_WEIGHT = 2.5, 2.0, 2.0
 
 
 def stem(word: str) -> str:
-    """A light stem, enough to match `migration`, `migrations` and `migrating`."""
-    for suffix in ("ations", "ation", "ings", "ing", "ions", "ion", "ers", "er", "ed", "es", "s", "e"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
-            return word[: -len(suffix)]
+    """A light stem, enough to match `migrate`, `migrated`, `migrating`, `migration(s)`."""
+    for suffix, keep in (("ations", "at"), ("ation", "at"), ("ings", ""), ("ing", ""), ("ions", ""), ("ion", ""),
+                         ("ers", ""), ("er", ""), ("ed", ""), ("es", ""), ("s", ""), ("e", "")):
+        if word.endswith(suffix) and len(word) - len(suffix) + len(keep) >= 4:
+            return word[: -len(suffix)] + keep
     return word
 
 
 def room_key(slug: str) -> str:
-    return "-".join(stem(part) for part in slug.split("-") if part)
+    """The same key for `auth-migration`, `migrating-auth` and `Auth Migrations`."""
+    return "-".join(sorted(stem(part) for part in slug.split("-") if part))
+
+
+def _fold(text: str) -> str:
+    """Accents off (café → cafe), other scripts kept, so slugs stay plain where they can."""
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
 
 
 class RoomChooser:
@@ -62,7 +70,7 @@ class RoomChooser:
 
     def choose(self, texts: Sequence[str], title: str | None = None, names: Iterable[str] = ()) -> str:
         """The room for a conversation (or a segment of one) made of `texts`."""
-        ignored = STOP_WORDS | _FILLER | {w for n in names for w in _WORD.findall(n.lower())}
+        ignored = STOP_WORDS | _FILLER | {w for n in names for w in _WORD.findall(_fold(n.lower()))}
         sentences = [sentence for text in texts for sentence in _sentences(text, ignored)]
         runs = [run for sentence in sentences for run in sentence]
         titled = [run for sentence in _sentences(title or "", ignored) for run in sentence]
@@ -72,14 +80,18 @@ class RoomChooser:
             for size, bonus in ((1, 1.0), (2, PAIR_WEIGHT)):
                 for start in range(len(run) - size + 1):
                     words = run[start : start + size]
-                    key = "-".join(stem(w) for w in words)
+                    key = "-".join(sorted(stem(w) for w in words))
                     scores[key] += weight * bonus
                     surface.setdefault(key, Counter())[" ".join(words)] += 1
         stems = [{stem(w) for run in sentence for w in run} for sentence in sentences]
+        title_keys = {"-".join(sorted(stem(w) for w in pair)) for run in titled for pair in zip(run, run[1:])}
+        title_keys |= {stem(w) for run in titled for w in run}
         for key in self._known:
-            together = _co_occurrences(key.split("-"), stems)
-            if key in scores or together >= 2:
-                scores[key] = (scores.get(key, 0.0) + PAIR_WEIGHT * together) * KNOWN_WEIGHT
+            together = max(_co_occurrences(key.split("-"), stems), round(scores.get(key, 0.0) / PAIR_WEIGHT))
+            if together >= 2 or key in title_keys:
+                scores[key] = max(scores.get(key, 0.0), PAIR_WEIGHT * together) * KNOWN_WEIGHT
+            elif key in scores:
+                scores[key] = min(scores[key], PAIR_WEIGHT)  # mentioned once in passing: no bonus
         if not scores:
             return GENERAL
         best = max(scores, key=lambda k: (scores[k], k.count("-"), k))
@@ -93,7 +105,7 @@ class RoomChooser:
 def _sentences(text: str, ignored: frozenset[str] | set[str]) -> list[list[list[str]]]:
     """Each sentence-like piece of `text` as its runs of consecutive content words."""
     sentences = []
-    for piece in _SENTENCE.split(_NOT_PROSE.sub(" . ", text.lower())):
+    for piece in _SENTENCE.split(_NOT_PROSE.sub(" . ", _fold(text.lower()))):
         runs: list[list[str]] = [[]]
         for word in _WORD.findall(piece):
             if word in ignored or len(word) < 3:

@@ -1,0 +1,115 @@
+"""Ingest throughput against the raw embedder on the same texts, and the cost of re-ingesting.
+
+    python benchmarks/ingest_throughput.py                 # LoCoMo sessions from ../shared, as transcripts
+    python benchmarks/ingest_throughput.py --sessions 60   # fewer sessions, quicker
+
+Each LoCoMo session is written as a plain-text transcript (`Name: text` lines, the session date
+on top) in a temporary folder, the way people export chats. The benchmark then measures, in one
+process and with the real model:
+1. raw: `MiniLMInt8.embed` on exactly the drawer texts ingest would file, in the same batches;
+2. ingest: `mempalace.ingest.ingest_paths` of the folder into a fresh embedded palace;
+3. raw again (the two raw runs are averaged, so warm-up or thermal drift favours neither side);
+4. re-ingest of the unchanged folder.
+Targets (ingest issue): ingest ≥ 90 % of raw drawers/s; re-ingest ≤ 5 % of the first ingest.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+LOCOMO = ROOT.parent / "shared" / "data" / "locomo10.json"
+
+
+def write_transcripts(locomo: Path, folder: Path, limit: int | None) -> int:
+    """One `.txt` per LoCoMo session (speaker-labelled lines, date first); returns how many."""
+    written = 0
+    for sample in json.loads(locomo.read_text(encoding="utf-8")):
+        conversation = sample["conversation"]
+        numbers = sorted(int(k.split("_")[1]) for k in conversation if k.startswith("session_") and k.count("_") == 1)
+        for n in numbers:
+            if limit is not None and written >= limit:
+                return written
+            lines = [f"{turn['speaker']}: {turn['text']}" for turn in conversation[f"session_{n}"] if turn.get("text")]
+            date = conversation.get(f"session_{n}_date_time", "")
+            (folder / f"{sample['sample_id']}-session-{n}.txt").write_text(
+                f"Date: {date}\n\n" + "\n".join(lines) + "\n", encoding="utf-8")
+            written += 1
+    return written
+
+
+def planned_texts(folder: Path, target: int) -> list[str]:
+    """The drawer texts ingest will file for the folder (same parser and chunker, no palace)."""
+    from mempalace import formats
+    from mempalace.formats.base import Source
+    from mempalace.ingest.chunks import chunk_conversation
+
+    texts: dict[str, None] = {}
+    for path in sorted(folder.iterdir()):
+        _, conversations = formats.parse(Source.from_path(path))
+        for conversation in conversations:
+            texts.update((c.content, None) for c in chunk_conversation(conversation, target))
+    return list(texts)
+
+
+def raw_rate(embedder: object, texts: list[str], batch: int) -> float:
+    start = time.perf_counter()
+    for first in range(0, len(texts), batch):
+        embedder.embed(texts[first : first + batch])  # type: ignore[attr-defined]
+    return len(texts) / (time.perf_counter() - start)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--locomo", type=Path, default=LOCOMO)
+    parser.add_argument("--sessions", type=int, default=None, help="limit the number of sessions")
+    args = parser.parse_args()
+    if not args.locomo.is_file():
+        sys.exit(f"{args.locomo} not found: pass --locomo PATH (LoCoMo-10 JSON).")
+
+    from mempalace import Palace
+    from mempalace.config import load_settings
+    from mempalace.embedding import MiniLMInt8
+    from mempalace.ingest import ingest_paths
+    from mempalace.ingest.pipeline import EMBED_BATCH
+
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        folder = work / "transcripts"
+        folder.mkdir()
+        sessions = write_transcripts(args.locomo, folder, args.sessions)
+        settings = load_settings(work / "home", embedder="minilm-int8")
+        texts = planned_texts(folder, settings.ingest_drawer_chars)
+        print(f"{sessions} sessions → {len(texts)} drawers, {sum(map(len, texts)) / len(texts):.0f} chars on average")
+
+        embedder = MiniLMInt8()
+        embedder.embed(texts[:EMBED_BATCH])  # warm-up, not timed
+        first_raw = raw_rate(embedder, texts, EMBED_BATCH)
+        with Palace.open(work / "palace", settings=settings) as palace:
+            palace.embed(["warm-up"])  # load the palace's model before timing, as raw did
+            start = time.perf_counter()
+            reports = ingest_paths(palace, [folder])
+            first = time.perf_counter() - start
+            added = sum(r.added for r in reports)
+            second_raw = raw_rate(embedder, texts, EMBED_BATCH)
+            start = time.perf_counter()
+            again = ingest_paths(palace, [folder])
+            repeat = time.perf_counter() - start
+        errors = [e for r in reports + again for e in r.errors]
+        raw = (first_raw + second_raw) / 2
+        print(f"raw embedder: {first_raw:.1f} and {second_raw:.1f} drawers/s (mean {raw:.1f})")
+        print(f"ingest: {added} drawers in {first:.1f} s = {added / first:.1f} drawers/s "
+              f"= {100 * added / first / raw:.1f} % of raw (target ≥ 90 %)")
+        print(f"re-ingest unchanged: {repeat:.2f} s = {100 * repeat / first:.2f} % of the first run (target ≤ 5 %), "
+              f"added {sum(r.added for r in again)}")
+        if errors:
+            print("errors:", *errors, sep="\n  ")
+
+
+if __name__ == "__main__":
+    main()

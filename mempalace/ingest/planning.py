@@ -1,0 +1,160 @@
+"""Planning an ingest: which drawers a source makes, which are new, and where each new one goes."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import PurePosixPath
+
+import numpy as np
+
+from ..errors import MempalaceError
+from ..formats.base import Conversation, Source
+from ..models import DrawerDraft
+from ..naming import wing_name
+from ..palace import Palace
+from .chunks import MESSAGE_GAP, Chunk, chunk_conversation, without_cut_labels
+from .halls import HallClassifier
+from .report import PlannedDrawer
+from .rooms import RoomChooser
+
+Progress = Callable[[int, int], None]
+EMBED_BATCH = 256
+SEGMENT_CHUNKS = 8  # a conversation longer than 1.5 × this gets a room per segment of this many drawers
+_GENERIC_NAME = re.compile(r"^(conversations?|session-.*|rollout-.*|export|chats?|transcript|upload|untitled)$",
+                           re.IGNORECASE)
+_CLASSIFIERS: dict[str, HallClassifier] = {}  # by embedder name: the examples are embedded once
+
+
+@dataclass
+class Plan:
+    """What one source would file: every drawer (new or present), the new ones as drafts."""
+
+    source: str
+    format: str
+    conversations: int
+    drawers: list[PlannedDrawer] = field(default_factory=list)
+    drafts: list[DrawerDraft] = field(default_factory=list)
+    replaces: list[str] = field(default_factory=list)
+    vectors: np.ndarray | None = None
+
+
+@dataclass
+class Run:
+    """State shared by the sources of one ingest: forced places, rooms handed out, drawers planned."""
+
+    wing: str | None = None
+    room: str | None = None
+    chooser: RoomChooser | None = None
+    planned: dict[str, tuple[str, str]] = field(default_factory=dict)  # id -> (wing, room) planned earlier
+
+
+def drawer_id(content: str) -> str:
+    """Ingested drawers are named by their text, so the same text is never filed twice."""
+    return "drawer_" + hashlib.sha256(content.encode("utf-8")).hexdigest()[:24]
+
+
+def plan_source(palace: Palace, src: Source, fmt: str, conversations: list[Conversation], run: Run) -> Plan:
+    """The drawers of a parsed source, each marked new or present; new ones get a wing and room."""
+    plan = Plan(src.name, fmt, len(conversations))
+    chunked = [chunk_conversation(c, palace.settings.ingest_drawer_chars) for c in conversations]
+    ids = [[drawer_id(chunk.content) for chunk in chunks] for chunks in chunked]
+    present = palace.find_drawers([i for group in ids for i in group])
+    names = {n for c in conversations for n in (*c.speakers, c.place or "")} | {"continued"}
+    for number, (conversation, chunks, conversation_ids) in enumerate(zip(conversations, chunked, ids)):
+        new = [i for i, d in enumerate(conversation_ids) if d not in present and d not in run.planned]
+        if new and run.room is None and run.chooser is None:
+            run.chooser = RoomChooser(palace.list_rooms())
+        rooms = _rooms(run.chooser, conversation, chunks, run.room, names) if new else {}
+        place = run.wing or _default_wing(conversation, src, fmt)
+        parent = _conversation_key(fmt, conversation)
+        for index, (chunk, identity) in enumerate(zip(chunks, conversation_ids)):
+            base = dict(id=identity, content=chunk.content, conversation=number, chunk_index=index,
+                        conversation_id=conversation.id, title=conversation.title, date=conversation.started)
+            stored = present.get(identity)
+            if stored or identity in run.planned:
+                where = (stored.wing, stored.room, stored.hall or "") if stored else (*run.planned[identity], "")
+                plan.drawers.append(PlannedDrawer(wing=where[0], room=where[1], hall=where[2], status="present", **base))
+                continue
+            run.planned[identity] = (place, rooms[index])
+            plan.drawers.append(PlannedDrawer(wing=place, room=rooms[index], hall="", status="new", **base))
+            plan.drafts.append(_draft(src, fmt, conversation, chunk, identity, place, rooms[index], index, parent))
+        if new:
+            plan.replaces += _superseded(palace, parent, set(conversation_ids), chunks, conversation)
+    return plan
+
+
+def _rooms(chooser: RoomChooser | None, conversation: Conversation, chunks: list[Chunk], forced: str | None,
+           names: set[str]) -> dict[int, str]:
+    """A room per drawer index: one per conversation, or one per segment of a long conversation."""
+    if forced or chooser is None:
+        return {i: forced or "general" for i in range(len(chunks))}
+    size = len(chunks) if len(chunks) <= SEGMENT_CHUNKS * 3 // 2 else SEGMENT_CHUNKS
+    rooms: dict[int, str] = {}
+    for start in range(0, len(chunks), size):
+        segment = chunks[start : start + size]
+        chosen = chooser.choose([c.content for c in segment], conversation.title, names)
+        rooms.update({start + i: chosen for i in range(len(segment))})
+    return rooms
+
+
+def _draft(src: Source, fmt: str, conversation: Conversation, chunk: Chunk, identity: str, wing: str, room: str,
+           index: int, parent: str) -> DrawerDraft:
+    extra = {
+        "format": fmt, "conversation_id": conversation.id, "conversation_title": conversation.title,
+        "speakers": ", ".join(conversation.speakers) or None, "conversation_date": conversation.started,
+        "content_hash": hashlib.sha256(chunk.content.encode("utf-8")).hexdigest(), "added_by": "mempalace-ingest",
+    }
+    return DrawerDraft(id=identity, content=chunk.content, wing=wing, room=room, source_file=src.name,
+                       chunk_index=index, parent_id=parent, extra={k: v for k, v in extra.items() if v})
+
+
+def _default_wing(conversation: Conversation, src: Source, fmt: str) -> str:
+    """Project folder (Claude Code, Codex) or channel (Slack) when known, else the file's name."""
+    stem = PurePosixPath(src.name).stem if not src.is_dir else src.name
+    for candidate in (conversation.place, None if _GENERIC_NAME.match(stem) else stem, fmt):
+        if candidate:
+            try:
+                return wing_name(candidate)
+            except MempalaceError:
+                continue
+    return wing_name(fmt)
+
+
+def _conversation_key(fmt: str, conversation: Conversation) -> str:
+    """Stable across re-exports: the source's conversation id, else the first message's text."""
+    first = conversation.messages[0] if conversation.messages else None
+    basis = conversation.id or (f"{first.speaker}\0{first.text}" if first else "")
+    return "conv_" + hashlib.sha256(f"{fmt}\0{basis}".encode("utf-8")).hexdigest()[:24]
+
+
+def _superseded(palace: Palace, parent: str, keep: set[str], chunks: list[Chunk],
+                conversation: Conversation) -> list[str]:
+    """Stored drawers of this (grown) conversation whose whole text is in its new drawers, read
+    end to end: replacing them loses nothing and stores nothing twice."""
+    speakers = list(conversation.speakers)
+    joined = without_cut_labels(MESSAGE_GAP.join(chunk.content for chunk in chunks), speakers)
+    return [d.id for d in palace.drawers_of(parent)
+            if d.id not in keep and without_cut_labels(d.content, speakers) in joined]
+
+
+def classify(palace: Palace, plan: Plan, progress: Progress | None) -> None:
+    """Embed the new drawers (the slow part, reported to `progress`) and give each its hall."""
+    texts = [d.content for d in plan.drafts]
+    parts = []
+    for start in range(0, len(texts), EMBED_BATCH):
+        parts.append(palace.embed(texts[start : start + EMBED_BATCH]))
+        if progress:
+            progress(min(start + EMBED_BATCH, len(texts)), len(texts))
+    plan.vectors = np.concatenate(parts) if parts else np.zeros((0, 0), np.float32)
+    if not texts:
+        return
+    name = palace.settings.embedder
+    if name not in _CLASSIFIERS:
+        _CLASSIFIERS[name] = HallClassifier(palace.embed, palace.settings.cache_dir, name)
+    halls = _CLASSIFIERS[name].classify(texts, plan.vectors)
+    plan.drafts = [replace(d, hall=h) for d, h in zip(plan.drafts, halls)]
+    by_id = {d.id: d.hall for d in plan.drafts}
+    plan.drawers = [replace(d, hall=by_id[d.id]) if d.status == "new" else d for d in plan.drawers]

@@ -1,0 +1,299 @@
+"""RoomChooser: rooms named from a conversation's own words, the same topic reusing the same slug in every
+wing (which is what makes tunnels), and never a speaker's name, a URL, a path or an id."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import unicodedata
+from pathlib import Path
+
+import pytest
+
+from mempalace.ingest import ingest
+from mempalace.ingest.rooms import GENERAL, RoomChooser, room_key, stem
+
+SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+SPEAKERS = ("User", "Assistant")
+
+AUTH_OAUTH = [
+    "We are migrating auth to OAuth this sprint.",
+    "The plan for migrating auth to OAuth: first swap the login flow, then retire the session tokens.",
+    "Migrating auth is risky; keep the old login working until it is done.",
+]
+WORDINGS = {
+    "auth migrations": ["Let's talk about the auth migrations today.", "The auth migrations need a rollback plan.",
+                        "Auth migrations touch the login service."],
+    "Auth Migration": ["Auth Migration status?", "The Auth Migration is half done.",
+                       "We still need to finish the Auth Migration for mobile."],
+    "migrated the auth": ["I migrated the auth yesterday.", "Once we migrated the auth, login broke for SSO users.",
+                          "So we migrated the auth back."],
+    "migrating auth": ["Still migrating auth to OAuth.", "Migrating auth broke the mobile login.",
+                       "Done migrating auth for web."],
+}
+SOURDOUGH = ["The sourdough starter needs feeding every day.", "My sourdough starter smells sour.",
+             "Bake the sourdough at high heat with steam."]
+OTHER_ROOMS = ["kubernetes-upgrade", "sourdough-starter", "billing-invoices", GENERAL]
+
+
+def choose(texts: list[str], existing: list[str] = (), title: str | None = None, names=SPEAKERS) -> str:
+    return RoomChooser(existing).choose(texts, title=title, names=names)
+
+
+def first_room() -> str:
+    """The room a palace with no rooms gives the "migrating auth to OAuth" conversation."""
+    return choose(AUTH_OAUTH)
+
+
+# -- slugs ----------------------------------------------------------------------------------------------
+
+
+def test_a_conversation_about_migrating_auth_gets_a_clean_slug() -> None:
+    room = first_room()
+    assert SLUG.match(room), room
+    assert room != GENERAL
+    assert "auth" in room.split("-")
+
+
+@pytest.mark.parametrize("texts", [
+    ["C++ templates and C++ templates are hard."],
+    ["Node.js / TypeScript build; the TypeScript build is slow."],
+    ["Why is the CI/CD pipeline (GitHub Actions) red? The CI pipeline is red!"],
+    ["ÜBER große Änderungen — the café menu, the café menu again."],
+    ["emoji 🚀 launch plan 🚀 launch plan", "日本語 launch plan"],
+    ["O'Brien's rollout-plan: rollout plan rollout_plan ROLLOUT PLAN"],
+])
+def test_slugs_are_always_lowercase_hyphenated_ascii(texts: list[str]) -> None:
+    room = choose(texts)
+    assert SLUG.match(room), room
+
+
+def test_stems_match_plurals_and_case() -> None:
+    assert stem("migrations") == stem("migration")
+    assert room_key("auth-migrations") == room_key("auth-migration") == room_key("Auth-Migration".lower())
+
+
+
+
+@pytest.mark.parametrize("word", ["migrating", "migrated", "migrate"])
+def test_every_form_of_a_word_has_the_same_stem(word: str) -> None:
+    assert stem(word) == stem("migration")
+
+
+# -- the same topic reuses the existing room: tunnels ---------------------------------------------------------
+
+def _reuse_cases():
+    for existing in ("first", "auth-migration"):
+        for wording in WORDINGS:
+            yield pytest.param(existing, wording, id=f"{existing}<-{wording}")
+
+
+@pytest.mark.parametrize("existing, wording", _reuse_cases())
+def test_the_same_topic_in_other_words_reuses_the_existing_room(existing: str, wording: str) -> None:
+    room = first_room() if existing == "first" else existing
+    assert choose(WORDINGS[wording], existing=[*OTHER_ROOMS, room]) == room
+
+
+def test_an_unrelated_conversation_gets_another_room() -> None:
+    room = first_room()
+    other = choose(SOURDOUGH, existing=[room])
+    assert other != room and other != GENERAL
+    assert SLUG.match(other)
+    assert choose(SOURDOUGH, existing=[room, "sourdough-starter"]) == "sourdough-starter"
+
+
+SWALLOW_BUG = (
+    "RoomChooser.choose scores an existing room as (score + PAIR_WEIGHT * together) * KNOWN_WEIGHT: one passing "
+    "mention of its words counts 2.5 as a pair, 2.5 again as a co-occurrence, then doubles, = 10, four times the "
+    "2.5 it would earn as a new pair; a conversation must name its own topic 5 times to beat one aside"
+)
+SOURDOUGH_WITH_AN_ASIDE = SOURDOUGH + ["Feed the sourdough starter twice when it is warm.",
+                                       "By the way, the auth migration is done."]
+
+
+def test_a_conversation_about_its_own_topic_keeps_it_without_existing_rooms() -> None:
+    assert choose(SOURDOUGH_WITH_AN_ASIDE) == "sourdough-starter"
+
+
+def test_an_existing_room_does_not_swallow_a_conversation_that_mentions_it_once() -> None:
+    assert choose(SOURDOUGH_WITH_AN_ASIDE, existing=["auth-migration"]) == "sourdough-starter"
+
+
+def test_the_chooser_remembers_rooms_it_handed_out() -> None:
+    chooser = RoomChooser([])
+    first = chooser.choose(WORDINGS["Auth Migration"], names=SPEAKERS)
+    assert first == "auth-migration"
+    # a fresh chooser names this wording `auth-migrations` today; this one reuses the room it handed out
+    assert chooser.choose(WORDINGS["auth migrations"], names=SPEAKERS) == first
+    assert chooser.choose(SOURDOUGH, names=SPEAKERS) != first
+
+
+def test_the_chooser_remembers_a_room_across_wordings_of_one_verb() -> None:
+    chooser = RoomChooser([])
+    first = chooser.choose(AUTH_OAUTH, names=SPEAKERS)
+    assert chooser.choose(WORDINGS["auth migrations"], names=SPEAKERS) == first
+
+
+# -- what never becomes a room ----------------------------------------------------------------------------------
+
+
+def test_speakers_names_are_not_chosen() -> None:
+    texts = ["Priya: Marcus, can you look? Marcus said yes.", "Priya and Marcus agree, Marcus.",
+             "Marcus: thanks Priya, Priya's right. The deploy pipeline is slow."]
+    room = choose(texts, names=["Priya", "Marcus Okafor"])
+    assert not {"priya", "marcus"} & set(room.split("-")), room
+    assert room == "deploy-pipeline"
+    assert choose(["Marcus Okafor, Marcus Okafor!"], names=["Marcus Okafor"]) == GENERAL
+
+
+IDS = [
+    "https://auth.example.com/callback/v2?state=abc",
+    "http://localhost:8080/api/v1/users",
+    "www.example.org/wiki/Sourdough",
+    "ftp://mirror.example.net/pub/",
+    "file:///etc/hosts",
+    "example.com",
+    "kai@example.com",
+    "/home/kai/projects/mempalace/src/auth/oauth_client.py",
+    "src/auth/oauth_client.py",
+    "oauth_client.py",
+    "README.md",
+    r"C:\Users\kai\Documents\notes.txt",
+    "~/.config/mempalace/config.toml",
+    "3f2a9c1e-7b4d-4e8a-9f0c-2d6b8e1a5c3f",
+    "9fceb02d0ae598e95dc970b74767f19372d61af8",
+    "e5a0c79",
+    "0x7fffdeadbeef",
+    "#a1b2c3",
+    "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+    "01HZX3K5Q9ABCDEF",
+]
+
+
+@pytest.mark.parametrize("junk", IDS)
+def test_urls_paths_uuids_and_hex_ids_never_become_rooms(junk: str) -> None:
+    heavy = [f"{junk} {junk}. {junk}!", f"See {junk} and {junk}.", f"({junk}), `{junk}`"]
+    assert choose(heavy) == GENERAL
+    assert choose(heavy + ["The sourdough starter needs feeding."]) == "sourdough-starter"
+
+
+def test_an_all_letter_hex_id_never_becomes_a_room() -> None:
+    assert choose(["deadbeefcafebabe deadbeefcafebabe", "deadbeefcafebabe"]) == GENERAL
+
+
+def test_accented_words_are_not_cut_into_fragments() -> None:
+    texts = ["Le café menu. Le café menu is long.", "The café menu needs prices."]
+    room = choose(texts)
+    folded = unicodedata.normalize("NFKD", " ".join(texts).lower()).encode("ascii", "ignore").decode()
+    assert set(room.split("-")) <= set(re.findall(r"[a-z0-9]+", folded)), room
+
+
+@pytest.mark.parametrize("texts", [[], [""], ["   \n\t  "], ["the and of to it is"], ["ok thanks yes sure"],
+                                   ["Yes. No. Maybe. I am."], ["User: hi", "Assistant: hello"], ["a b c 1 2 3"],
+                                   ["🚀🚀🚀", "…", "```\n```"]])
+def test_no_words_means_general(texts: list[str]) -> None:
+    assert choose(texts) == GENERAL
+    assert choose(texts, existing=["auth-migration", "sourdough-starter"]) == GENERAL
+
+
+# -- titles, determinism -------------------------------------------------------------------------------------------
+
+BILLING_AND_REDIS = ["The billing invoices are wrong for March.", "Billing invoices go out on Monday.",
+                     "Billing invoices need a new template.", "Also the redis cache evicts too often.",
+                     "Maybe the redis cache needs more memory."]
+
+
+def test_a_title_boosts_its_words() -> None:
+    assert choose(BILLING_AND_REDIS) == "billing-invoices"
+    assert choose(BILLING_AND_REDIS, title="Redis cache outage") == "redis-cache"
+    assert choose(["We discussed the weather briefly."], title="Quarterly roadmap") == "quarterly-roadmap"
+
+
+def test_same_input_same_room() -> None:
+    existing = ["auth-migration", "sourdough-starter", "kubernetes-upgrade", "general"]
+    cases = [(AUTH_OAUTH, None), (WORDINGS["migrated the auth"], None), (BILLING_AND_REDIS, "Redis cache outage"),
+             (SOURDOUGH, None)]
+    for texts, title in cases:
+        rooms = {RoomChooser(order).choose(texts, title=title, names=SPEAKERS)
+                 for order in (existing, existing[::-1], sorted(existing), tuple(existing))}
+        assert len(rooms) == 1, (texts[0], rooms)
+
+
+_DETERMINISM_SCRIPT = """
+import json, sys
+from mempalace.ingest.rooms import RoomChooser
+cases = json.loads(sys.stdin.read())
+chooser = RoomChooser(["auth-migration", "sourdough-starter", "general"])
+print(json.dumps([chooser.choose(texts, title=title, names=["User", "Assistant"]) for texts, title in cases]))
+"""
+
+
+def test_same_input_same_room_across_processes() -> None:
+    cases = [[AUTH_OAUTH, None], [BILLING_AND_REDIS, None], [BILLING_AND_REDIS, "Redis cache outage"],
+             *[[texts, None] for texts in WORDINGS.values()], [SOURDOUGH, None]]
+    outputs = set()
+    for seed in ("0", "1", "12345"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        done = subprocess.run([sys.executable, "-c", _DETERMINISM_SCRIPT], input=json.dumps(cases), env=env,
+                              capture_output=True, text=True, check=True, timeout=120)
+        outputs.add(done.stdout.strip())
+    assert len(outputs) == 1, outputs
+
+
+# -- end to end: the same topic in two wings is one room: a tunnel ----------------------------------------------------
+
+
+def _transcript(path: Path, turns: list[tuple[str, str]]) -> Path:
+    path.write_text("".join(f"{speaker}: {text}\n" for speaker, text in turns), encoding="utf-8")
+    return path
+
+
+def _shared_rooms(palace) -> set[str]:
+    return (set(palace.list_rooms("wing_a")) & set(palace.list_rooms("wing_b"))) - {GENERAL}
+
+
+AUTH_A = [("User", "The auth migration to OAuth starts next sprint. What should the plan be?"),
+          ("Assistant", "For the auth migration, register the client with the identity provider first."),
+          ("User", "And the old session tokens during the auth migration?"),
+          ("Assistant", "Keep them valid until the auth migration is finished, then retire them.")]
+AUTH_B = [("User", "The auth migration broke the mobile login."),
+          ("Assistant", "The auth migration changed the token endpoint; update the mobile client."),
+          ("User", "Is the auth migration done for web?"),
+          ("Assistant", "Yes, the auth migration is done for web; mobile is next.")]
+AUTH_A_OTHER_WORDS = [("User", "We are migrating auth to OAuth next sprint. What should the plan be?"),
+                      ("Assistant", "For migrating auth to OAuth, register the client with the identity provider."),
+                      ("User", "And the old session tokens while migrating auth?"),
+                      ("Assistant", "Keep them valid until migrating auth is finished, then retire them.")]
+
+
+def test_the_same_topic_in_two_wings_shares_a_room(palace, tmp_path: Path) -> None:
+    first = ingest(palace, _transcript(tmp_path / "standup.txt", AUTH_A), wing="wing_a")
+    second = ingest(palace, _transcript(tmp_path / "mobile.txt", AUTH_B), wing="wing_b")
+    assert not first.errors and not second.errors, (first.errors, second.errors)
+    assert first.format == second.format == "plain_text"
+    assert _shared_rooms(palace) == {"auth-migration"}, (palace.list_rooms("wing_a"), palace.list_rooms("wing_b"))
+
+
+def test_the_same_topic_in_other_words_in_two_wings_shares_a_room(palace, tmp_path: Path) -> None:
+    ingest(palace, _transcript(tmp_path / "standup.txt", AUTH_A_OTHER_WORDS), wing="wing_a")
+    ingest(palace, _transcript(tmp_path / "mobile.txt", AUTH_B), wing="wing_b")
+    assert _shared_rooms(palace), (palace.list_rooms("wing_a"), palace.list_rooms("wing_b"))
+
+
+def test_unrelated_topics_in_two_wings_share_no_room(palace, tmp_path: Path) -> None:
+    ingest(palace, _transcript(tmp_path / "standup.txt", AUTH_A), wing="wing_a")
+    ingest(palace, _transcript(tmp_path / "kitchen.txt", [("User", t) if i % 2 == 0 else ("Assistant", t)
+                                                           for i, t in enumerate(SOURDOUGH * 2)]), wing="wing_b")
+    assert not _shared_rooms(palace), (palace.list_rooms("wing_a"), palace.list_rooms("wing_b"))
+
+
+def test_speakers_of_an_ingested_chat_do_not_become_its_room(palace, tmp_path: Path) -> None:
+    turns = [("Priya", "Marcus, the deploy pipeline is slow again."), ("Marcus", "Priya, which deploy pipeline stage?"),
+             ("Priya", "Marcus, the build stage. Thanks Marcus."), ("Marcus", "Priya, I will look, Priya.")]
+    report = ingest(palace, _transcript(tmp_path / "chat.txt", turns), wing="wing_a")
+    assert not report.errors, report.errors
+    rooms = set(palace.list_rooms("wing_a"))
+    assert rooms == {"deploy-pipeline"}, rooms
