@@ -246,7 +246,7 @@ def ingest_command(ctx: click.Context, palace: Palace, paths: tuple[Path, ...], 
             click.echo(("Error: " if report.errors else "") + report.summary(), err=bool(report.errors), color=True)
 
     reports = ingest_paths(palace, paths, wing=wing, room=room, format=format_name, dry_run=dry_run,
-                           progress=bars.start, on_report=show)
+                           progress=bars.update, on_report=show)
     bars.close()
     if ctx.obj["json"]:
         click.echo(json.dumps([r.to_dict(with_drawers=dry_run) for r in reports], ensure_ascii=False, indent=2))
@@ -260,29 +260,25 @@ def ingest_command(ctx: click.Context, palace: Palace, paths: tuple[Path, ...], 
 
 
 class _ProgressBars:
-    """Terminal progress bars fed by ingest's (done, total) callbacks; silent when not on a terminal."""
+    """A terminal progress bar per embedding group, fed (done, total); silent when not on a terminal."""
 
     def __init__(self, enabled: bool):
         self._enabled = enabled
         self._bar: Any = None
         self._done = 0
 
-    def start(self, name: str) -> Callable[[int, int], None] | None:
-        if not self._enabled:
-            return None
-
-        def update(done: int, total: int) -> None:
-            if total < 50:
-                return
-            if self._bar is None:
-                self._bar = click.progressbar(length=total, label=f"Embedding {name}", file=sys.stderr)
-                self._bar.__enter__()
-                self._done = 0
-            self._bar.update(done - self._done)
-            self._done = done
-
-        self.close()
-        return update
+    def update(self, done: int, total: int) -> None:
+        if not self._enabled or total < 50:
+            return
+        if self._bar is None or done < self._done:
+            self.close()
+            self._bar = click.progressbar(length=total, label="Embedding", file=sys.stderr)
+            self._bar.__enter__()
+            self._done = 0
+        self._bar.update(done - self._done)
+        self._done = done
+        if done >= total:
+            self.close()
 
     def close(self) -> None:
         if self._bar is not None:

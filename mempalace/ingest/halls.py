@@ -105,7 +105,7 @@ _CUES: dict[str, list[tuple[str, float]]] = {
     ],
 }
 _ORDER = ("hall_facts", "hall_discoveries", "hall_advice", "hall_preferences", "hall_events")
-_COMPILED = {hall: [(re.compile(p, re.IGNORECASE), w) for p, w in cues] for hall, cues in _CUES.items()}
+_COMPILED = {hall: [(re.compile(p), w) for p, w in cues] for hall, cues in _CUES.items()}  # on lowercased text
 
 
 class HallClassifier:
@@ -147,6 +147,7 @@ class HallClassifier:
 
 def hall_scores(text: str) -> dict[str, float]:
     """The cue score of `text` for every hall."""
+    text = text.lower()
     return {hall: sum(w for pattern, w in cues if pattern.search(text)) for hall, cues in _COMPILED.items()}
 
 

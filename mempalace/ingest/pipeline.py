@@ -25,6 +25,7 @@ from .planning import Plan, Progress, Run, classify, plan_source
 from .report import IngestReport
 
 WRITE_BATCH = 2_000
+GROUP_DRAWERS = 512  # small files are embedded and filed together until a group has this many drawers
 _WALKED = {".jsonl", ".json", ".txt", ".md", ".markdown", ".log", ".zip"}
 Reporter = Callable[[IngestReport], None]
 
@@ -34,32 +35,32 @@ def ingest(palace: Palace, source: str | os.PathLike[str] | bytes, filename: str
            dry_run: bool = False, progress: Progress | None = None) -> IngestReport:
     """Ingest one file, folder (Slack export) or uploaded bytes; problems are reported, not raised."""
     run = Run(wing=wing_name(wing) if wing else None, room=room_slug(room) if room else None)
-    outcome = _prepare(palace, run, source, filename, format, dry_run, progress)
-    return outcome if isinstance(outcome, IngestReport) else _file_group(palace, [outcome])[0]
+    outcome = _prepare(palace, run, source, filename, format, dry_run)
+    return outcome if isinstance(outcome, IngestReport) else _finish(palace, [outcome], dry_run, progress)[0]
 
 
 def ingest_paths(palace: Palace, paths: Iterable[str | os.PathLike[str]], wing: str | None = None,
                  room: str | None = None, format: str | None = None, dry_run: bool = False,
-                 progress: Callable[[str], Progress | None] | None = None,
-                 on_report: Reporter | None = None) -> list[IngestReport]:
+                 progress: Progress | None = None, on_report: Reporter | None = None) -> list[IngestReport]:
     """Ingest files and folders (walked for transcript files; a Slack export is one source).
 
-    `progress(name)` may return a (done, total) callback for that source; `on_report` hears each
-    report as soon as it is final. Reports come back in the order of the sources.
+    Small files are embedded and written in groups of about `GROUP_DRAWERS` drawers. `progress`
+    hears (done, total) for each group's embedding; `on_report` hears each report as soon as it is
+    final. Reports come back in the order of the sources.
     """
     run = Run(wing=wing_name(wing) if wing else None, room=room_slug(room) if room else None)
     reports: list[IngestReport] = []
     pending: list[Plan] = []
 
     def flush() -> None:
-        for report in _file_group(palace, pending):
+        for report in _finish(palace, pending, dry_run, progress):
             reports.append(report)
             if on_report:
                 on_report(report)
         pending.clear()
 
     for path in expand_paths(paths):
-        outcome = _prepare(palace, run, path, None, format, dry_run, progress(path.name) if progress else None)
+        outcome = _prepare(palace, run, path, None, format, dry_run)
         if isinstance(outcome, IngestReport):
             flush()  # keep the order of the sources
             reports.append(outcome)
@@ -67,25 +68,37 @@ def ingest_paths(palace: Palace, paths: Iterable[str | os.PathLike[str]], wing: 
                 on_report(outcome)
             continue
         pending.append(outcome)
-        if sum(len(p.drafts) for p in pending) >= WRITE_BATCH:
+        if sum(len(p.drafts) for p in pending) >= GROUP_DRAWERS:
             flush()
     flush()
     return reports
 
 
 def _prepare(palace: Palace, run: Run, source: str | os.PathLike[str] | bytes, filename: str | None,
-             format_name: str | None, dry_run: bool, progress: Progress | None) -> IngestReport | Plan:
-    """A plan with vectors and halls, or the report that ends this source (an error or a preview)."""
+             format_name: str | None, dry_run: bool) -> IngestReport | Plan:
+    """The plan for a source, or the report that ends it (an error)."""
     name = filename or (Path(source).name if not isinstance(source, bytes) else "upload")
     detected = None
     try:
         src = _source(palace, source, name)
         detected, conversations = _parse(src, format_name)
-        plan = plan_source(palace, src, detected, conversations, run)
-        classify(palace, plan, progress)
+        return plan_source(palace, src, detected, conversations, run)
     except MempalaceError as exc:
         return IngestReport(source=name, format=detected, errors=(str(exc),), dry_run=dry_run)
-    return _report(plan, added=(), near=0, dry_run=True) if dry_run else plan
+
+
+def _finish(palace: Palace, plans: list[Plan], dry_run: bool, progress: Progress | None) -> list[IngestReport]:
+    """Embed and classify the plans' new drawers together, then preview or file them."""
+    if not plans:
+        return []
+    try:
+        classify(palace, plans, progress)
+    except MempalaceError as exc:
+        return [IngestReport(source=p.source, format=p.format, conversations=p.conversations, errors=(str(exc),),
+                             dry_run=dry_run) for p in plans]
+    if dry_run:
+        return [_report(plan, added=(), near=0, dry_run=True) for plan in plans]
+    return _file_group(palace, plans)
 
 
 def expand_paths(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:

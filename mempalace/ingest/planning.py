@@ -140,21 +140,33 @@ def _superseded(palace: Palace, parent: str, keep: set[str], chunks: list[Chunk]
             if d.id not in keep and without_cut_labels(d.content, speakers) in joined]
 
 
-def classify(palace: Palace, plan: Plan, progress: Progress | None) -> None:
-    """Embed the new drawers (the slow part, reported to `progress`) and give each its hall."""
-    texts = [d.content for d in plan.drafts]
-    parts = []
-    for start in range(0, len(texts), EMBED_BATCH):
-        parts.append(palace.embed(texts[start : start + EMBED_BATCH]))
-        if progress:
-            progress(min(start + EMBED_BATCH, len(texts)), len(texts))
-    plan.vectors = np.concatenate(parts) if parts else np.zeros((0, 0), np.float32)
-    if not texts:
+def classify(palace: Palace, plans: list[Plan], progress: Progress | None) -> None:
+    """Embed the new drawers of `plans` together (the slow part, reported to `progress`), shortest
+    first so batches pad little, and give each its hall."""
+    drafts = [d for plan in plans for d in plan.drafts]
+    if not drafts:
+        for plan in plans:
+            plan.vectors = np.zeros((0, 0), np.float32)
         return
+    order = sorted(range(len(drafts)), key=lambda i: len(drafts[i].content))
+    vectors = np.zeros((len(drafts), 0), np.float32)
+    for start in range(0, len(order), EMBED_BATCH):
+        rows = order[start : start + EMBED_BATCH]
+        part = palace.embed([drafts[i].content for i in rows])
+        if not vectors.shape[1]:
+            vectors = np.zeros((len(drafts), part.shape[1]), np.float32)
+        vectors[rows] = part
+        if progress:
+            progress(min(start + EMBED_BATCH, len(order)), len(order))
     name = palace.settings.embedder
     if name not in _CLASSIFIERS:
         _CLASSIFIERS[name] = HallClassifier(palace.embed, palace.settings.cache_dir, name)
-    halls = _CLASSIFIERS[name].classify(texts, plan.vectors)
-    plan.drafts = [replace(d, hall=h) for d, h in zip(plan.drafts, halls)]
-    by_id = {d.id: d.hall for d in plan.drafts}
-    plan.drawers = [replace(d, hall=by_id[d.id]) if d.status == "new" else d for d in plan.drawers]
+    halls = _CLASSIFIERS[name].classify([d.content for d in drafts], vectors)
+    start = 0
+    for plan in plans:
+        count = len(plan.drafts)
+        plan.vectors = vectors[start : start + count]
+        plan.drafts = [replace(d, hall=h) for d, h in zip(plan.drafts, halls[start : start + count])]
+        by_id = {d.id: d.hall for d in plan.drafts}
+        plan.drawers = [replace(d, hall=by_id[d.id]) if d.status == "new" else d for d in plan.drawers]
+        start += count

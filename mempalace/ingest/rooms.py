@@ -10,6 +10,7 @@ every wing, which is what makes tunnels. The best candidate becomes the room; no
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections import Counter
@@ -40,6 +41,7 @@ takes took give gives gave put puts set sets call called find found show shows s
 PAIR_WEIGHT, TITLE_WEIGHT, KNOWN_WEIGHT = 2.5, 2.0, 2.0
 
 
+@functools.lru_cache(maxsize=65_536)
 def stem(word: str) -> str:
     """A light stem, enough to match `migrate`, `migrated`, `migrating`, `migration(s)`."""
     for suffix, keep in (("ations", "at"), ("ation", "at"), ("ings", ""), ("ing", ""), ("ions", ""), ("ion", ""),
