@@ -14,7 +14,7 @@ from mempalace.errors import MalformedSourceError
 from mempalace.formats import chatgpt
 from mempalace.formats.base import Source
 
-SHARED = Path("/work/shared/data/transcripts")
+from _shared import TRANSCRIPTS as SHARED
 VERBATIM = "Ünïcödé ✓ — 日本語 🐍\n\n    indented line\n\n\n```python\ndef f():\n    return 1\n```\n  trailing  \n"
 T0 = 1_700_000_000.5
 

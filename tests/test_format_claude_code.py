@@ -15,8 +15,7 @@ from mempalace.errors import MalformedSourceError
 from mempalace.formats import claude_code
 from mempalace.formats.base import Conversation, Source
 
-SHARED = next((p for p in (Path(__file__).resolve().parents[2] / "shared", Path("/work/shared")) if p.is_dir()),
-              Path("/work/shared"))
+from _shared import SHARED
 TRANSCRIPTS = SHARED / "data/transcripts"
 SAMPLES = TRANSCRIPTS / "claude_code"
 SHORT = SAMPLES / "spotter_short.jsonl"

@@ -13,7 +13,7 @@ from mempalace.errors import MalformedSourceError
 from mempalace.formats import gemini_cli
 from mempalace.formats.base import Source
 
-SHARED = Path("/work/shared/data/transcripts")
+from _shared import TRANSCRIPTS as SHARED
 VERBATIM = ("Ünïcödé ✓ — 日本語 🐍\n\n    indented line\n\n\n"
             "```python\ndef f():\n    return 1\n```\n  trailing  \n")
 CHATGPT = '[{"mapping":{},"current_node":null,"title":"x"}]'

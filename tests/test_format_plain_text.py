@@ -12,7 +12,7 @@ from mempalace.errors import SourceRefusedError
 from mempalace.formats import plain_text
 from mempalace.formats.base import Conversation, Source
 
-SHARED = Path("/work/shared/data/transcripts")
+from _shared import TRANSCRIPTS as SHARED
 TERMINAL_SAMPLE = SHARED / "plain_text/spotter_short.terminal.stripped.txt"
 CHATGPT = '[{"mapping":{},"current_node":null,"title":"x"}]'
 CLAUDE_AI = '[{"uuid":"u","name":"x","chat_messages":[]}]'

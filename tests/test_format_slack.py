@@ -13,7 +13,7 @@ from mempalace.errors import MalformedSourceError
 from mempalace.formats import slack
 from mempalace.formats.base import Source
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+from _shared import SHARED
 REAL_EXPORT = SHARED / "data/transcripts/slack_export/hfaran_testarchive"
 CLAUDE_CODE_SAMPLE = SHARED / "data/transcripts/claude_code/spotter_short.jsonl"
 

@@ -15,8 +15,7 @@ from mempalace import formats
 from mempalace.errors import MalformedSourceError, SourceRefusedError, UnsupportedFormatError
 from mempalace.formats import FORMATS, Source
 
-SHARED = next((p for p in (Path(__file__).resolve().parents[2] / "shared", Path("/work/shared")) if p.is_dir()),
-              Path("/work/shared"))
+from _shared import SHARED
 TRANSCRIPTS = SHARED / "data/transcripts"
 FOLDER_FORMATS = {"claude_code": "claude_code", "codex_cli": "codex_cli", "gemini_cli": "gemini_cli",
                   "plain_text": "plain_text", "slack_export": "slack"}

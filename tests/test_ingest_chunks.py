@@ -21,7 +21,7 @@ from mempalace.formats.base import Conversation, Message, Source
 from mempalace.ingest import ingest
 from mempalace.ingest.chunks import MESSAGE_GAP, Chunk, Span, chunk_conversation, without_cut_labels
 
-TRANSCRIPTS = Path("/work/shared/data/transcripts")
+from _shared import TRANSCRIPTS
 TARGETS = (200, 800, 2000)
 
 
