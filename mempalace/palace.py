@@ -6,14 +6,14 @@ import functools
 import hashlib
 import os
 from collections import OrderedDict
+from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
-from collections.abc import Sequence
 from typing import Any, Callable
 
 import numpy as np
 
-from .catalog import Catalog, Row
+from .catalog import Catalog
 from .chunking import split_verbatim
 from .config import Settings, load_settings
 from .embedding import PalaceEmbeddingFunction
@@ -21,14 +21,13 @@ from .errors import ConfigError, DrawerNotFoundError, InvalidInputError
 from .locking import PalaceLock
 from .models import AddResult, Drawer, DrawerDraft, DuplicateMatch, PalaceStatus, SearchHit
 from .naming import hall_name, room_slug, wing_name
+from .records import best_first, draft_metadata, drawer_from_record, drawer_from_row, extra_metadata, match
 from .search import Searcher
 from .store import SEQ_KEY, ChromaStore, Record, check_palace_dir
-from .sync import GENERAL_ROOM, UNSORTED_WING, CatalogSync, catalog_row, new_stamp
+from .sync import CatalogSync, catalog_row, new_stamp
 from .taxonomy import TaxonomyView
 
 CATALOG_FILE = "mempalace_catalog.sqlite3"
-RESERVED_KEYS = {"wing", "room", "hall", "source_file", "chunk_index", "chunk_count", "parent_id",
-                 "filed_at", "added_by", SEQ_KEY}
 VECTOR_CACHE = 20_000  # texts whose vectors `embed` remembers (about 30 MB)
 SEARCH_MODES = {"hybrid": True, "vector": False, "semantic": False}
 
@@ -123,7 +122,7 @@ class Palace(TaxonomyView):
         """File `content` verbatim, split into consecutive drawers if long; refuse near-duplicates."""
         self._check_content(content)
         wing, room, hall = wing_name(wing), room_slug(room), hall_name(hall)
-        extra = _extra_metadata(meta)
+        extra = extra_metadata(meta)
         pieces = split_verbatim(content, self.settings.drawer_chars)
         parent = "parent_" + hashlib.sha256(content.encode("utf-8")).hexdigest()[:24]
         ids = [_drawer_id(parent, i) for i in range(len(pieces))]
@@ -134,10 +133,10 @@ class Palace(TaxonomyView):
             return AddResult("exists", tuple(ids), parent)
         new = [(i, d, p) for i, (d, p) in enumerate(zip(ids, pieces)) if d not in existing]
         vectors = self._embed([p for _, _, p in new])
-        matches = [_match(r, 1.0) for r in elsewhere]
+        matches = [match(r, 1.0) for r in elsewhere]
         matches += self._similar(vectors, self.settings.duplicate_threshold, exclude=set(ids))
         if matches:
-            return AddResult("duplicate", tuple(ids), parent, tuple(_best_first(matches)))
+            return AddResult("duplicate", tuple(ids), parent, tuple(best_first(matches)))
         common = {
             "wing": wing, "room": room, **({"hall": hall} if hall else {}),
             **({"source_file": source_file} if source_file else {}), "chunk_count": len(pieces),
@@ -161,7 +160,7 @@ class Palace(TaxonomyView):
         if len(vectors) != len(drafts):
             raise InvalidInputError("file_drawers needs exactly one vector per drawer.")
         stamp, now = new_stamp(), datetime.now(timezone.utc).isoformat(timespec="seconds")
-        metadatas = [_draft_metadata(d, now, stamp) for d in drafts]
+        metadatas = [draft_metadata(d, now, stamp) for d in drafts]
         gone = sorted(set(replaces) - {d.id for d in drafts})
         self._sync.ensure_fresh()
         self._sync.begin_write()
@@ -227,19 +226,19 @@ class Palace(TaxonomyView):
         found = self._store.get([drawer_id.strip()])
         if not found:
             raise DrawerNotFoundError(f"No drawer with id {drawer_id!r} in this palace.")
-        return _drawer(found[0])
+        return drawer_from_record(found[0])
 
     @_serialized
     def find_drawers(self, ids: Sequence[str]) -> dict[str, Drawer]:
         """The stored drawers among `ids`, from the catalog (fast; without extra metadata)."""
         self._sync.ensure_fresh()
-        return {i: _row_drawer(r) for i, r in self._catalog.rows(list(ids)).items()}
+        return {i: drawer_from_row(r) for i, r in self._catalog.rows(list(ids)).items()}
 
     @_serialized
     def drawers_of(self, parent_id: str) -> list[Drawer]:
         """The drawers filed from one parent (one add, or one ingested conversation), in order."""
         self._sync.ensure_fresh()
-        return [_row_drawer(r) for r in self._catalog.by_parent(parent_id)]
+        return [drawer_from_row(r) for r in self._catalog.by_parent(parent_id)]
 
     @_serialized
     def nearest_existing(self, vectors: np.ndarray, exclude: Sequence[str] = ()) -> list[tuple[str, float] | None]:
@@ -275,7 +274,7 @@ class Palace(TaxonomyView):
             raise InvalidInputError("The duplicate threshold must be between 0 and 1.")
         self._sync.ensure_fresh()
         vectors = self._embed(split_verbatim(content, self.settings.drawer_chars))
-        return tuple(_best_first(self._similar(vectors, threshold, exclude=set())))
+        return tuple(best_first(self._similar(vectors, threshold, exclude=set())))
 
     @_serialized
     def search(self, query: str, wing: str | None = None, room: str | None = None, hall: str | None = None,
@@ -335,7 +334,7 @@ class Palace(TaxonomyView):
         rows = self._catalog.rows(list(found))
         unseen = [i for i in found if i not in rows]
         rows.update({r.id: catalog_row(r) for r in self._store.get(unseen)} if unseen else {})
-        return [_match(rows[i], s) for i, s in found.items() if i in rows]
+        return [match(rows[i], s) for i, s in found.items() if i in rows]
 
 
 def _open_embedded(where: Path, ef: PalaceEmbeddingFunction, settings: Settings,
@@ -354,52 +353,3 @@ def _open_embedded(where: Path, ef: PalaceEmbeddingFunction, settings: Settings,
 
 def _drawer_id(parent: str, index: int) -> str:
     return "drawer_" + hashlib.sha256(f"{parent}:{index}".encode()).hexdigest()[:24]
-
-
-def _extra_metadata(meta: dict[str, Any]) -> dict[str, Any]:
-    extra: dict[str, Any] = {}
-    for key, value in meta.items():
-        if key in RESERVED_KEYS - {"added_by"}:
-            raise InvalidInputError(f"{key!r} is set by MemPalace and cannot be given as extra metadata.")
-        if value is None:
-            continue
-        if not isinstance(value, (str, int, float, bool)):
-            raise InvalidInputError(f"Metadata {key!r} must be text, a number or true/false.")
-        extra[key] = value
-    return extra
-
-
-def _match(row: Row, similarity: float) -> DuplicateMatch:
-    return DuplicateMatch(row.id, round(float(similarity), 6), row.wing, row.room, row.content[:160])
-
-
-def _best_first(matches: list[DuplicateMatch]) -> list[DuplicateMatch]:
-    return sorted({m.drawer_id: m for m in matches}.values(), key=lambda m: (-m.similarity, m.drawer_id))
-
-
-def _draft_metadata(draft: DrawerDraft, filed_at: str, stamp: int) -> dict[str, Any]:
-    extra = _extra_metadata(draft.extra)
-    hall = hall_name(draft.hall)
-    return {
-        "wing": wing_name(draft.wing), "room": room_slug(draft.room), **({"hall": hall} if hall else {}),
-        **({"source_file": draft.source_file} if draft.source_file else {}), "chunk_index": draft.chunk_index,
-        **({"parent_id": draft.parent_id} if draft.parent_id else {}), "filed_at": filed_at,
-        "added_by": str(extra.pop("added_by", "mempalace")), SEQ_KEY: stamp, **extra,
-    }
-
-
-def _row_drawer(row: Row) -> Drawer:
-    return Drawer(id=row.id, content=row.content, wing=row.wing, room=row.room, hall=row.hall or None,
-                  source_file=row.source_file or None, chunk_index=row.chunk_index, parent_id=row.parent_id or None,
-                  filed_at=row.filed_at or None)
-
-
-def _drawer(record: Record) -> Drawer:
-    meta = dict(record.metadata)
-    known = {k: meta.pop(k, None) for k in RESERVED_KEYS}
-    return Drawer(
-        id=record.id, content=record.document, wing=str(known["wing"] or UNSORTED_WING),
-        room=str(known["room"] or GENERAL_ROOM), hall=known["hall"], source_file=known["source_file"],
-        chunk_index=int(known["chunk_index"] or 0), parent_id=known["parent_id"],
-        filed_at=known["filed_at"], added_by=known["added_by"], extra=meta,
-    )

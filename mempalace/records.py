@@ -1,0 +1,64 @@
+"""Between stored records and the frozen values the core hands out: metadata in, `Drawer` out."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .catalog import Row
+from .errors import InvalidInputError
+from .models import Drawer, DrawerDraft, DuplicateMatch
+from .naming import hall_name, room_slug, wing_name
+from .store import SEQ_KEY, Record
+from .sync import GENERAL_ROOM, UNSORTED_WING
+
+RESERVED_KEYS = {"wing", "room", "hall", "source_file", "chunk_index", "chunk_count", "parent_id",
+                 "filed_at", "added_by", SEQ_KEY}
+
+
+def extra_metadata(meta: dict[str, Any]) -> dict[str, Any]:
+    extra: dict[str, Any] = {}
+    for key, value in meta.items():
+        if key in RESERVED_KEYS - {"added_by"}:
+            raise InvalidInputError(f"{key!r} is set by MemPalace and cannot be given as extra metadata.")
+        if value is None:
+            continue
+        if not isinstance(value, (str, int, float, bool)):
+            raise InvalidInputError(f"Metadata {key!r} must be text, a number or true/false.")
+        extra[key] = value
+    return extra
+
+
+def match(row: Row, similarity: float) -> DuplicateMatch:
+    return DuplicateMatch(row.id, round(float(similarity), 6), row.wing, row.room, row.content[:160])
+
+
+def best_first(matches: list[DuplicateMatch]) -> list[DuplicateMatch]:
+    return sorted({m.drawer_id: m for m in matches}.values(), key=lambda m: (-m.similarity, m.drawer_id))
+
+
+def draft_metadata(draft: DrawerDraft, filed_at: str, stamp: int) -> dict[str, Any]:
+    extra = extra_metadata(draft.extra)
+    hall = hall_name(draft.hall)
+    return {
+        "wing": wing_name(draft.wing), "room": room_slug(draft.room), **({"hall": hall} if hall else {}),
+        **({"source_file": draft.source_file} if draft.source_file else {}), "chunk_index": draft.chunk_index,
+        **({"parent_id": draft.parent_id} if draft.parent_id else {}), "filed_at": filed_at,
+        "added_by": str(extra.pop("added_by", "mempalace")), SEQ_KEY: stamp, **extra,
+    }
+
+
+def drawer_from_row(row: Row) -> Drawer:
+    return Drawer(id=row.id, content=row.content, wing=row.wing, room=row.room, hall=row.hall or None,
+                  source_file=row.source_file or None, chunk_index=row.chunk_index, parent_id=row.parent_id or None,
+                  filed_at=row.filed_at or None)
+
+
+def drawer_from_record(record: Record) -> Drawer:
+    meta = dict(record.metadata)
+    known = {k: meta.pop(k, None) for k in RESERVED_KEYS}
+    return Drawer(
+        id=record.id, content=record.document, wing=str(known["wing"] or UNSORTED_WING),
+        room=str(known["room"] or GENERAL_ROOM), hall=known["hall"], source_file=known["source_file"],
+        chunk_index=int(known["chunk_index"] or 0), parent_id=known["parent_id"],
+        filed_at=known["filed_at"], added_by=known["added_by"], extra=meta,
+    )
