@@ -14,7 +14,7 @@ import click
 
 from .errors import InvalidInputError, MempalaceError
 from .formats import FORMATS
-from .ingest import IngestReport, expand_paths, ingest_paths
+from .ingest import IngestReport, ingest_paths
 from .models import HALLS
 from .palace import Palace
 
@@ -236,8 +236,6 @@ def reindex(ctx: click.Context, palace: Palace) -> None:
 def ingest_command(ctx: click.Context, palace: Palace, paths: tuple[Path, ...], wing: str | None, room: str | None,
                    format_name: str | None, dry_run: bool) -> None:
     """File transcripts (Claude Code, Claude.ai, ChatGPT, Slack, Codex, Gemini, text); folders are walked."""
-    if not expand_paths(paths):
-        raise InvalidInputError(f"No transcript files found under {', '.join(map(str, paths))}.")
     bars = _ProgressBars(enabled=not ctx.obj["json"] and sys.stderr.isatty())
 
     def show(report: IngestReport) -> None:
@@ -245,16 +243,19 @@ def ingest_command(ctx: click.Context, palace: Palace, paths: tuple[Path, ...], 
         if not ctx.obj["json"]:
             click.echo(("Error: " if report.errors else "") + report.summary(), err=bool(report.errors), color=True)
 
-    reports = ingest_paths(palace, paths, wing=wing, room=room, format=format_name, dry_run=dry_run,
+    reports = ingest_paths(palace, paths, wing=wing, room=room, format_name=format_name, dry_run=dry_run,
                            progress=bars.update, on_report=show)
     bars.close()
+    if not reports:
+        raise InvalidInputError(f"No transcript files found under {', '.join(map(str, paths))}.")
     if ctx.obj["json"]:
         click.echo(json.dumps([r.to_dict(with_drawers=dry_run) for r in reports], ensure_ascii=False, indent=2))
     elif len(reports) > 1:
         added = sum(r.new if dry_run else r.added for r in reports)
         click.echo(f"{len(reports)} source(s): {'would add' if dry_run else 'added'} {added} drawer(s), "
                    f"{sum(r.already_present for r in reports)} already in the palace, "
-                   f"{sum(1 for r in reports if r.errors)} failed.")
+                   f"{sum(1 for r in reports if r.errors)} failed"
+                   + (f", {sum(r.skipped for r in reports)} skipped." if any(r.skipped for r in reports) else "."))
     if any(r.errors for r in reports):
         sys.exit(1)
 

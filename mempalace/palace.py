@@ -151,9 +151,8 @@ class Palace(TaxonomyView):
         return AddResult("added", tuple(ids), parent)
 
     @_serialized
-    def file_drawers(self, drafts: Sequence[DrawerDraft], vectors: np.ndarray | None = None,
-                     replaces: Sequence[str] = ()) -> None:
-        """File prepared drawers in one batch (no duplicate check), then drop the drawers they replace."""
+    def file_drawers(self, drafts: Sequence[DrawerDraft], vectors: np.ndarray | None = None) -> None:
+        """File prepared drawers in one batch (no duplicate check; ids already stored are left as they are)."""
         for draft in drafts:
             self._check_content(draft.content)
         vectors = self._embed([d.content for d in drafts]) if vectors is None else vectors
@@ -161,15 +160,13 @@ class Palace(TaxonomyView):
             raise InvalidInputError("file_drawers needs exactly one vector per drawer.")
         stamp, now = new_stamp(), datetime.now(timezone.utc).isoformat(timespec="seconds")
         metadatas = [draft_metadata(d, now, stamp) for d in drafts]
-        gone = sorted(set(replaces) - {d.id for d in drafts})
+        if not drafts:
+            return
         self._sync.ensure_fresh()
         self._sync.begin_write()
-        if drafts:
-            self._store.add([d.id for d in drafts], [d.content for d in drafts], metadatas, vectors)
-        if gone:
-            self._store.delete(gone)
+        self._store.add([d.id for d in drafts], [d.content for d in drafts], metadatas, vectors)
         records = [Record(d.id, d.content, m, v) for d, m, v in zip(drafts, metadatas, vectors)]
-        self._sync.finish_write(rows=[catalog_row(r) for r in records], deleted=gone)
+        self._sync.finish_write(rows=[catalog_row(r) for r in records])
 
     @_serialized
     def delete_drawers(self, ids: Sequence[str]) -> int:

@@ -156,7 +156,7 @@ def test_shared_terminal_capture_turns() -> None:
     (convo,) = plain_text.parse(sample)
     stem = "spotter_short.terminal.stripped"
     assert convo.title == stem and convo.id is None
-    assert convo.speakers == (stem, "User", "Assistant")
+    assert convo.speakers == ("User", "Assistant")  # the text before the first turn has no speaker
     got = turns(convo)
     assert [role for _, role, _ in got] == ["other", "user", "assistant", "user", "assistant", "assistant",
                                             "user", "assistant"]
@@ -177,7 +177,7 @@ def test_quoted_turns(tmp_path: Path) -> None:
     convo = parse_one(tmp_path, "quoted.md", QUOTED)
     assert convo.title == "Debugging session ✨"
     assert turns(convo) == [
-        ("quoted", "other", "# Debugging session ✨"),
+        ("", "other", "# Debugging session ✨"),
         ("User", "user", "Why does this fail?\n> It's the `parse` step:\n>\n>     indented = True"),
         ("Assistant", "assistant", "Because `parse` expects UTF-8 — ünïcode ✓ 日本語.\n\n```text\n"
                                    "> not a prompt inside a fence\nUser: not a label either\n```\n\n\n"
@@ -233,17 +233,17 @@ def test_generic_speakers(tmp_path: Path) -> None:
 
 def test_prose_with_an_occasional_label_is_one_message(tmp_path: Path) -> None:
     convo = parse_one(tmp_path, "prose.txt", PROSE)
-    assert turns(convo) == [("prose", "other", PROSE.strip())]
+    assert turns(convo) == [("", "other", PROSE.strip())]  # unlabelled: no speaker, so a rename changes nothing
 
 
 def test_github_admonitions_are_not_user_turns(tmp_path: Path) -> None:
     text = "# Setup\n\n> [!NOTE]\n> Needs Python 3.11.\n\nRun it.\n\n> [!WARNING]\n> Back up first.\n"
-    assert turns(parse_one(tmp_path, "README.md", text)) == [("README", "other", text.strip())]
+    assert turns(parse_one(tmp_path, "README.md", text)) == [("", "other", text.strip())]
 
 
 @pytest.mark.parametrize("text", ["Alice: one\nAlice: two\n", "MAX_SIZE: int = 3\nMIN_SIZE: int = 1\n"])
 def test_one_speaker_or_constants_are_not_a_conversation(tmp_path: Path, text: str) -> None:
-    assert turns(parse_one(tmp_path, "solo", text)) == [("solo", "other", text.strip())]
+    assert turns(parse_one(tmp_path, "solo", text)) == [("", "other", text.strip())]
 
 
 def test_empty_file_has_no_conversation(tmp_path: Path) -> None:

@@ -175,12 +175,12 @@ def test_a_failure_part_way_leaves_nothing_and_a_rerun_completes(palace: Palace,
     real_file = Palace.file_drawers
     calls = {"n": 0}
 
-    def flaky(self, drafts, vectors=None, replaces=()):
+    def flaky(self, drafts, vectors=None):
         calls["n"] += 1
         if calls["n"] == 3:
             from mempalace.errors import PalaceUnavailableError
             raise PalaceUnavailableError("the disk is full")
-        return real_file(self, drafts, vectors, replaces)
+        return real_file(self, drafts, vectors)
 
     monkeypatch.setattr(Palace, "file_drawers", flaky)
     failed = ingest(palace, path)

@@ -45,7 +45,7 @@ def conv(*messages: Message) -> Conversation:
 
 
 def _label(message: Message, continued: bool) -> str:
-    if message.role == "tool":
+    if message.role == "tool" or not message.speaker:
         return ""
     return f"{message.speaker} (continued): " if continued else f"{message.speaker}: "
 

@@ -43,7 +43,7 @@ class Conversation:
 
     @property
     def speakers(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(m.speaker for m in self.messages if m.role != "tool"))
+        return tuple(dict.fromkeys(m.speaker for m in self.messages if m.role != "tool" and m.speaker))
 
     @property
     def started(self) -> str | None:

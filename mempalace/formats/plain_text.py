@@ -162,9 +162,9 @@ def _named_cuts(lines: list[_Line], roles_only: bool) -> list[_Cut]:
 
 
 def _messages(text: str, cuts: list[_Cut], stem: str) -> list[Message]:
-    """The text between cuts, per the verbatim rule; text before the first cut is the stem's message."""
+    """The text between cuts, per the verbatim rule; text before the first cut is a message of its own."""
     if not cuts or text[: cuts[0].line_start].strip():
-        cuts = [_Cut(0, 0, stem, "other"), *cuts]
+        cuts = [_Cut(0, 0, "", "other"), *cuts]  # no speaker: the drawer is the bare text, whatever the file's name
     ends = [cut.line_start for cut in cuts[1:]] + [len(text)]
     messages = []
     for cut, end in zip(cuts, ends):

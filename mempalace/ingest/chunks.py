@@ -51,11 +51,14 @@ class _Block:
         return "".join(out)
 
 
-def chunk_conversation(conversation: Conversation, target: int = 800) -> list[Chunk]:
-    """Drawers for one conversation, in order; their spans cover every message's text exactly once."""
+def chunk_conversation(conversation: Conversation, target: int = 800, limit: int = 100_000) -> list[Chunk]:
+    """Drawers for one conversation, in order; their spans cover every message's text exactly once.
+
+    No drawer exceeds `limit` characters: a single word longer than that is cut (the only cut inside a word).
+    """
     blocks: list[_Block] = []
     for unit in _exchanges(conversation.messages):
-        blocks.extend(_fit(unit, conversation.messages, target))
+        blocks.extend(_fit(unit, conversation.messages, target, limit))
     chunks: list[Chunk] = []
     current: list[_Block] = []
     length = 0
@@ -70,6 +73,25 @@ def chunk_conversation(conversation: Conversation, target: int = 800) -> list[Ch
     if current:
         chunks.append(_chunk(current))
     return chunks
+
+
+def read_through(chunks: list[Chunk], conversation: Conversation) -> str:
+    """The drawers of a conversation joined as it reads, `without_cut_labels`: a shorter, older
+    version's drawer, read the same way, is a substring of it."""
+    messages = conversation.messages
+    parts = []
+    for before, chunk in zip([None, *chunks], chunks):
+        if before is not None:
+            tools = messages[before.spans[-1].message].role == messages[chunk.spans[0].message].role == "tool"
+            parts.append(TOOL_GAP if tools else MESSAGE_GAP)
+        parts.append(chunk.content)
+    return without_cut_labels("".join(parts), list(conversation.speakers))
+
+
+def prose(chunk: Chunk, conversation: Conversation) -> str:
+    """The people's words in a drawer: its message text without labels and tool lines."""
+    return MESSAGE_GAP.join(conversation.messages[s.message].text[s.start : s.end] for s in chunk.spans
+                            if conversation.messages[s.message].role != "tool")
 
 
 def without_cut_labels(text: str, speakers: list[str]) -> str:
@@ -98,7 +120,7 @@ def _exchanges(messages: tuple[Message, ...]) -> list[list[int]]:
     return units
 
 
-def _fit(unit: list[int], messages: tuple[Message, ...], target: int) -> list[_Block]:
+def _fit(unit: list[int], messages: tuple[Message, ...], target: int, limit: int) -> list[_Block]:
     """The exchange as one block if it fits about one drawer, else one block per message piece."""
     whole = _Block(tuple((messages[i], Span(i, 0, len(messages[i].text)), False) for i in unit))
     if len(whole.render(None)) <= target * 3 // 2:
@@ -107,8 +129,10 @@ def _fit(unit: list[int], messages: tuple[Message, ...], target: int) -> list[_B
     for index in unit:
         message = messages[index]
         room = max(target - len(_label(message, True)), 100)
+        cap = max(limit - len(_label(message, True)), room)
         start = 0
-        for piece_number, piece in enumerate(split_verbatim(message.text, room)):
+        pieces = [p[i : i + cap] for p in split_verbatim(message.text, room) for i in range(0, len(p), cap)]
+        for piece_number, piece in enumerate(pieces):
             span = Span(index, start, start + len(piece))
             blocks.append(_Block(((message, span, piece_number > 0),)))
             start = span.end
@@ -116,7 +140,7 @@ def _fit(unit: list[int], messages: tuple[Message, ...], target: int) -> list[_B
 
 
 def _label(message: Message, continued: bool) -> str:
-    if message.role == "tool":
+    if message.role == "tool" or not message.speaker:
         return ""
     return f"{message.speaker} (continued): " if continued else f"{message.speaker}: "
 

@@ -11,14 +11,16 @@ Chroma write per group, not per file); a group that fails is retried file by fil
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
 from .. import formats
-from ..errors import MalformedSourceError, MempalaceError
+from ..errors import MalformedSourceError, MempalaceError, UnsupportedFormatError
 from ..formats.base import Conversation, Source
+from ..models import DrawerDraft
 from ..naming import room_slug, wing_name
 from ..palace import Palace
 from .planning import Plan, Progress, Run, classify, plan_source
@@ -31,41 +33,43 @@ Reporter = Callable[[IngestReport], None]
 
 
 def ingest(palace: Palace, source: str | os.PathLike[str] | bytes, filename: str | None = None,
-           wing: str | None = None, room: str | None = None, format: str | None = None,
+           wing: str | None = None, room: str | None = None, format_name: str | None = None,
            dry_run: bool = False, progress: Progress | None = None) -> IngestReport:
     """Ingest one file, folder (Slack export) or uploaded bytes; problems are reported, not raised."""
     run = Run(wing=wing_name(wing) if wing else None, room=room_slug(room) if room else None)
-    outcome = _prepare(palace, run, source, filename, format, dry_run)
+    outcome = _prepare(palace, run, source, filename, format_name, dry_run, walked=False)
     return outcome if isinstance(outcome, IngestReport) else _finish(palace, [outcome], dry_run, progress)[0]
 
 
 def ingest_paths(palace: Palace, paths: Iterable[str | os.PathLike[str]], wing: str | None = None,
-                 room: str | None = None, format: str | None = None, dry_run: bool = False,
+                 room: str | None = None, format_name: str | None = None, dry_run: bool = False,
                  progress: Progress | None = None, on_report: Reporter | None = None) -> list[IngestReport]:
-    """Ingest files and folders (walked for transcript files; a Slack export is one source).
+    """Ingest files and folders (walked for transcript files; a Slack export is one source), in order.
 
-    Small files are embedded and written in groups of about `GROUP_DRAWERS` drawers. `progress`
-    hears (done, total) for each group's embedding; `on_report` hears each report as soon as it is
-    final. Reports come back in the order of the sources.
+    `progress` hears (done, total) while a group of files is embedded; `on_report` each final report.
     """
     run = Run(wing=wing_name(wing) if wing else None, room=room_slug(room) if room else None)
     reports: list[IngestReport] = []
     pending: list[Plan] = []
 
-    def flush() -> None:
-        for report in _finish(palace, pending, dry_run, progress):
-            reports.append(report)
+    def emit(done: list[IngestReport]) -> None:
+        reports.extend(done)
+        for report in done:
             if on_report:
                 on_report(report)
+
+    def flush() -> None:
+        emit(_finish(palace, pending, dry_run, progress))
         pending.clear()
 
-    for path in expand_paths(paths):
-        outcome = _prepare(palace, run, path, None, format, dry_run)
+    for path, walked in _walk(paths):
+        outcome = _prepare(palace, run, path, None, format_name, dry_run, walked)
+        if isinstance(outcome, Plan) and any(outcome.parents & p.parents for p in pending):
+            flush()  # the same conversation twice: file the first, then plan the second against it
+            outcome = _prepare(palace, run, path, None, format_name, dry_run, walked)
         if isinstance(outcome, IngestReport):
-            flush()  # keep the order of the sources
-            reports.append(outcome)
-            if on_report:
-                on_report(outcome)
+            flush()
+            emit([outcome])
             continue
         pending.append(outcome)
         if sum(len(p.drafts) for p in pending) >= GROUP_DRAWERS:
@@ -75,47 +79,75 @@ def ingest_paths(palace: Palace, paths: Iterable[str | os.PathLike[str]], wing: 
 
 
 def _prepare(palace: Palace, run: Run, source: str | os.PathLike[str] | bytes, filename: str | None,
-             format_name: str | None, dry_run: bool) -> IngestReport | Plan:
-    """The plan for a source, or the report that ends it (an error)."""
-    name = filename or (Path(source).name if not isinstance(source, bytes) else "upload")
+             format_name: str | None, dry_run: bool, walked: bool) -> IngestReport | Plan:
+    """The plan for a source, or the report that ends it (an error, or a skipped file in a folder)."""
+    name = filename or ("upload" if isinstance(source, bytes) else Path(source).resolve().name or str(source))
     detected = None
     try:
         src = _source(palace, source, name)
         detected, conversations = _parse(src, format_name)
         return plan_source(palace, src, detected, conversations, run)
+    except UnsupportedFormatError as exc:
+        if walked:
+            return IngestReport(source=name, notes=(f"skipped, not a transcript ({exc})",), skipped=True,
+                                dry_run=dry_run)
+        return IngestReport(source=name, errors=(str(exc),), dry_run=dry_run)
     except MempalaceError as exc:
         return IngestReport(source=name, format=detected, errors=(str(exc),), dry_run=dry_run)
+    except Exception as exc:  # a reader's bug must not stop the other files: report it as this file's error
+        return IngestReport(source=name, format=detected, dry_run=dry_run,
+                            errors=(f"{name} could not be read ({type(exc).__name__}: {exc}).",))
 
 
 def _finish(palace: Palace, plans: list[Plan], dry_run: bool, progress: Progress | None) -> list[IngestReport]:
     """Embed and classify the plans' new drawers together, then preview or file them."""
     if not plans:
         return []
+    _drop_repeats(plans)
     try:
         classify(palace, plans, progress)
     except MempalaceError as exc:
         return [IngestReport(source=p.source, format=p.format, conversations=p.conversations, errors=(str(exc),),
                              dry_run=dry_run) for p in plans]
     if dry_run:
-        return [_report(plan, added=(), near=0, dry_run=True) for plan in plans]
+        return [_report(plan, added=(), near=0, replaced=len(plan.replaces), dry_run=True) for plan in plans]
     return _file_group(palace, plans)
+
+
+def _drop_repeats(plans: list[Plan]) -> None:
+    """A drawer text that an earlier file of the group files too is filed once, by the earlier one."""
+    seen: set[str] = set()
+    for plan in plans:
+        repeated = {d.id for d in plan.drafts if d.id in seen}
+        seen.update(d.id for d in plan.drafts)
+        if repeated:
+            plan.drafts = [d for d in plan.drafts if d.id not in repeated]
+            plan.drawers = [replace(d, status="present") if d.id in repeated else d for d in plan.drawers]
 
 
 def expand_paths(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
     """The sources under `paths`: named files as given, folders walked for transcript-like files."""
-    found: list[Path] = []
+    return [path for path, _ in _walk(paths)]
+
+
+def _walk(paths: Iterable[str | os.PathLike[str]]) -> Iterator[tuple[Path, bool]]:
+    """(source, found by walking a folder) for each path, in order."""
     for path in map(Path, paths):
         if not path.is_dir() or formats.slack.accept(Source.from_path(path)):
-            found.append(path)
+            yield path, False
             continue
         for folder, dirs, files in os.walk(path):
             here = Path(folder)
             kept = []
             for sub in sorted(d for d in dirs if not d.startswith(".")):
-                (found.append(here / sub) if formats.slack.accept(Source.from_path(here / sub)) else kept.append(sub))
+                if formats.slack.accept(Source.from_path(here / sub)):
+                    yield here / sub, True
+                else:
+                    kept.append(sub)
             dirs[:] = kept
-            found += [here / f for f in sorted(files) if not f.startswith(".") and Path(f).suffix.lower() in _WALKED]
-    return found
+            for file in sorted(files):
+                if not file.startswith(".") and Path(file).suffix.lower() in _WALKED:
+                    yield here / file, True
 
 
 def _source(palace: Palace, source: str | os.PathLike[str] | bytes, name: str) -> Source:
@@ -139,29 +171,34 @@ def _parse(src: Source, format_name: str | None) -> tuple[str, list[Conversation
 
 
 def _file_group(palace: Palace, plans: list[Plan]) -> list[IngestReport]:
-    """Write several plans in one go; if that fails, undo it and write them one by one instead."""
+    """Write several plans in one go; if that fails, undo it and write them one by one instead.
+
+    Replaced drawers are removed last, and only once every drawer of the new version is stored.
+    """
     if not plans:
         return []
     drafts = [d for p in plans for d in p.drafts]
     vectors = np.concatenate([p.vectors for p in plans if len(p.drafts)]) if drafts else np.zeros((0, 0), np.float32)
-    replaces = [i for p in plans for i in p.replaces]
     try:
-        added, near = _write(palace, drafts, vectors, replaces)
+        added, near = _write(palace, drafts, vectors, [i for p in plans for i in p.replaces])
     except MempalaceError as exc:
         if len(plans) > 1:
             return [r for p in plans for r in _file_group(palace, [p])]
-        return [IngestReport(source=plans[0].source, format=plans[0].format, conversations=plans[0].conversations,
-                             errors=(f"{plans[0].source}: filing failed part-way ({exc}); {_undo(palace, drafts)}",))]
+        plan = plans[0]
+        return [IngestReport(source=plan.source, format=plan.format, conversations=plan.conversations,
+                             errors=(f"{plan.source}: filing failed part-way ({exc}); {_undo(palace, drafts)}",))]
     reports, start = [], 0
     for plan in plans:
-        mine = added[start : start + len(plan.drafts)]
-        reports.append(_report(plan, added=tuple(mine), near=sum(near[start : start + len(plan.drafts)]),
-                               dry_run=False))
-        start += len(plan.drafts)
+        count = len(plan.drafts)
+        replaced, notes = _replace(palace, plan)
+        reports.append(_report(plan, added=tuple(added[start : start + count]), near=sum(near[start : start + count]),
+                               replaced=replaced, dry_run=False, notes=notes))
+        start += count
     return reports
 
 
-def _write(palace: Palace, drafts: list, vectors: np.ndarray, replaces: list[str]) -> tuple[list[str], list[int]]:
+def _write(palace: Palace, drafts: list[DrawerDraft], vectors: np.ndarray,
+           replaced: list[str]) -> tuple[list[str], list[int]]:
     """File drafts in batches; returns their ids and, per draft, 1 if it is a near-duplicate."""
     added: list[str] = []
     near: list[int] = []
@@ -169,15 +206,26 @@ def _write(palace: Palace, drafts: list, vectors: np.ndarray, replaces: list[str
     try:
         for start in range(0, len(drafts), WRITE_BATCH):
             batch, batch_vectors = drafts[start : start + WRITE_BATCH], vectors[start : start + WRITE_BATCH]
-            matches = palace.nearest_existing(batch_vectors, exclude=[*added, *replaces])
+            matches = palace.nearest_existing(batch_vectors, exclude=[*added, *replaced])
             near += [int(bool(m and m[1] >= threshold)) for m in matches]
-            last = start + WRITE_BATCH >= len(drafts)
-            palace.file_drawers(batch, batch_vectors, replaces=replaces if last else ())
+            palace.file_drawers(batch, batch_vectors)
             added += [d.id for d in batch]
     except MempalaceError:
         _undo(palace, added)
         raise
     return added, near
+
+
+def _replace(palace: Palace, plan: Plan) -> tuple[int, tuple[str, ...]]:
+    """Remove the drawers a grown conversation replaces, once all of its new drawers are stored."""
+    if not plan.replaces:
+        return 0, ()
+    try:
+        if len(palace.find_drawers([d.id for d in plan.drawers])) < len(plan.drawers):
+            return 0, ("older drawers of a grown conversation were kept: not every new drawer is stored",)
+        return palace.delete_drawers(plan.replaces), ()
+    except MempalaceError as exc:
+        return 0, (f"older drawers of a grown conversation were kept ({exc}); ingesting again replaces them",)
 
 
 def _undo(palace: Palace, drafts_or_ids: list) -> str:
@@ -189,12 +237,13 @@ def _undo(palace: Palace, drafts_or_ids: list) -> str:
     return "nothing from this file was kept; run it again to retry."
 
 
-def _report(plan: Plan, added: tuple[str, ...], near: int, dry_run: bool) -> IngestReport:
+def _report(plan: Plan, added: tuple[str, ...], near: int, replaced: int, dry_run: bool,
+            notes: tuple[str, ...] = ()) -> IngestReport:
     new = [d for d in plan.drawers if d.status == "new"]
     return IngestReport(
         source=plan.source, format=plan.format, conversations=plan.conversations, planned=len(plan.drawers),
-        added=len(added), already_present=len(plan.drawers) - len(new), replaced=0 if dry_run else len(plan.replaces),
-        near_duplicates=near, dry_run=dry_run, wings=tuple(sorted({d.wing for d in new})),
+        added=len(added), already_present=len(plan.drawers) - len(new), replaced=replaced,
+        near_duplicates=near, notes=notes, dry_run=dry_run, wings=tuple(sorted({d.wing for d in new})),
         rooms=tuple(sorted({d.room for d in new})), drawer_ids=added,
         drawers=tuple(plan.drawers) if dry_run else (),
     )

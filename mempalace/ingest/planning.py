@@ -15,7 +15,7 @@ from ..formats.base import Conversation, Source
 from ..models import DrawerDraft
 from ..naming import wing_name
 from ..palace import Palace
-from .chunks import MESSAGE_GAP, Chunk, chunk_conversation, without_cut_labels
+from .chunks import MESSAGE_GAP, Chunk, chunk_conversation, prose, read_through, without_cut_labels
 from .halls import HallClassifier
 from .report import PlannedDrawer
 from .rooms import RoomChooser
@@ -38,17 +38,17 @@ class Plan:
     drawers: list[PlannedDrawer] = field(default_factory=list)
     drafts: list[DrawerDraft] = field(default_factory=list)
     replaces: list[str] = field(default_factory=list)
+    parents: set[str] = field(default_factory=set)
     vectors: np.ndarray | None = None
 
 
 @dataclass
 class Run:
-    """State shared by the sources of one ingest: forced places, rooms handed out, drawers planned."""
+    """State shared by the sources of one ingest: forced places and the rooms handed out."""
 
     wing: str | None = None
     room: str | None = None
     chooser: RoomChooser | None = None
-    planned: dict[str, tuple[str, str]] = field(default_factory=dict)  # id -> (wing, room) planned earlier
 
 
 def drawer_id(content: str) -> str:
@@ -59,31 +59,62 @@ def drawer_id(content: str) -> str:
 def plan_source(palace: Palace, src: Source, fmt: str, conversations: list[Conversation], run: Run) -> Plan:
     """The drawers of a parsed source, each marked new or present; new ones get a wing and room."""
     plan = Plan(src.name, fmt, len(conversations))
-    chunked = [chunk_conversation(c, palace.settings.ingest_drawer_chars) for c in conversations]
+    settings = palace.settings
+    chunked = [chunk_conversation(c, settings.ingest_drawer_chars, settings.max_content_chars) for c in conversations]
     ids = [[drawer_id(chunk.content) for chunk in chunks] for chunks in chunked]
     present = palace.find_drawers([i for group in ids for i in group])
     names = {n for c in conversations for n in (*c.speakers, c.place or "")} | {"continued"}
     for number, (conversation, chunks, conversation_ids) in enumerate(zip(conversations, chunked, ids)):
-        new = [i for i, d in enumerate(conversation_ids) if d not in present and d not in run.planned]
+        parent = _conversation_key(fmt, conversation)
+        plan.parents.add(parent)
+        if all(i in present for i in conversation_ids):
+            _add_present(plan, number, conversation, chunks, conversation_ids, present)
+            continue
+        replaces, older = _versions(palace, parent, conversation, chunks, set(conversation_ids))
+        plan.replaces += replaces
+        present.update(older)
+        new = [i for i, d in enumerate(conversation_ids) if d not in present]
         if new and run.room is None and run.chooser is None:
             run.chooser = RoomChooser(palace.list_rooms())
-        rooms = _rooms(run.chooser, conversation, chunks, run.room, names) if new else {}
+        rooms = _rooms(run.chooser, conversation, chunks, run.room, names)
         place = run.wing or _default_wing(conversation, src, fmt)
-        parent = _conversation_key(fmt, conversation)
         for index, (chunk, identity) in enumerate(zip(chunks, conversation_ids)):
-            base = dict(id=identity, content=chunk.content, conversation=number, chunk_index=index,
-                        conversation_id=conversation.id, title=conversation.title, date=conversation.started)
-            stored = present.get(identity)
-            if stored or identity in run.planned:
-                where = (stored.wing, stored.room, stored.hall or "") if stored else (*run.planned[identity], "")
-                plan.drawers.append(PlannedDrawer(wing=where[0], room=where[1], hall=where[2], status="present", **base))
+            if identity in present:
+                _add_present(plan, number, conversation, [chunk], [identity], present, index)
                 continue
-            run.planned[identity] = (place, rooms[index])
-            plan.drawers.append(PlannedDrawer(wing=place, room=rooms[index], hall="", status="new", **base))
+            plan.drawers.append(PlannedDrawer(wing=place, room=rooms[index], hall="", status="new",
+                                              **_where(identity, chunk, number, index, conversation)))
             plan.drafts.append(_draft(src, fmt, conversation, chunk, identity, place, rooms[index], index, parent))
-        if new:
-            plan.replaces += _superseded(palace, parent, set(conversation_ids), chunks, conversation)
     return plan
+
+
+def _where(identity: str, chunk: Chunk, number: int, index: int, conversation: Conversation) -> dict:
+    return dict(id=identity, content=chunk.content, conversation=number, chunk_index=index,
+                conversation_id=_text(conversation.id), title=_text(conversation.title), date=conversation.started)
+
+
+def _add_present(plan: Plan, number: int, conversation: Conversation, chunks: list[Chunk], ids: list[str],
+                 present: dict, first_index: int = 0) -> None:
+    for index, (chunk, identity) in enumerate(zip(chunks, ids), start=first_index):
+        stored = present[identity]
+        plan.drawers.append(PlannedDrawer(wing=stored.wing, room=stored.room, hall=stored.hall or "", status="present",
+                                          **_where(identity, chunk, number, index, conversation)))
+
+
+def _versions(palace: Palace, parent: str, conversation: Conversation, chunks: list[Chunk],
+              keep: set[str]) -> tuple[list[str], dict]:
+    """Against the stored version of this conversation: the stored drawers the new (grown) one
+    replaces, and the new drawers an older copy of it would only repeat (id -> stored drawer)."""
+    stored = [d for d in palace.drawers_of(parent) if d.id not in keep]
+    if not stored:
+        return [], {}
+    speakers = list(conversation.speakers)
+    new_text = read_through(chunks, conversation)
+    replaces = [d.id for d in stored if without_cut_labels(d.content, speakers) in new_text]
+    old_text = without_cut_labels(MESSAGE_GAP.join(d.content for d in stored if d.id not in replaces), speakers)
+    older = {drawer_id(c.content): stored[0] for c in chunks
+             if old_text and without_cut_labels(c.content, speakers) in old_text}
+    return replaces, older
 
 
 def _rooms(chooser: RoomChooser | None, conversation: Conversation, chunks: list[Chunk], forced: str | None,
@@ -95,7 +126,7 @@ def _rooms(chooser: RoomChooser | None, conversation: Conversation, chunks: list
     rooms: dict[int, str] = {}
     for start in range(0, len(chunks), size):
         segment = chunks[start : start + size]
-        chosen = chooser.choose([c.content for c in segment], conversation.title, names)
+        chosen = chooser.choose([prose(c, conversation) for c in segment], conversation.title, names)
         rooms.update({start + i: chosen for i in range(len(segment))})
     return rooms
 
@@ -103,12 +134,16 @@ def _rooms(chooser: RoomChooser | None, conversation: Conversation, chunks: list
 def _draft(src: Source, fmt: str, conversation: Conversation, chunk: Chunk, identity: str, wing: str, room: str,
            index: int, parent: str) -> DrawerDraft:
     extra = {
-        "format": fmt, "conversation_id": conversation.id, "conversation_title": conversation.title,
+        "format": fmt, "conversation_id": _text(conversation.id), "conversation_title": _text(conversation.title),
         "speakers": ", ".join(conversation.speakers) or None, "conversation_date": conversation.started,
         "content_hash": hashlib.sha256(chunk.content.encode("utf-8")).hexdigest(), "added_by": "mempalace-ingest",
     }
     return DrawerDraft(id=identity, content=chunk.content, wing=wing, room=room, source_file=src.name,
                        chunk_index=index, parent_id=parent, extra={k: v for k, v in extra.items() if v})
+
+
+def _text(value: object) -> str | None:
+    return None if value is None or value == "" else str(value)
 
 
 def _default_wing(conversation: Conversation, src: Source, fmt: str) -> str:
@@ -126,18 +161,8 @@ def _default_wing(conversation: Conversation, src: Source, fmt: str) -> str:
 def _conversation_key(fmt: str, conversation: Conversation) -> str:
     """Stable across re-exports: the source's conversation id, else the first message's text."""
     first = conversation.messages[0] if conversation.messages else None
-    basis = conversation.id or (f"{first.speaker}\0{first.text}" if first else "")
+    basis = _text(conversation.id) or (f"{first.speaker}\0{first.text}" if first else "")
     return "conv_" + hashlib.sha256(f"{fmt}\0{basis}".encode("utf-8")).hexdigest()[:24]
-
-
-def _superseded(palace: Palace, parent: str, keep: set[str], chunks: list[Chunk],
-                conversation: Conversation) -> list[str]:
-    """Stored drawers of this (grown) conversation whose whole text is in its new drawers, read
-    end to end: replacing them loses nothing and stores nothing twice."""
-    speakers = list(conversation.speakers)
-    joined = without_cut_labels(MESSAGE_GAP.join(chunk.content for chunk in chunks), speakers)
-    return [d.id for d in palace.drawers_of(parent)
-            if d.id not in keep and without_cut_labels(d.content, speakers) in joined]
 
 
 def classify(palace: Palace, plans: list[Plan], progress: Progress | None) -> None:

@@ -44,6 +44,8 @@ class IngestReport:
     replaced: int = 0
     near_duplicates: int = 0
     errors: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+    skipped: bool = False
     dry_run: bool = False
     wings: tuple[str, ...] = ()
     rooms: tuple[str, ...] = ()
@@ -67,15 +69,15 @@ class IngestReport:
 
     def summary(self) -> str:
         """One line for people: what was found and what happened."""
-        if self.errors:
-            error = self.errors[0]
-            return error if error.startswith(self.source) else f"{self.source}: {error}"
+        if self.errors or self.skipped:
+            message = (self.errors or self.notes)[0]
+            return message if self.source in message else f"{self.source}: {message}"
         verb = "would add" if self.dry_run else "added"
         count = self.new if self.dry_run else self.added
         parts = [f"{self.source} ({self.format}): {self.conversations} conversation(s), {self.planned} drawer(s)",
                  f"{verb} {count}", f"{self.already_present} already in the palace"]
         if self.replaced:
-            parts.append(f"{self.replaced} replaced by a longer version")
+            parts.append(f"{self.replaced} {'would be ' if self.dry_run else ''}replaced by a longer version")
         if self.near_duplicates:
             parts.append(f"{self.near_duplicates} near-duplicate(s) kept")
-        return ", ".join(parts)
+        return ", ".join(parts) + "".join(f"; {note}" for note in self.notes)
