@@ -7,6 +7,9 @@ first bytes only) and `parse(source) -> list[Conversation]` (strict: malformed i
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
+from pathlib import PurePosixPath
 from types import ModuleType
 
 from ..errors import SourceRefusedError, UnsupportedFormatError
@@ -16,6 +19,8 @@ from .base import HEAD_BYTES, Conversation, Message, Source, decode_text
 FORMATS: dict[str, ModuleType] = {
     module.NAME: module for module in (claude_code, codex_cli, gemini_cli, claude_ai, chatgpt, slack, plain_text)
 }
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 __all__ = ["FORMATS", "Conversation", "Message", "Source", "detect", "parse"]
 
@@ -31,11 +36,19 @@ def detect(source: Source) -> ModuleType:
         head = source.head()
         decode_text(head if len(head) < HEAD_BYTES else head[:-4], source.name)  # names a non-UTF-8 line
     tried = ", ".join(m.LABEL for m in FORMATS.values())
-    raise UnsupportedFormatError(f"{source.name}: not a transcript format MemPalace knows (tried {tried}).")
+    hint = " A zip is read as a Slack export, or as a Claude.ai or ChatGPT export holding conversations.json." \
+        if source.is_zip else ""
+    raise UnsupportedFormatError(f"{source.name}: not a transcript format MemPalace knows (tried {tried}).{hint}")
 
 
 def parse(source: Source, format_name: str | None = None) -> tuple[str, list[Conversation]]:
-    """(format name, conversations) of `source`, detected or as named by the caller."""
+    """(format name, conversations) of `source`, detected or as named by the caller.
+
+    A Claude.ai or ChatGPT export can be given as the zip it was downloaded as; lone UTF-16
+    surrogates (a cut emoji in JSON) become U+FFFD, the one character that cannot be kept as it is.
+    """
+    if source.is_zip and not slack.accept(source):
+        source = _export_inside(source) or source
     if format_name:
         try:
             module = FORMATS[format_name]
@@ -45,4 +58,26 @@ def parse(source: Source, format_name: str | None = None) -> tuple[str, list[Con
             ) from None
     else:
         module = detect(source)
-    return module.NAME, module.parse(source)
+    if source.is_dir and module is not slack:
+        raise UnsupportedFormatError(f"{source.name} is a folder: only a Slack export is read as one folder.")
+    return module.NAME, [_without_surrogates(c) for c in module.parse(source)]
+
+
+def _export_inside(source: Source) -> Source | None:
+    """The conversations.json of a downloaded Claude.ai or ChatGPT export zip, if it holds one."""
+    members = source.members()
+    found = sorted((n for n in members if PurePosixPath(n).name == "conversations.json" and n.count("/") <= 1),
+                   key=lambda n: n.count("/"))
+    if not found:
+        return None
+    return Source.from_bytes(members[found[0]](), f"{source.name}: {found[0]}", max_bytes=source.max_bytes,
+                             max_unzipped_bytes=source.max_unzipped_bytes)
+
+
+def _without_surrogates(conversation: Conversation) -> Conversation:
+    if not any(_SURROGATE.search(m.text) for m in conversation.messages) and not _SURROGATE.search(
+            f"{conversation.title or ''}{conversation.id or ''}"):
+        return conversation
+    fix = (lambda text: _SURROGATE.sub("\ufffd", text) if isinstance(text, str) else text)
+    return replace(conversation, title=fix(conversation.title), id=fix(conversation.id),
+                   messages=tuple(replace(m, text=fix(m.text), speaker=fix(m.speaker)) for m in conversation.messages))

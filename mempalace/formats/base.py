@@ -6,6 +6,7 @@ import io
 import json
 import os
 import zipfile
+import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -66,6 +67,8 @@ class Source:
         where = Path(path).expanduser()
         if not where.exists():
             raise SourceRefusedError(f"{where} does not exist.")
+        if not (where.is_file() or where.is_dir()):
+            raise SourceRefusedError(f"{where} is not a regular file or folder (a device, pipe or socket).")
         return cls(name=where.name or str(where), path=where, **caps)
 
     @classmethod
@@ -96,8 +99,11 @@ class Source:
             return self.data[:n]
         if self.is_dir:
             return b""
-        with open(self.path, "rb") as handle:  # type: ignore[arg-type]
-            return handle.read(n)
+        try:
+            with open(self.path, "rb") as handle:  # type: ignore[arg-type]
+                return handle.read(n)
+        except OSError as exc:
+            raise SourceRefusedError(f"{self.name} cannot be read ({exc.strerror or exc}).") from None
 
     def head_text(self, n: int = HEAD_BYTES) -> str:
         return self.head(n).decode("utf-8", errors="ignore")
@@ -108,7 +114,12 @@ class Source:
                 f"{self.name} is {self.size / 1e6:,.1f} MB; the limit is {self.max_bytes / 1e6:,.0f} MB "
                 "(setting max_ingest_bytes)."
             )
-        return self.data if self.data is not None else self.path.read_bytes()  # type: ignore[union-attr]
+        if self.data is not None:
+            return self.data
+        try:
+            return self.path.read_bytes()  # type: ignore[union-attr]
+        except OSError as exc:
+            raise SourceRefusedError(f"{self.name} cannot be read ({exc.strerror or exc}).") from None
 
     def read_text(self) -> str:
         """The whole file as text; binary or non-UTF-8 files are refused with a clear message."""
@@ -205,9 +216,12 @@ def _folder_members(root: Path, max_bytes: int) -> dict[str, Callable[[], bytes]
 
 def _file_reader(path: Path, max_bytes: int) -> Callable[[], bytes]:
     def read() -> bytes:
-        if path.stat().st_size > max_bytes:
-            raise SourceRefusedError(f"{path.name} is larger than the {max_bytes / 1e6:,.0f} MB limit.")
-        return path.read_bytes()
+        try:
+            if path.stat().st_size > max_bytes:
+                raise SourceRefusedError(f"{path.name} is larger than the {max_bytes / 1e6:,.0f} MB limit.")
+            return path.read_bytes()
+        except OSError as exc:
+            raise SourceRefusedError(f"{path.name} cannot be read ({exc.strerror or exc}).") from None
 
     return read
 
@@ -234,8 +248,11 @@ def _zip_members(data: bytes, name: str, max_total: int) -> dict[str, Callable[[
 
 def _zip_reader(archive: zipfile.ZipFile, info: zipfile.ZipInfo, name: str) -> Callable[[], bytes]:
     def read() -> bytes:
-        with archive.open(info) as handle:
-            data = handle.read(info.file_size + 1)  # never trust the header: stop one byte past it
+        try:
+            with archive.open(info) as handle:
+                data = handle.read(info.file_size + 1)  # never trust the header: stop one byte past it
+        except (zipfile.BadZipFile, RuntimeError, NotImplementedError, EOFError, OSError, zlib.error) as exc:
+            raise SourceRefusedError(f"{name}: {info.filename} cannot be unpacked ({exc}).") from None
         if len(data) > info.file_size:
             raise SourceRefusedError(f"{name}: {info.filename} is larger than its zip header says.")
         return data

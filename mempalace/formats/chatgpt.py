@@ -154,7 +154,9 @@ def _text(content: Any, where: str, name: str) -> str:
     if parts is not None:
         if not isinstance(parts, list):
             raise malformed(name, f"{where}: content parts is not a list.")
-        joined = "\n\n".join(part for part in parts if isinstance(part, str) and part)
+        texts = [part if isinstance(part, str) else part.get("text") if isinstance(part, dict) else None
+                 for part in parts]  # voice chats carry their transcript as {"text": ...} parts
+        joined = "\n\n".join(text for text in texts if isinstance(text, str) and text)
         if joined:
             return joined
     text = content.get("text")

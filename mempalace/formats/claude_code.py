@@ -18,6 +18,7 @@ NAME = "claude_code"
 LABEL = "Claude Code session"
 
 _KNOWN_TYPES = {"user", "assistant", "summary", "progress", "file-history-snapshot", "queue-operation", "system"}
+_CUT_RECORD = re.compile(r'\{.*"type"\s*:\s*"(?:user|assistant)".*"sessionId"|\{.*"sessionId".*"type"\s*:\s*"(?:user|assistant)"')
 _REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.DOTALL)
 _WRAPPERS = re.compile(r"^\s*<(command-[\w-]+|local-command-[\w-]+|bash-[\w-]+|user-prompt-submit-hook)>",
                        re.DOTALL)
@@ -31,8 +32,8 @@ def accept(source: Source) -> bool:
         return False
     head = source.head()
     lines = head.decode("utf-8", errors="ignore").split("\n")[:20]
-    complete = lines if len(head) < HEAD_BYTES else lines[:-1]  # a cut-off last line is not evidence
-    seen = 0
+    cut = len(head) >= HEAD_BYTES
+    complete = lines[:-1] if cut else lines
     for line in complete:
         try:
             record = json.loads(line)
@@ -40,10 +41,9 @@ def accept(source: Source) -> bool:
             continue
         if not isinstance(record, dict) or record.get("type") not in _KNOWN_TYPES:
             return False
-        seen += 1
         if "sessionId" in record or "leafUuid" in record:
             return True
-    return False
+    return cut and bool(_CUT_RECORD.match(lines[-1]))  # a long first prompt: judge the record by its start
 
 
 def parse(source: Source) -> list[Conversation]:
@@ -67,6 +67,7 @@ def parse(source: Source) -> list[Conversation]:
     if not any(m.role in ("user", "assistant") for m in messages):
         return []
     conversation_id = f"{session}:agent-{agent}" if sidechain and agent else session
+    conversation_id = None if conversation_id is None else str(conversation_id)
     first_user = next((m.text for m in messages if m.role == "user"), "")
     return [Conversation(
         messages=tuple(messages), id=conversation_id, title=title or _first_line(first_user),

@@ -130,17 +130,15 @@ class HallClassifier:
 
     def classify(self, texts: Sequence[str], vectors: np.ndarray | None = None) -> list[str]:
         """The hall of each text; with its vector, the examples vote too."""
+        if vectors is None:
+            return [classify_hall(text) for text in texts]
         halls = []
         for row, text in enumerate(texts):
             scores = hall_scores(text)
             cues = np.array([scores[h] for h in _ORDER])
-            total = cues / cues.max() if cues.max() > 0 else cues
-            if vectors is not None:
-                similarity = self._centroids @ vectors[row]
-                total = total + (similarity - similarity.mean()) / (similarity.std() + 1e-9)
-            elif not cues.any():
-                halls.append("hall_facts")
-                continue
+            similarity = self._centroids @ vectors[row]
+            total = (cues / cues.max() if cues.max() > 0 else cues) + (similarity - similarity.mean()) / (
+                similarity.std() + 1e-9)
             halls.append(_ORDER[int(np.argmax(total))])
         return halls
 
@@ -152,7 +150,7 @@ def hall_scores(text: str) -> dict[str, float]:
 
 
 def classify_hall(text: str) -> str:
-    """The hall for a drawer's text (see the module docstring for the rule)."""
+    """The hall by cues alone (no vector): the best cue score, and a fact when no cue is found."""
     scores = hall_scores(text)
     best = max(_ORDER, key=lambda hall: (scores[hall], -_ORDER.index(hall)))
     return best if scores[best] > 0 else "hall_facts"

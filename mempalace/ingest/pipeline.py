@@ -28,7 +28,7 @@ from .report import IngestReport
 
 WRITE_BATCH = 2_000
 GROUP_DRAWERS = 512  # small files are embedded and filed together until a group has this many drawers
-_WALKED = {".jsonl", ".json", ".txt", ".md", ".markdown", ".log", ".zip"}
+_WALKED = {".jsonl", ".json", ".txt", ".text", ".md", ".markdown", ".log", ".zip"}  # files a folder walk tries
 Reporter = Callable[[IngestReport], None]
 
 
@@ -89,7 +89,7 @@ def _prepare(palace: Palace, run: Run, source: str | os.PathLike[str] | bytes, f
         return plan_source(palace, src, detected, conversations, run)
     except UnsupportedFormatError as exc:
         if walked:
-            return IngestReport(source=name, notes=(f"skipped, not a transcript ({exc})",), skipped=True,
+            return IngestReport(source=name, notes=("skipped, not a transcript",), skipped=True,
                                 dry_run=dry_run)
         return IngestReport(source=name, errors=(str(exc),), dry_run=dry_run)
     except MempalaceError as exc:

@@ -17,10 +17,12 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 
 from ..catalog import STOP_WORDS
+from ..errors import InvalidInputError
 from ..naming import room_slug
 
 GENERAL = "general"
 _WORD = re.compile(r"[^\W\d_][\w+#]*")
+_LONG_TOKEN = re.compile(r"\S{41,}")  # blobs, hashes, URLs: dropped first, which keeps the next pattern linear
 _NOT_PROSE = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+|\S*[/\\]\S*|\S+@\S+|\b\w*\d\w*\b|`[^`\n]*`|\S*[_=<>{}$]\S*|\S+\.[a-z0-9]{1,5}\b|\b[0-9a-f]{8,}\b")
 _SENTENCE = re.compile(r"[.!?;:,()\[\]{}\"`|/\\]+\s|\n+")
 _FILLER = frozenset("""
@@ -39,6 +41,7 @@ whether though although unless since until while yet already almost also again k
 takes took give gives gave put puts set sets call called find found show shows shown start started
 """.split())
 PAIR_WEIGHT, TITLE_WEIGHT, KNOWN_WEIGHT = 2.5, 2.0, 2.0
+MAX_WORD = 30  # longer "words" are sequences or unspaced scripts, not topic names
 
 
 @functools.lru_cache(maxsize=65_536)
@@ -82,6 +85,8 @@ class RoomChooser:
             for size, bonus in ((1, 1.0), (2, PAIR_WEIGHT)):
                 for start in range(len(run) - size + 1):
                     words = run[start : start + size]
+                    if size == 2 and stem(words[0]) == stem(words[1]):
+                        continue  # "thread thread" is not a topic
                     key = "-".join(sorted(stem(w) for w in words))
                     scores[key] += weight * bonus
                     surface.setdefault(key, Counter())[" ".join(words)] += 1
@@ -99,7 +104,10 @@ class RoomChooser:
         best = max(scores, key=lambda k: (scores[k], k.count("-"), k))
         if best in self._known:
             return self._known[best]
-        slug = room_slug(surface[best].most_common(1)[0][0])
+        try:
+            slug = room_slug(surface[best].most_common(1)[0][0])
+        except InvalidInputError:
+            return GENERAL
         self._known[best] = slug
         return slug
 
@@ -107,10 +115,10 @@ class RoomChooser:
 def _sentences(text: str, ignored: frozenset[str] | set[str]) -> list[list[list[str]]]:
     """Each sentence-like piece of `text` as its runs of consecutive content words."""
     sentences = []
-    for piece in _SENTENCE.split(_NOT_PROSE.sub(" . ", _fold(text.lower()))):
+    for piece in _SENTENCE.split(_NOT_PROSE.sub(" . ", _LONG_TOKEN.sub(" . ", _fold(text.lower())))):
         runs: list[list[str]] = [[]]
         for word in _WORD.findall(piece):
-            if word in ignored or len(word) < 3:
+            if word in ignored or not 3 <= len(word) <= MAX_WORD:
                 runs.append([])
             else:
                 runs[-1].append(word)
