@@ -161,5 +161,3 @@ def _text(content: Any, where: str, name: str) -> str:
             return joined
     text = content.get("text")
     return text if isinstance(text, str) else ""
-
-

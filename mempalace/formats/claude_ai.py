@@ -132,5 +132,3 @@ def _result_text(content: Any) -> str:
     if isinstance(content, list):
         return " ".join(str(b.get("text", "")) if isinstance(b, dict) else str(b) for b in content)
     return "" if content is None else json.dumps(content, ensure_ascii=False, default=str)
-
-

@@ -146,8 +146,6 @@ def _tool_result(block: dict[str, Any]) -> str:
     return one_line(f"{label}{suffix}: {text}" if text else f"{label}: (empty)")
 
 
-
-
 def _first_line(text: str) -> str | None:
     line = text.strip().split("\n", 1)[0].strip()
     return one_line(line)[:80] if line else None

@@ -142,5 +142,3 @@ def _output_text(output: Any) -> str:
     if isinstance(output, dict) and isinstance(output.get("content"), str):
         return output["content"]
     return json.dumps(output, ensure_ascii=False)
-
-
