@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from mempalace.embedding import HashEmbedder, MiniLMInt8
@@ -55,3 +56,16 @@ def test_held_out_accuracy_meets_the_target_on_the_real_model(name: str) -> None
     predicted = HallClassifier(model.embed).classify(texts, model.embed(texts))
     accuracy = sum(p == r["hall"] for p, r in zip(predicted, rows)) / len(rows)
     assert len(rows) == 100 and accuracy >= 0.80
+
+
+@pytest.mark.model
+def test_the_shipped_centroids_match_the_examples_and_the_model() -> None:
+    from importlib import resources
+
+    from mempalace.ingest.halls import centroids_file_name, compute_centroids
+
+    shipped = resources.files("mempalace.ingest").joinpath(centroids_file_name("minilm-int8"))
+    assert shipped.is_file(), ("hall_examples.jsonl changed: run python -c 'from mempalace.ingest.halls "
+                               "import save_shipped_centroids as s; s()' and commit the new .npy")
+    with shipped.open("rb") as handle:
+        assert np.allclose(np.load(handle), compute_centroids(MiniLMInt8().embed), atol=1e-4)

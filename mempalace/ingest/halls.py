@@ -3,8 +3,8 @@
 1. Cues: each hall has weighted patterns (phrases, tenses, times, imperatives); a text's cue score
    for a hall is the sum of the weights of the patterns found in it (each counted once).
 2. Examples: `hall_examples.jsonl` holds 170 labelled examples; each hall's centroid is the mean of
-   its examples' vectors (cached per model under the cache folder), and a drawer's similarity to
-   the five centroids is z-scored.
+   its examples' vectors (shipped for the default model, cached for others), and a drawer's
+   similarity to the five centroids is z-scored.
 The hall is the argmax of cue score / best cue score + z-score (ties: earlier in `_ORDER`). Without
 a vector only the cues decide, and a text with no cue at all is a fact.
 """
@@ -112,17 +112,14 @@ class HallClassifier:
     """Cue scores plus similarity to the labelled examples' centroids, for one embedding model."""
 
     def __init__(self, embed: Callable[[list[str]], np.ndarray], cache_dir: Path | None = None, model: str = ""):
-        raw = resources.files(__package__).joinpath("hall_examples.jsonl").read_text("utf-8")
-        digest = hashlib.sha256(f"{model}\0{raw}".encode()).hexdigest()[:16]
-        cached = cache_dir / f"hall_centroids_{model or 'model'}_{digest}.npy" if cache_dir else None
-        if cached and cached.is_file():
-            self._centroids = np.load(cached)
+        name = centroids_file_name(model)
+        shipped = resources.files(__package__).joinpath(name)
+        cached = cache_dir / name if cache_dir else None
+        if shipped.is_file() or (cached and cached.is_file()):
+            with (shipped if shipped.is_file() else cached).open("rb") as handle:  # type: ignore[union-attr]
+                self._centroids = np.load(handle)
             return
-        examples = [json.loads(line) for line in raw.splitlines() if line.strip()]
-        vectors = embed([e["text"] for e in examples])
-        labels = np.array([_ORDER.index(e["hall"]) for e in examples])
-        centroids = np.stack([vectors[labels == i].mean(axis=0) for i in range(len(_ORDER))])
-        self._centroids = centroids / np.linalg.norm(centroids, axis=1, keepdims=True)
+        self._centroids = compute_centroids(embed)
         if cached:
             cached.parent.mkdir(parents=True, exist_ok=True)
             np.save(cached.with_suffix(".tmp.npy"), self._centroids)
@@ -141,6 +138,31 @@ class HallClassifier:
                 similarity.std() + 1e-9)
             halls.append(_ORDER[int(np.argmax(total))])
         return halls
+
+
+def centroids_file_name(model: str) -> str:
+    """Named by the model and the examples' digest, so edited examples never meet stale centroids."""
+    raw = resources.files(__package__).joinpath("hall_examples.jsonl").read_text("utf-8")
+    return f"hall_centroids_{model or 'model'}_{hashlib.sha256(f'{model}{chr(0)}{raw}'.encode()).hexdigest()[:16]}.npy"
+
+
+def save_shipped_centroids() -> Path:
+    """Write the default model's centroids into the package (after editing hall_examples.jsonl)."""
+    from ..embedding import MiniLMInt8
+
+    path = Path(__file__).with_name(centroids_file_name("minilm-int8"))
+    np.save(path, compute_centroids(MiniLMInt8().embed).astype(np.float32))
+    return path
+
+
+def compute_centroids(embed: Callable[[list[str]], np.ndarray]) -> np.ndarray:
+    """Each hall's unit-length mean vector over its labelled examples, in `_ORDER`."""
+    raw = resources.files(__package__).joinpath("hall_examples.jsonl").read_text("utf-8")
+    examples = [json.loads(line) for line in raw.splitlines() if line.strip()]
+    vectors = embed([e["text"] for e in examples])
+    labels = np.array([_ORDER.index(e["hall"]) for e in examples])
+    centroids = np.stack([vectors[labels == i].mean(axis=0) for i in range(len(_ORDER))])
+    return centroids / np.linalg.norm(centroids, axis=1, keepdims=True)
 
 
 def hall_scores(text: str) -> dict[str, float]:

@@ -61,6 +61,8 @@ def room_key(slug: str) -> str:
 
 def _fold(text: str) -> str:
     """Accents off (café → cafe), other scripts kept, so slugs stay plain where they can."""
+    if text.isascii():
+        return text
     return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
 
 
