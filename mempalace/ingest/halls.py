@@ -105,7 +105,57 @@ _CUES: dict[str, list[tuple[str, float]]] = {
     ],
 }
 _ORDER = ("hall_facts", "hall_discoveries", "hall_advice", "hall_preferences", "hall_events")
-_COMPILED = {hall: [(re.compile(p), w) for p, w in cues] for hall, cues in _CUES.items()}  # on lowercased text
+
+
+class _Cue:
+    """A cue pattern, searched fast: a leading `\\b` hides the literal start `re` skips ahead by, so it
+    is dropped from the pattern and checked by hand at each candidate start (same matches)."""
+
+    def __init__(self, pattern: str):
+        branches = _top_level_branches(pattern)
+        self.bounded = all(b.startswith("\\b") for b in branches)
+        self.regex = re.compile("|".join(b[2:] for b in branches) if self.bounded else pattern)
+
+    def found(self, text: str) -> bool:
+        if not self.bounded:
+            return self.regex.search(text) is not None
+        match = self.regex.search(text)
+        while match is not None:
+            start = match.start()
+            if _is_word(text, start - 1) != _is_word(text, start):
+                return True
+            match = self.regex.search(text, start + 1)
+        return False
+
+
+def _is_word(text: str, index: int) -> bool:
+    return 0 <= index < len(text) and (text[index].isalnum() or text[index] == "_")
+
+
+def _top_level_branches(pattern: str) -> list[str]:
+    """`a|(b|c)|d` → [`a`, `(b|c)`, `d`]: the alternatives outside any group or class."""
+    branches, depth, start, index, in_class = [], 0, 0, 0, False
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\":
+            index += 2
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif char == "|" and depth == 0:
+            branches.append(pattern[start:index])
+            start = index + 1
+        index += 1
+    return [*branches, pattern[start:]]
+
+
+_COMPILED = {hall: [(_Cue(p), w) for p, w in cues] for hall, cues in _CUES.items()}  # on lowercased text
 
 
 class HallClassifier:
@@ -168,7 +218,7 @@ def compute_centroids(embed: Callable[[list[str]], np.ndarray]) -> np.ndarray:
 def hall_scores(text: str) -> dict[str, float]:
     """The cue score of `text` for every hall."""
     text = text.lower()
-    return {hall: sum(w for pattern, w in cues if pattern.search(text)) for hall, cues in _COMPILED.items()}
+    return {hall: sum(w for cue, w in cues if cue.found(text)) for hall, cues in _COMPILED.items()}
 
 
 def classify_hall(text: str) -> str:
