@@ -14,7 +14,6 @@ import argparse
 import json
 import random
 import shutil
-import statistics
 import subprocess
 import sys
 import time

@@ -73,8 +73,10 @@ def plan_source(palace: Palace, src: Source, fmt: str, conversations: list[Conve
         replaces, older = _versions(palace, parent, conversation, chunks, set(conversation_ids))
         plan.replaces += replaces
         present.update(older)
-        new = [i for i, d in enumerate(conversation_ids) if d not in present]
-        if new and run.room is None and run.chooser is None:
+        if all(i in present for i in conversation_ids):  # an older copy of a stored conversation
+            _add_present(plan, number, conversation, chunks, conversation_ids, present)
+            continue
+        if run.room is None and run.chooser is None:
             run.chooser = RoomChooser(palace.list_rooms())
         rooms = _rooms(run.chooser, conversation, chunks, run.room, names)
         place = run.wing or _default_wing(conversation, src, fmt)
