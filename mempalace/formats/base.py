@@ -173,6 +173,22 @@ def json_lines(text: str, name: str) -> Iterator[tuple[int, Any]]:
             raise MalformedSourceError(f"{name}, line {number}: invalid JSON ({exc.msg}).") from None
 
 
+def export_items(source: Source, single_key: str, what: str) -> list[Any]:
+    """The conversations of a JSON export: its list, or one conversation object (told by `single_key`)."""
+    data = load_json(source.read_text(), source.name)
+    if isinstance(data, dict) and single_key in data:
+        data = [data]
+    if not isinstance(data, list):
+        raise malformed(source.name, f"expected a list of {what}.")
+    return data
+
+
+def item_label(index: int, item: Any, title_key: str) -> str:
+    """A label like conversation 3 ('Title'), 1-based, so an error points at the right conversation."""
+    title = item.get(title_key) if isinstance(item, dict) else None
+    return f"conversation {index + 1} ({title!r})" if isinstance(title, str) and title else f"conversation {index + 1}"
+
+
 def malformed(name: str, what: str, line: int | None = None) -> MalformedSourceError:
     where = f"{name}, line {line}" if line else name
     return MalformedSourceError(f"{where}: {what}")

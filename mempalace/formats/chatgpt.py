@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .base import Conversation, Message, Role, Source, iso_time, load_json, malformed, one_line
+from .base import Conversation, Message, Role, Source, export_items, iso_time, item_label, malformed, one_line
 
 NAME = "chatgpt"
 LABEL = "ChatGPT export"
@@ -32,23 +32,9 @@ def accept(source: Source) -> bool:
 
 def parse(source: Source) -> list[Conversation]:
     """Every conversation of the export, each along its current branch; malformed input raises."""
-    data = load_json(source.read_text(), source.name)
-    if isinstance(data, dict) and "mapping" in data:
-        data = [data]
-    if not isinstance(data, list):
-        raise malformed(source.name, "expected a list of ChatGPT conversations (or one conversation object).")
-    found = []
-    for index, item in enumerate(data):
-        convo = _conversation(item, _label(index, item), source.name)
-        if convo.messages:
-            found.append(convo)
-    return found
-
-
-def _label(index: int, item: Any) -> str:
-    """A label like conversation 3 ('Title'), 1-based, so an error points at the right conversation."""
-    title = item.get("title") if isinstance(item, dict) else None
-    return f"conversation {index + 1} ({title!r})" if isinstance(title, str) and title else f"conversation {index + 1}"
+    items = export_items(source, "mapping", "ChatGPT conversations (or one conversation object)")
+    found = (_conversation(item, item_label(i, item, "title"), source.name) for i, item in enumerate(items))
+    return [conversation for conversation in found if conversation.messages]
 
 
 def _conversation(item: Any, label: str, name: str) -> Conversation:

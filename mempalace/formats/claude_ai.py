@@ -13,7 +13,7 @@ import json
 import re
 from typing import Any
 
-from .base import Conversation, Message, Role, Source, iso_time, load_json, malformed, one_line
+from .base import Conversation, Message, Role, Source, export_items, iso_time, item_label, malformed, one_line
 
 NAME = "claude_ai"
 LABEL = "Claude.ai export"
@@ -31,23 +31,9 @@ def accept(source: Source) -> bool:
 
 def parse(source: Source) -> list[Conversation]:
     """Every non-empty conversation of the export, in file order; malformed input raises."""
-    data = load_json(source.read_text(), source.name)
-    if isinstance(data, dict) and "chat_messages" in data:
-        data = [data]
-    if not isinstance(data, list):
-        raise malformed(source.name, "expected a list of Claude.ai conversations.")
-    found = []
-    for index, item in enumerate(data):
-        convo = _conversation(item, _label(index, item), source.name)
-        if convo.messages:
-            found.append(convo)
-    return found
-
-
-def _label(index: int, item: Any) -> str:
-    """A label like conversation 3 ('Title'), 1-based, so an error points at the right conversation."""
-    title = item.get("name") if isinstance(item, dict) else None
-    return f"conversation {index + 1} ({title!r})" if isinstance(title, str) and title else f"conversation {index + 1}"
+    items = export_items(source, "chat_messages", "Claude.ai conversations")
+    found = (_conversation(item, item_label(i, item, "name"), source.name) for i, item in enumerate(items))
+    return [conversation for conversation in found if conversation.messages]
 
 
 def _conversation(item: Any, label: str, name: str) -> Conversation:
