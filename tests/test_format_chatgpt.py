@@ -14,7 +14,7 @@ from mempalace.errors import MalformedSourceError
 from mempalace.formats import chatgpt
 from mempalace.formats.base import Source
 
-from _shared import TRANSCRIPTS as SHARED
+from _shared import sample as shared
 VERBATIM = "Ünïcödé ✓ — 日本語 🐍\n\n    indented line\n\n\n```python\ndef f():\n    return 1\n```\n  trailing  \n"
 T0 = 1_700_000_000.5
 
@@ -61,12 +61,6 @@ def write(tmp_path: Path, data: Any, name: str = "conversations.json") -> Source
 def texts(conversation: Any) -> list[str]:
     return [m.text for m in conversation.messages]
 
-
-def shared(relative: str) -> Path:
-    path = SHARED / relative
-    if not path.exists():
-        pytest.skip(f"shared transcript sample {path} is absent (needs /work/shared)")
-    return path
 
 
 def test_follows_the_branch_ending_at_current_node_skipping_hidden_system_and_empty(tmp_path: Path) -> None:

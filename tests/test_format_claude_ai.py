@@ -13,7 +13,7 @@ from mempalace.errors import MalformedSourceError
 from mempalace.formats import claude_ai
 from mempalace.formats.base import Source
 
-from _shared import TRANSCRIPTS as SHARED
+from _shared import sample as shared
 VERBATIM = "Ünïcödé ✓ — 日本語 🐍\n\n    indented line\n\n\n```python\ndef f():\n    return 1\n```\n  trailing  \n"
 
 
@@ -32,12 +32,6 @@ def write(tmp_path: Path, data: Any, name: str = "conversations.json") -> Source
     path.write_text(data if isinstance(data, str) else json.dumps(data, ensure_ascii=False), encoding="utf-8")
     return Source.from_path(path)
 
-
-def shared(relative: str) -> Path:
-    path = SHARED / relative
-    if not path.exists():
-        pytest.skip(f"shared transcript sample {path} is absent (needs /work/shared)")
-    return path
 
 
 def test_plain_text_messages(tmp_path: Path) -> None:

@@ -13,18 +13,12 @@ from mempalace.errors import MalformedSourceError
 from mempalace.formats import gemini_cli
 from mempalace.formats.base import Source
 
-from _shared import TRANSCRIPTS as SHARED
+from _shared import sample as shared
 VERBATIM = ("Ünïcödé ✓ — 日本語 🐍\n\n    indented line\n\n\n"
             "```python\ndef f():\n    return 1\n```\n  trailing  \n")
 CHATGPT = '[{"mapping":{},"current_node":null,"title":"x"}]'
 CLAUDE_AI = '[{"uuid":"u","name":"x","chat_messages":[]}]'
 
-
-def shared(relative: str) -> Path:
-    path = SHARED / relative
-    if not path.exists():
-        pytest.skip(f"shared sample {path} is absent (see /work/shared/README.md)")
-    return path
 
 
 def turn(kind: str, content: Any, **extra: Any) -> dict[str, Any]:

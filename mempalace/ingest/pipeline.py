@@ -186,7 +186,7 @@ def _file_group(palace: Palace, plans: list[Plan]) -> list[IngestReport]:
             return [r for p in plans for r in _file_group(palace, [p])]
         plan = plans[0]
         return [IngestReport(source=plan.source, format=plan.format, conversations=plan.conversations,
-                             errors=(f"{plan.source}: filing failed part-way ({exc}); {_undo(palace, drafts)}",))]
+                             errors=(f"{plan.source}: filing failed part-way ({exc}); {_undo(palace, [d.id for d in drafts])}",))]
     reports, start = [], 0
     for plan in plans:
         count = len(plan.drafts)
@@ -228,8 +228,8 @@ def _replace(palace: Palace, plan: Plan) -> tuple[int, tuple[str, ...]]:
         return 0, (f"older drawers of a grown conversation were kept ({exc}); ingesting again replaces them",)
 
 
-def _undo(palace: Palace, drafts_or_ids: list) -> str:
-    ids = [getattr(d, "id", d) for d in drafts_or_ids]
+def _undo(palace: Palace, ids: list[str]) -> str:
+    """Remove what this run added for a file; says for the report whether that worked."""
     try:
         palace.delete_drawers(ids)
     except MempalaceError:
