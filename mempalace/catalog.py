@@ -16,17 +16,17 @@ from typing import Any
 
 import numpy as np
 
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS drawers(
     rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, content TEXT NOT NULL,
     wing TEXT NOT NULL, room TEXT NOT NULL, hall TEXT NOT NULL DEFAULT '',
     source_file TEXT NOT NULL DEFAULT '', chunk_index INTEGER NOT NULL DEFAULT 0,
     parent_id TEXT NOT NULL DEFAULT '', filed_at TEXT NOT NULL DEFAULT '',
-    seq INTEGER NOT NULL DEFAULT 0, vector BLOB, place TEXT NOT NULL DEFAULT '');
+    seq INTEGER NOT NULL DEFAULT 0, vector BLOB, place TEXT NOT NULL DEFAULT '', dated TEXT NOT NULL DEFAULT '');
 CREATE INDEX IF NOT EXISTS drawers_place ON drawers(wing, room, hall);
 CREATE INDEX IF NOT EXISTS drawers_source ON drawers(source_file, chunk_index);
-CREATE INDEX IF NOT EXISTS drawers_room ON drawers(room);
+CREATE INDEX IF NOT EXISTS drawers_room ON drawers(room, dated);
 CREATE INDEX IF NOT EXISTS drawers_parent ON drawers(parent_id);
 CREATE TABLE IF NOT EXISTS room_counts(
     wing TEXT NOT NULL, room TEXT NOT NULL, hall TEXT NOT NULL, n INTEGER NOT NULL,
@@ -84,6 +84,7 @@ class Row:
     filed_at: str
     seq: int
     vector: np.ndarray | None
+    dated: str = ""  # the day the drawer's conversation happened (else the day it was filed), YYYY-MM-DD
 
 
 def place_tokens(**place: str | None) -> str:
@@ -157,20 +158,23 @@ class Catalog:
                 self._db.execute("DELETE FROM drawers WHERE id = ?", (row.id,))
                 self._db.execute(
                     "INSERT INTO drawers(id, content, wing, room, hall, source_file, chunk_index,"
-                    " parent_id, filed_at, seq, vector, place) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                    " parent_id, filed_at, seq, vector, place, dated) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
                     (row.id, row.content, row.wing, row.room, row.hall, row.source_file, row.chunk_index,
                      row.parent_id, row.filed_at, row.seq,
                      None if row.vector is None else np.asarray(row.vector, np.float32).tobytes(),
-                     place_tokens(wing=row.wing, room=row.room, hall=row.hall, source_file=row.source_file)),
+                     place_tokens(wing=row.wing, room=row.room, hall=row.hall, source_file=row.source_file),
+                     row.dated),
                 )
 
-    def move(self, drawer_id: str, wing: str, room: str, hall: str, seq: int) -> None:
+    def move(self, ids: Sequence[str], seq: int, **place: str | None) -> None:
+        """Give the drawers `ids` a new wing, room and/or hall (None keeps what each has)."""
         with self._transaction():
-            found = self._db.execute("SELECT source_file FROM drawers WHERE id = ?", (drawer_id,)).fetchone()
-            if found:
-                place = place_tokens(wing=wing, room=room, hall=hall, source_file=found[0])
+            for values in self._by_ids("d.id, d.wing, d.room, d.hall, d.source_file", ids):
+                new = {k: place.get(k) if place.get(k) is not None else v
+                       for k, v in zip(("wing", "room", "hall"), values[1:4])}
+                tokens = place_tokens(**new, source_file=values[4])
                 self._db.execute("UPDATE drawers SET place = ?, wing = ?, room = ?, hall = ?, seq = ? WHERE id = ?",
-                                 (place, wing, room, hall, seq, drawer_id))
+                                 (tokens, new["wing"], new["room"], new["hall"], seq, values[0]))
 
     def delete(self, ids: Sequence[str]) -> None:
         with self._transaction():
@@ -196,6 +200,38 @@ class Catalog:
 
     def ids(self) -> set[str]:
         return {r[0] for r in self._db.execute("SELECT id FROM drawers")}
+
+    def ids_where(self, filters: Mapping[str, str | None]) -> list[str]:
+        sql, args = where_clause(filters)
+        return [r[0] for r in self._db.execute(f"SELECT d.id FROM drawers d WHERE {sql} ORDER BY d.rowid", args)]
+
+    def room_dates(self, per_room: int) -> dict[str, tuple[str, ...]]:
+        """{room: its most recent distinct dates, newest first}, read from the (room, dated) index."""
+        dates: dict[str, list[str]] = {}
+        for room, dated in self._db.execute(
+                "SELECT DISTINCT room, dated FROM drawers WHERE dated != '' ORDER BY room, dated DESC"):
+            found = dates.setdefault(room, [])
+            if len(found) < per_room:
+                found.append(dated)
+        return {room: tuple(found) for room, found in dates.items()}
+
+    def room_vectors(self, per_room: int) -> dict[str, np.ndarray]:
+        """{room: the vectors of up to `per_room` of its drawers}, for comparing what rooms hold."""
+        picked: dict[str, list[int]] = {}
+        for room, rowid in self._db.execute("SELECT room, rowid FROM drawers ORDER BY room, rowid"):
+            rowids = picked.setdefault(room, [])
+            if len(rowids) < per_room:
+                rowids.append(rowid)
+        wanted = [r for rowids in picked.values() for r in rowids]
+        vectors: dict[str, list[bytes]] = {}
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            for room, blob in self._db.execute(
+                    f"SELECT room, vector FROM drawers WHERE vector IS NOT NULL AND rowid IN ({','.join('?' * len(chunk))})",
+                    chunk):
+                vectors.setdefault(room, []).append(blob)
+        return {room: np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), -1)
+                for room, blobs in vectors.items()}
 
     def stamps(self, ids: Sequence[str]) -> dict[str, int]:
         return {values[0]: values[1] for values in self._by_ids("id, seq", ids)}
@@ -267,12 +303,13 @@ class Catalog:
         return [t for t in terms if documents(t) <= limit]
 
 
-_ROW_COLUMNS = "d.id, d.content, d.wing, d.room, d.hall, d.source_file, d.chunk_index, d.parent_id, d.filed_at, d.seq, d.vector"
+_ROW_COLUMNS = ("d.id, d.content, d.wing, d.room, d.hall, d.source_file, d.chunk_index, d.parent_id, d.filed_at,"
+                " d.seq, d.vector, d.dated")
 
 
 def _row(values: Sequence[Any]) -> Row:
     vector = None if values[10] is None else np.frombuffer(values[10], dtype=np.float32)
-    return Row(*values[:10], vector=vector)
+    return Row(*values[:10], vector=vector, dated=values[11])
 
 
 class _Transaction:

@@ -12,7 +12,8 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
-from .errors import ConfigError
+from .errors import ConfigError, InvalidInputError
+from .naming import room_slug
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,11 @@ class Settings:
     ingest_drawer_chars: int = 800
     max_ingest_bytes: int = 200 * 1024 * 1024
     max_unzipped_bytes: int = 1024 * 1024 * 1024
+    graph_hidden_rooms: tuple[str, ...] = ("general",)
+    tunnel_stop_rooms: tuple[str, ...] = (
+        "misc", "miscellaneous", "other", "random", "general-discussion", "discussion", "chat", "notes",
+        "untitled", "uncategorized", "unsorted", "stuff", "questions", "help",
+    )
 
     @property
     def default_palace(self) -> Path:
@@ -72,6 +78,9 @@ def _typed(base: Settings, values: dict[str, Any], source: Path) -> Settings:
     typed: dict[str, Any] = {}
     for key, value in values.items():
         kind = type(getattr(base, key))
+        if kind is tuple:
+            typed[key] = _room_list(key, value)
+            continue
         try:
             if isinstance(value, bool) or (kind is int and isinstance(value, float)):
                 raise TypeError
@@ -85,6 +94,17 @@ def _typed(base: Settings, values: dict[str, Any], source: Path) -> Settings:
     if not settings.duplicate_threshold > 0:
         raise ConfigError("Setting duplicate_threshold must be above 0.")
     return settings
+
+
+def _room_list(key: str, value: Any) -> tuple[str, ...]:
+    """A list setting of room names: a TOML list, or comma-separated text in the environment."""
+    items = value.split(",") if isinstance(value, str) else value
+    if not isinstance(items, (list, tuple)) or not all(isinstance(i, str) for i in items):
+        raise ConfigError(f"Setting {key} must be a list of room names, got {value!r}.")
+    try:
+        return tuple(room_slug(i) for i in items if i.strip())
+    except InvalidInputError as exc:
+        raise ConfigError(f"Setting {key}: {exc}") from None
 
 
 _RANGES: dict[str, tuple[float, float]] = {

@@ -189,15 +189,24 @@ class Palace(TaxonomyView):
             "room": room_slug(room) if room is not None else current.room,
             "hall": hall_name(hall) if hall is not None else current.hall,
         }
-        seq = new_stamp()
-        changes = {"wing": place["wing"], "room": place["room"], SEQ_KEY: seq}
-        if place["hall"]:
-            changes["hall"] = place["hall"]
-        self._sync.begin_write()
-        self._store.update_metadata([current.id], [changes])
-        self._catalog.move(current.id, place["wing"], place["room"], place["hall"] or "", seq)
-        self._sync.finish_write(seq=seq)
+        self._sync.ensure_fresh()
+        self._move([current.id], place)
         return self.get_drawer(current.id)
+
+    @_serialized
+    def move_drawers(self, ids: Sequence[str], wing: str | None = None, room: str | None = None,
+                     hall: str | None = None) -> int:
+        """Move many drawers in one write (metadata only: text, vectors and ids stay); returns how many."""
+        place = {"wing": wing_name(wing) if wing is not None else None,
+                 "room": room_slug(room) if room is not None else None,
+                 "hall": hall_name(hall) if hall is not None else None}
+        if all(v is None for v in place.values()):
+            raise InvalidInputError("Say where to move the drawers: a wing, a room or a hall.")
+        self._sync.ensure_fresh()
+        present = sorted(self._catalog.stamps(list(ids)))
+        if present:
+            self._move(present, place)
+        return len(present)
 
     @_serialized
     def delete_drawer(self, drawer_id: str) -> Drawer:
@@ -318,6 +327,14 @@ class Palace(TaxonomyView):
             raise InvalidInputError(
                 f"The content is {len(content):,} characters; the limit is {self.settings.max_content_chars:,}."
             )
+
+    def _move(self, ids: list[str], place: dict[str, str | None]) -> None:
+        changes = {k: v for k, v in place.items() if v}
+        seq = new_stamp()
+        self._sync.begin_write()
+        self._store.update_metadata(ids, [{**changes, SEQ_KEY: seq}] * len(ids))
+        self._catalog.move(ids, seq, **changes)
+        self._sync.finish_write(seq=seq)
 
     def _embed(self, texts: list[str]) -> Any:
         return self._ef.embedder.embed(texts)

@@ -11,6 +11,7 @@ check (every `foreign_check_seconds` on a server); their moves need `rebuild`.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -21,6 +22,7 @@ from .store import SEQ_KEY, ChromaStore, Record
 LAG_MICROSECONDS = 60_000_000
 UNSORTED_WING, GENERAL_ROOM = "unsorted", "general"  # for drawers other tools filed without a place
 _last_stamp = 0
+_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 def new_stamp() -> int:
@@ -45,7 +47,16 @@ def catalog_row(record: Record) -> Row:
         filed_at=str(meta.get("filed_at") or ""),
         seq=_int(meta.get(SEQ_KEY)),
         vector=record.embedding,
+        dated=_day(meta.get("conversation_date"), meta.get("date"), meta.get("filed_at")),
     )
+
+
+def _day(*candidates: Any) -> str:
+    """The first candidate that starts with a YYYY-MM-DD date, cut to that date."""
+    for value in candidates:
+        if isinstance(value, str) and _DAY.match(value):
+            return value[:10]
+    return ""
 
 
 def _int(value: Any) -> int:

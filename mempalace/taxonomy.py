@@ -1,4 +1,5 @@
-"""Wing → room → count views, answered from the catalog and kept in memory until anything changes."""
+"""Views of where drawers are (taxonomy, counts, room dates and vectors), answered from the catalog
+and kept in memory until anything changes."""
 
 from __future__ import annotations
 
@@ -20,6 +21,11 @@ class TaxonomyView:
         self._guard = threading.RLock()  # one Palace may serve several threads (dashboard sessions)
         self._memo_generation = -1
         self._memo: dict[tuple[str, Any], Any] = {}
+
+    def derived(self, key: tuple[Any, ...], compute: Callable[[], Any]) -> Any:
+        """`compute()`, remembered under `key` until the palace changes (by anyone); for views built
+        on the ones below. The value is shared between callers, so it must be immutable."""
+        return self._memoized(("derived", key), compute)
 
     def _memoized(self, key: tuple[str, Any], compute: Callable[[], Any]) -> Any:
         with self._guard:
@@ -78,3 +84,21 @@ class TaxonomyView:
             return dict(sorted(halls.items()))
 
         return dict(self._memoized(("halls", wanted), build))
+
+    def places(self) -> tuple[tuple[str, str, str, int], ...]:
+        """(wing, room, hall, drawer count) for every place holding drawers; hall '' for none."""
+        return self._memoized(("places", None), lambda: tuple(self._taxonomy_catalog.room_counts()))
+
+    def room_dates(self, per_room: int = 5) -> dict[str, tuple[str, ...]]:
+        """{room: its most recent conversation (or filing) dates, newest first}."""
+        return dict(self._memoized(("dates", per_room), lambda: self._taxonomy_catalog.room_dates(per_room)))
+
+    def room_vectors(self, per_room: int = 20) -> dict[str, Any]:
+        """{room: stacked vectors of up to `per_room` of its drawers} (shared arrays: do not modify)."""
+        return dict(self._memoized(("vectors", per_room), lambda: self._taxonomy_catalog.room_vectors(per_room)))
+
+    def drawer_ids(self, wing: str | None = None, room: str | None = None, hall: str | None = None) -> list[str]:
+        """Ids of the drawers in a place, names exactly as stored (rooms other tools filed may be unslugged)."""
+        with self._guard:
+            self._taxonomy_sync.ensure_fresh()
+            return self._taxonomy_catalog.ids_where({"wing": wing, "room": room, "hall": hall})
