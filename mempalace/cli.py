@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import dataclasses
-import functools
 import json
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,43 +13,10 @@ from .errors import InvalidInputError, MempalaceError
 from .formats import FORMATS
 from .ingest import IngestReport, ingest_paths
 from .models import HALLS
+from .cli_support import emit, palace_command
+from .graph.merges import DEFAULT_MIN_SCORE
+from .graph_cli import GRAPH_COMMANDS, show_merge_suggestions
 from .palace import Palace
-
-
-def _jsonable(value: Any) -> Any:
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return dataclasses.asdict(value)
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    return value
-
-
-def _emit(ctx: click.Context, data: Any, text: Callable[[], str]) -> None:
-    if ctx.obj["json"]:
-        click.echo(json.dumps(_jsonable(data), ensure_ascii=False, indent=2))
-    else:
-        click.echo(text(), color=True)  # color=True: never strip escape codes from verbatim text
-
-
-def _palace_command(create: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Give a command `--json`, an open palace as its first argument, and user-facing errors."""
-
-    def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
-        @click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
-        @click.pass_context
-        @functools.wraps(func)
-        def wrapper(ctx: click.Context, as_json: bool, **kwargs: Any) -> None:
-            ctx.obj["json"] = as_json or ctx.obj["json"]
-            try:
-                with Palace.open(ctx.obj["palace"], ctx.obj["url"], create=create) as palace:
-                    func(ctx, palace, **kwargs)
-            except MempalaceError as exc:
-                click.echo(f"Error: {exc}", err=True)
-                sys.exit(1)
-
-        return wrapper
-
-    return decorate
 
 
 @click.group()
@@ -67,49 +31,55 @@ def main(ctx: click.Context, palace: Path | None, url: str | None, as_json: bool
 
 
 @main.command()
-@_palace_command(create=True)
+@palace_command(create=True)
 def init(ctx: click.Context, palace: Palace) -> None:
     """Create the palace if it does not exist yet."""
-    _emit(ctx, palace.status(), lambda: f"Palace ready at {palace.location} ({palace.count()} drawers).")
+    emit(ctx, palace.status(), lambda: f"Palace ready at {palace.location} ({palace.count()} drawers).")
 
 
 @main.command()
-@_palace_command()
+@palace_command()
 def status(ctx: click.Context, palace: Palace) -> None:
     """Where the palace is and what it holds."""
     info = palace.status()
     halls = ", ".join(f"{h or '(no hall)'} {n}" for h, n in info.halls.items()) or "none"
-    _emit(ctx, info, lambda: (
+    emit(ctx, info, lambda: (
         f"Palace:  {info.location} ({info.mode}, embedder {info.embedder})\n"
         f"Drawers: {info.drawers}\nWings:   {info.wings}\nRooms:   {info.rooms}\nHalls:   {halls}"
     ))
 
 
 @main.command()
-@_palace_command()
+@palace_command()
 def wings(ctx: click.Context, palace: Palace) -> None:
     """Wings and their drawer counts."""
     found = palace.list_wings()
-    _emit(ctx, found, lambda: "\n".join(f"{n:6d}  {w}" for w, n in found.items()) or "No wings yet.")
+    emit(ctx, found, lambda: "\n".join(f"{n:6d}  {w}" for w, n in found.items()) or "No wings yet.")
 
 
 @main.command()
 @click.option("--wing", help="Only rooms in this wing.")
-@_palace_command()
-def rooms(ctx: click.Context, palace: Palace, wing: str | None) -> None:
+@click.option("--suggest-merges", is_flag=True, help="List room names that probably mean the same concept.")
+@click.option("--min-score", type=float, default=DEFAULT_MIN_SCORE, show_default=True,
+              help="With --suggest-merges: the lowest score to list (0–1).")
+@palace_command()
+def rooms(ctx: click.Context, palace: Palace, wing: str | None, suggest_merges: bool, min_score: float) -> None:
     """Rooms and their drawer counts."""
+    if suggest_merges:
+        show_merge_suggestions(ctx, palace, min_score)
+        return
     found = palace.list_rooms(wing)
-    _emit(ctx, found, lambda: "\n".join(f"{n:6d}  {r}" for r, n in found.items()) or "No rooms yet.")
+    emit(ctx, found, lambda: "\n".join(f"{n:6d}  {r}" for r, n in found.items()) or "No rooms yet.")
 
 
 @main.command()
-@_palace_command()
+@palace_command()
 def taxonomy(ctx: click.Context, palace: Palace) -> None:
     """Every wing with its rooms and counts."""
     tree = palace.taxonomy()
     lines = [f"{w} ({sum(r.values())})\n" + "\n".join(f"  {n:6d}  {room}" for room, n in r.items())
              for w, r in tree.items()]
-    _emit(ctx, tree, lambda: "\n".join(lines) or "The palace is empty.")
+    emit(ctx, tree, lambda: "\n".join(lines) or "The palace is empty.")
 
 
 @main.command()
@@ -120,7 +90,7 @@ def taxonomy(ctx: click.Context, palace: Palace) -> None:
 @click.option("--source", "source_file", help="Only drawers from this source file.")
 @click.option("--limit", type=int, default=10, show_default=True)
 @click.option("--mode", type=click.Choice(["hybrid", "vector"]), default="hybrid", show_default=True)
-@_palace_command()
+@palace_command()
 def search(ctx: click.Context, palace: Palace, query: str, **options: Any) -> None:
     """Find drawers by meaning and keywords."""
     hits = palace.search(query, **options)
@@ -135,7 +105,7 @@ def search(ctx: click.Context, palace: Palace, query: str, **options: Any) -> No
             blocks.append(f"{head}\n    id {h.drawer_id}\n    " + h.content.strip().replace("\n", "\n    ")[:600])
         return "\n\n".join(blocks)
 
-    _emit(ctx, hits, text)
+    emit(ctx, hits, text)
 
 
 @main.command()
@@ -146,7 +116,7 @@ def search(ctx: click.Context, palace: Palace, query: str, **options: Any) -> No
 @click.option("--room", required=True)
 @click.option("--hall")
 @click.option("--source", "source_file", help="Where the text came from (default: the --file path).")
-@_palace_command(create=True)
+@palace_command(create=True)
 def add(ctx: click.Context, palace: Palace, text: str | None, file: Path | None, **place: Any) -> None:
     """File TEXT (or --file) verbatim into a wing and room."""
     content = _read_content(text, file)
@@ -155,11 +125,11 @@ def add(ctx: click.Context, palace: Palace, text: str | None, file: Path | None,
     result = palace.add_drawer(content, **place)
     if result.status == "duplicate":
         if ctx.obj["json"]:
-            _emit(ctx, result, str)
+            emit(ctx, result, str)
         matches = ", ".join(f"{m.drawer_id} ({m.similarity:.2f}, {m.wing}/{m.room})" for m in result.matches)
         raise MempalaceError(f"Not filed: too similar to {matches}.")
     ids = ", ".join(result.drawer_ids)
-    _emit(ctx, result, lambda: f"Filed {len(result.drawer_ids)} drawer(s): {ids}" if result.added
+    emit(ctx, result, lambda: f"Filed {len(result.drawer_ids)} drawer(s): {ids}" if result.added
           else f"Already filed here: {ids}")
 
 
@@ -187,20 +157,20 @@ def _drawer_text(drawer: Any) -> str:
 
 @main.command()
 @click.argument("drawer_id")
-@_palace_command()
+@palace_command()
 def get(ctx: click.Context, palace: Palace, drawer_id: str) -> None:
     """Show one drawer's verbatim text and place."""
     drawer = palace.get_drawer(drawer_id)
-    _emit(ctx, drawer, lambda: _drawer_text(drawer))
+    emit(ctx, drawer, lambda: _drawer_text(drawer))
 
 
 @main.command()
 @click.argument("drawer_id")
-@_palace_command()
+@palace_command()
 def delete(ctx: click.Context, palace: Palace, drawer_id: str) -> None:
     """Delete one drawer."""
     drawer = palace.delete_drawer(drawer_id)
-    _emit(ctx, drawer, lambda: f"Deleted {drawer.id} from {drawer.wing}/{drawer.room}.")
+    emit(ctx, drawer, lambda: f"Deleted {drawer.id} from {drawer.wing}/{drawer.room}.")
 
 
 @main.command()
@@ -208,22 +178,22 @@ def delete(ctx: click.Context, palace: Palace, drawer_id: str) -> None:
 @click.option("--room")
 @click.option("--wing")
 @click.option("--hall")
-@_palace_command()
+@palace_command()
 def move(ctx: click.Context, palace: Palace, drawer_id: str, room: str | None, wing: str | None,
          hall: str | None) -> None:
     """Move a drawer to another room, wing or hall (its text never changes)."""
     if not (room or wing or hall):
         raise click.UsageError("Say where to: --room, --wing and/or --hall.")
     drawer = palace.update_drawer(drawer_id, wing=wing, room=room, hall=hall)
-    _emit(ctx, drawer, lambda: f"Moved {drawer.id} to {drawer.wing}/{drawer.room}" + (f"/{drawer.hall}" if drawer.hall else "") + ".")
+    emit(ctx, drawer, lambda: f"Moved {drawer.id} to {drawer.wing}/{drawer.room}" + (f"/{drawer.hall}" if drawer.hall else "") + ".")
 
 
 @main.command()
-@_palace_command()
+@palace_command()
 def reindex(ctx: click.Context, palace: Palace) -> None:
     """Rebuild the fast catalog from Chroma (after another tool changed the palace)."""
     count = palace.rebuild_index()
-    _emit(ctx, {"drawers": count}, lambda: f"Catalog rebuilt: {count} drawers.")
+    emit(ctx, {"drawers": count}, lambda: f"Catalog rebuilt: {count} drawers.")
 
 
 @main.command(name="ingest")
@@ -232,7 +202,7 @@ def reindex(ctx: click.Context, palace: Palace) -> None:
 @click.option("--room", help="File everything in this room (default: chosen from each conversation's words).")
 @click.option("--format", "format_name", type=click.Choice(list(FORMATS)), help="Skip detection: read as this format.")
 @click.option("--dry-run", is_flag=True, help="Show what would be filed; write nothing.")
-@_palace_command(create=True)
+@palace_command(create=True)
 def ingest_command(ctx: click.Context, palace: Palace, paths: tuple[Path, ...], wing: str | None, room: str | None,
                    format_name: str | None, dry_run: bool) -> None:
     """File transcripts (Claude Code, Claude.ai, ChatGPT, Slack, Codex, Gemini, text); folders are walked."""
@@ -258,6 +228,10 @@ def ingest_command(ctx: click.Context, palace: Palace, paths: tuple[Path, ...], 
                    + (f", {sum(r.skipped for r in reports)} skipped." if any(r.skipped for r in reports) else "."))
     if any(r.errors for r in reports):
         sys.exit(1)
+
+
+for _command in GRAPH_COMMANDS:
+    main.add_command(_command)
 
 
 class _ProgressBars:

@@ -54,3 +54,7 @@ class MalformedSourceError(InvalidInputError):
 
 class SourceRefusedError(InvalidInputError):
     """A file is refused before parsing: binary, too large, or an unsafe or oversized zip."""
+
+
+class PlaceNotFoundError(MempalaceError, LookupError):
+    """No room or wing has the given name."""

@@ -106,3 +106,102 @@ class PalaceStatus:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+@dataclass(frozen=True)
+class RoomNode:
+    """A room of the palace graph: the wings and halls it spans and how much it holds."""
+
+    room: str
+    wings: tuple[str, ...]
+    halls: tuple[str, ...]
+    count: int
+    dates: tuple[str, ...]  # most recent conversation (or filing) days, newest first
+    weight: float  # informativeness as a tunnel (see mempalace.graph); 0 when it spans one wing
+
+
+@dataclass(frozen=True)
+class Edge:
+    """One pair of wings linked by a tunnel room; a room in k wings gives k·(k−1)/2 edges."""
+
+    room: str
+    wing_a: str
+    wing_b: str
+    halls: tuple[str, ...]
+    count: int
+    weight: float
+
+
+@dataclass(frozen=True)
+class Tunnel:
+    """A room spanning two or more wings, with its informativeness weight and ranking score."""
+
+    room: str
+    wings: tuple[str, ...]
+    halls: tuple[str, ...]
+    count: int
+    weight: float
+    score: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class TraversalStep:
+    """A room reached by `traverse`: after how many hops, and through which shared wings."""
+
+    room: str
+    hop: int
+    connected_via: tuple[str, ...]
+    count: int
+    wings: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class GraphStats:
+    """The shape of the palace graph in one look."""
+
+    total_rooms: int
+    tunnel_rooms: int
+    total_edges: int
+    total_wings: int
+    rooms_per_wing: dict[str, int]
+    top_tunnels: tuple[Tunnel, ...]
+    isolated_wings: tuple[str, ...]  # wings no informative tunnel links to any other wing
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class MergeSuggestion:
+    """Two room names that probably mean the same concept; merging `source` into `target` is advised."""
+
+    source: str
+    target: str
+    score: float
+    reasons: tuple[str, ...]
+    source_count: int
+    target_count: int
+    source_wings: tuple[str, ...]
+    target_wings: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class MergeResult:
+    """What `merge_rooms` did."""
+
+    source: str
+    target: str
+    moved: int
+    wings: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)

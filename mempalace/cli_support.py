@@ -1,0 +1,53 @@
+"""What every `mempalace` command shares: an open palace, `--json`, and errors written for people."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from .errors import MempalaceError
+from .palace import Palace
+
+
+def jsonable(value: Any) -> Any:
+    """Dataclasses (and lists of them) as plain dicts and lists, ready for json.dumps."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.asdict(value)
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    return value
+
+
+def emit(ctx: click.Context, data: Any, text: Callable[[], str]) -> None:
+    """Print `data` as JSON when --json was given, else the human text."""
+    if ctx.obj["json"]:
+        click.echo(json.dumps(jsonable(data), ensure_ascii=False, indent=2))
+    else:
+        click.echo(text(), color=True)  # color=True: never strip escape codes from verbatim text
+
+
+def palace_command(create: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Give a command `--json`, an open palace as its first argument, and user-facing errors."""
+
+    def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
+        @click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
+        @click.pass_context
+        @functools.wraps(func)
+        def wrapper(ctx: click.Context, as_json: bool, **kwargs: Any) -> None:
+            ctx.obj["json"] = as_json or ctx.obj["json"]
+            try:
+                with Palace.open(ctx.obj["palace"], ctx.obj["url"], create=create) as palace:
+                    func(ctx, palace, **kwargs)
+            except MempalaceError as exc:
+                click.echo(f"Error: {exc}", err=True)
+                sys.exit(1)
+
+        return wrapper
+
+    return decorate

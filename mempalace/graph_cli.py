@@ -1,0 +1,88 @@
+"""The graph commands of `mempalace`: graph-stats, tunnels, traverse, merge-rooms, rooms --suggest-merges."""
+
+from __future__ import annotations
+
+import click
+
+from .cli_support import emit, palace_command
+from .graph import find_tunnels, graph_stats, merge_rooms, suggest_room_merges, traverse
+from .graph.network import MAX_HOPS
+from .models import GraphStats, MergeSuggestion, Tunnel
+from .palace import Palace
+
+
+@click.command(name="graph-stats")
+@palace_command()
+def graph_stats_command(ctx: click.Context, palace: Palace) -> None:
+    """Rooms, tunnels between wings, the most informative tunnels and isolated wings."""
+    stats = graph_stats(palace)
+    emit(ctx, stats, lambda: _stats_text(stats))
+
+
+def _stats_text(stats: GraphStats) -> str:
+    lines = [f"Rooms:   {stats.total_rooms} in {stats.total_wings} wings",
+             f"Tunnels: {stats.tunnel_rooms} rooms span two or more wings ({stats.total_edges} wing-to-wing links)",
+             "Rooms per wing:", *(f"  {n:6d}  {w}" for w, n in stats.rooms_per_wing.items())]
+    if stats.top_tunnels:
+        lines += ["Top tunnels (score = informativeness weight × (wings − 1)):",
+                  *(_tunnel_line(t) for t in stats.top_tunnels)]
+    if stats.isolated_wings:
+        lines.append("Isolated wings (no tunnel to another wing): " + ", ".join(stats.isolated_wings))
+    return "\n".join(lines)
+
+
+def _tunnel_line(tunnel: Tunnel) -> str:
+    return (f"  {tunnel.count:6d}  {tunnel.room}  [{len(tunnel.wings)} wings: {', '.join(tunnel.wings)}]"
+            f"  weight {tunnel.weight:.2f}  score {tunnel.score:.2f}")
+
+
+@click.command()
+@click.option("--wing-a", help="Only tunnels touching this wing.")
+@click.option("--wing-b", help="With --wing-a: only tunnels linking both wings.")
+@palace_command()
+def tunnels(ctx: click.Context, palace: Palace, wing_a: str | None, wing_b: str | None) -> None:
+    """Rooms that span two or more wings, most drawers first."""
+    found = find_tunnels(palace, wing_a, wing_b)
+    emit(ctx, found, lambda: "\n".join(
+        _tunnel_line(t) + (f"  halls: {', '.join(t.halls)}" if t.halls else "") for t in found) or "No tunnels.")
+
+
+@click.command(name="traverse")
+@click.argument("room")
+@click.option("--max-hops", type=int, default=2, show_default=True, help=f"How far to walk (0–{MAX_HOPS}).")
+@palace_command()
+def traverse_command(ctx: click.Context, palace: Palace, room: str, max_hops: int) -> None:
+    """Rooms reachable from ROOM, breadth first through shared wings (at most 50)."""
+    steps = traverse(palace, room, max_hops)
+    emit(ctx, steps, lambda: "\n".join(
+        f"hop {s.hop}  {s.count:6d}  {s.room}" + (f"  via {', '.join(s.connected_via)}" if s.connected_via else "")
+        for s in steps))
+
+
+@click.command(name="merge-rooms")
+@click.argument("source")
+@click.argument("target")
+@palace_command()
+def merge_rooms_command(ctx: click.Context, palace: Palace, source: str, target: str) -> None:
+    """Move every drawer of room SOURCE into room TARGET, in every wing (text and ids unchanged)."""
+    result = merge_rooms(palace, source, target)
+    emit(ctx, result, lambda: f"Moved {result.moved} drawer(s) from {result.source!r} to {result.target!r}"
+         + (f" in {', '.join(result.wings)}." if result.wings else "."))
+
+
+def show_merge_suggestions(ctx: click.Context, palace: Palace, min_score: float) -> None:
+    """`rooms --suggest-merges`: likely duplicate room names, best first."""
+    found = suggest_room_merges(palace, min_score=min_score)
+    emit(ctx, found, lambda: "\n".join(_suggestion_line(s) for s in found) or "No likely duplicate rooms.")
+
+
+def _suggestion_line(s: MergeSuggestion) -> str:
+    return (f"{s.score:.2f}  {s.source} ({s.source_count}) → {s.target} ({s.target_count})  "
+            f"{'; '.join(s.reasons)}\n      mempalace merge-rooms {_quoted(s.source)} {_quoted(s.target)}")
+
+
+def _quoted(name: str) -> str:
+    return name if name.replace("-", "").isalnum() else "'" + name.replace("'", "'\\''") + "'"
+
+
+GRAPH_COMMANDS = [graph_stats_command, tunnels, traverse_command, merge_rooms_command]
