@@ -9,14 +9,14 @@ from typing import Any
 
 import click
 
-from .errors import InvalidInputError, MempalaceError
-from .formats import FORMATS
-from .ingest import IngestReport, ingest_paths
-from .models import HALLS
-from .cli_support import emit, palace_command
-from .graph.merges import DEFAULT_MIN_SCORE
-from .graph_cli import GRAPH_COMMANDS, show_merge_suggestions
-from .palace import Palace
+from ..errors import InvalidInputError, MempalaceError
+from ..formats import FORMATS
+from ..ingest import IngestReport, ingest_paths
+from ..graph.merges import DEFAULT_MIN_SCORE
+from ..models import HALLS
+from ..palace import Palace
+from .graph import GRAPH_COMMANDS, show_merge_suggestions
+from .support import emit, palace_command
 
 
 @click.group()

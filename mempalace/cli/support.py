@@ -11,8 +11,8 @@ from typing import Any
 
 import click
 
-from .errors import MempalaceError
-from .palace import Palace
+from ..errors import MempalaceError
+from ..palace import Palace
 
 
 def jsonable(value: Any) -> Any:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import click
 
-from .cli_support import emit, palace_command
-from .graph import find_tunnels, graph_stats, merge_rooms, suggest_room_merges, traverse
-from .graph.network import MAX_HOPS
-from .models import GraphStats, MergeSuggestion, Tunnel
-from .palace import Palace
+from .support import emit, palace_command
+from ..graph import find_tunnels, graph_stats, merge_rooms, suggest_room_merges, traverse
+from ..graph.network import MAX_HOPS
+from ..models import GraphStats, MergeSuggestion, Tunnel
+from ..palace import Palace
 
 
 @click.command(name="graph-stats")
