@@ -7,6 +7,7 @@ counts against the count it saw when it started.
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -310,3 +311,33 @@ def test_cli_with_unreachable_url_fails_cleanly() -> None:
     assert result.stdout == ""
     assert result.stderr.startswith(f"Error: No Chroma server answers at {url}")
     assert "Traceback" not in result.output
+
+
+# -- the graph across clients and processes ------------------------------------------------------
+
+
+def test_graph_notices_other_clients_and_other_processes(two_clients: tuple[Palace, Palace], server_url: str,
+                                                         tmp_path: Path) -> None:
+    from mempalace.graph import build_graph, find_tunnels, graph_stats, merge_rooms
+
+    a, b = two_clients
+    a.add_drawer("graph test: the link room seen from wing one", "srv_graph_one", "srv-graph-link")
+    before = graph_stats(b)  # warm B's graph cache
+    assert "srv_graph_one" in before.rooms_per_wing
+    assert "srv-graph-link" not in {t.room for t in find_tunnels(b)}
+
+    env = {**os.environ, "MEMPALACE_HOME": str(tmp_path / "home-cli")}
+    done = subprocess.run([sys.executable, "-c", "from mempalace.cli import main; main()", "--url", server_url,
+                           "add", "graph test: the same link room, from another process", "--wing", "srv_graph_two",
+                           "--room", "srv graph link"], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    tunnel = next(t for t in find_tunnels(b) if t.room == "srv-graph-link")
+    assert tunnel.wings == ("srv_graph_one", "srv_graph_two") and tunnel.count == 2
+    assert graph_stats(b).tunnel_rooms == before.tunnel_rooms + 1
+
+    b.add_drawer("graph test: an oddly named twin room", "srv_graph_three", "srv-graph-twin")
+    assert merge_rooms(b, "srv-graph-twin", "srv-graph-link").moved == 1
+    assert build_graph(a)[0]["srv-graph-link"].wings == ("srv_graph_one", "srv_graph_three", "srv_graph_two")
+    for wing in ("srv_graph_one", "srv_graph_two", "srv_graph_three"):
+        a.delete_drawers(a.drawer_ids(wing=wing))
+    assert "srv-graph-link" not in build_graph(b)[0]
