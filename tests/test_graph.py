@@ -320,3 +320,17 @@ def test_move_drawers_moves_many_and_ignores_unknown_ids(palace: Palace) -> None
     assert palace.move_drawers(["nope"], room="x") == 0
     with pytest.raises(InvalidInputError, match="Say where"):
         palace.move_drawers(ids)
+
+
+def test_merging_a_slug_into_its_unnormalised_spelling_gathers_both(palace: Palace) -> None:
+    seed(palace)
+    foreign_add(palace, "f1", "auth notes from upstream", "wing_zed", "Auth Migration")
+    result = merge_rooms(palace, "auth-migration", "Auth Migration")
+    assert (result.source, result.target, result.moved) == ("auth-migration", "auth-migration", 1)
+    assert palace.list_rooms() == {"auth-migration": 4}
+
+
+def test_wing_suggestions_ignore_the_wing_prefix(palace: Palace) -> None:
+    seed(palace)
+    with pytest.raises(PlaceNotFoundError, match=r"Did you mean wing_kai\?"):
+        find_tunnels(palace, "kia")

@@ -60,14 +60,17 @@ def wings(ctx: click.Context, palace: Palace) -> None:
 @main.command()
 @click.option("--wing", help="Only rooms in this wing.")
 @click.option("--suggest-merges", is_flag=True, help="List room names that probably mean the same concept.")
-@click.option("--min-score", type=float, default=DEFAULT_MIN_SCORE, show_default=True,
-              help="With --suggest-merges: the lowest score to list (0–1).")
+@click.option("--min-score", type=float, help=f"With --suggest-merges: the lowest score to list (default {DEFAULT_MIN_SCORE}).")
 @palace_command()
-def rooms(ctx: click.Context, palace: Palace, wing: str | None, suggest_merges: bool, min_score: float) -> None:
+def rooms(ctx: click.Context, palace: Palace, wing: str | None, suggest_merges: bool, min_score: float | None) -> None:
     """Rooms and their drawer counts."""
     if suggest_merges:
-        show_merge_suggestions(ctx, palace, min_score)
+        if wing:
+            raise click.UsageError("--suggest-merges looks at every wing; leave out --wing.")
+        show_merge_suggestions(ctx, palace, DEFAULT_MIN_SCORE if min_score is None else min_score)
         return
+    if min_score is not None:
+        raise click.UsageError("--min-score goes with --suggest-merges.")
     found = palace.list_rooms(wing)
     emit(ctx, found, lambda: "\n".join(f"{n:6d}  {r}" for r, n in found.items()) or "No rooms yet.")
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shlex
+
 import click
 
 from .support import emit, palace_command
@@ -21,7 +23,8 @@ def graph_stats_command(ctx: click.Context, palace: Palace) -> None:
 
 def _stats_text(stats: GraphStats) -> str:
     lines = [f"Rooms:   {stats.total_rooms} in {stats.total_wings} wings",
-             f"Tunnels: {stats.tunnel_rooms} rooms span two or more wings ({stats.total_edges} wing-to-wing links)",
+             f"Tunnels: {stats.tunnel_rooms} room{' spans' if stats.tunnel_rooms == 1 else 's span'} two or more"
+             f" wings ({stats.total_edges} wing-to-wing link{'' if stats.total_edges == 1 else 's'})",
              "Rooms per wing:", *(f"  {n:6d}  {w}" for w, n in stats.rooms_per_wing.items())]
     if stats.top_tunnels:
         lines += ["Top tunnels (score = informativeness weight × (wings − 1)):",
@@ -78,11 +81,7 @@ def show_merge_suggestions(ctx: click.Context, palace: Palace, min_score: float)
 
 def _suggestion_line(s: MergeSuggestion) -> str:
     return (f"{s.score:.2f}  {s.source} ({s.source_count}) → {s.target} ({s.target_count})  "
-            f"{'; '.join(s.reasons)}\n      mempalace merge-rooms {_quoted(s.source)} {_quoted(s.target)}")
-
-
-def _quoted(name: str) -> str:
-    return name if name.replace("-", "").isalnum() else "'" + name.replace("'", "'\\''") + "'"
+            f"{'; '.join(s.reasons)}\n      mempalace merge-rooms -- {shlex.quote(s.source)} {shlex.quote(s.target)}")
 
 
 GRAPH_COMMANDS = [graph_stats_command, tunnels, traverse_command, merge_rooms_command]

@@ -129,9 +129,9 @@ def merge_rooms(palace: Palace, source: str, target: str) -> MergeResult:
     stored = set(palace.list_rooms())
     source_name = _stored_room(source, stored)
     target_slug = room_slug(target)
-    if source_name == target_slug:
+    names = [n for n in dict.fromkeys([source_name, target]) if n in stored and n != target_slug]
+    if not names:
         raise InvalidInputError(f"Room {source_name!r} cannot be merged into itself.")
-    names = [source_name] + ([target] if target in stored and target not in (target_slug, source_name) else [])
     ids = [i for name in names for i in palace.drawer_ids(room=name)]
     wings = tuple(sorted({wing for wing, room, _, _ in palace.places() if room in names}))
     moved = palace.move_drawers(ids, room=target_slug)

@@ -178,7 +178,9 @@ def _known_wing(index: _Index, name: str) -> str:
     if wing not in index.wing_rooms and f"wing_{wing}" in index.wing_rooms:  # `kai` for `wing_kai`
         wing = f"wing_{wing}"
     if wing not in index.wing_rooms:
-        raise PlaceNotFoundError(f"No wing {name!r} in this palace.{_closest(wing, index.wing_rooms)}")
+        bare = {w.removeprefix("wing_"): w for w in index.wing_rooms}
+        close = [bare[w] for w in difflib.get_close_matches(wing.removeprefix("wing_"), list(bare), n=3, cutoff=0.6)]
+        raise PlaceNotFoundError(f"No wing {name!r} in this palace." + (f" Did you mean {', '.join(close)}?" if close else ""))
     return wing
 
 
