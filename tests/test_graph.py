@@ -334,3 +334,17 @@ def test_wing_suggestions_ignore_the_wing_prefix(palace: Palace) -> None:
     seed(palace)
     with pytest.raises(PlaceNotFoundError, match=r"Did you mean wing_kai\?"):
         find_tunnels(palace, "kia")
+
+
+def test_every_write_path_slugs_the_room_so_variants_form_one_tunnel(palace: Palace) -> None:
+    from mempalace.ingest import ingest
+    from mempalace.models import DrawerDraft
+
+    palace.add_drawer("first spelling", "wing_a", "Auth Migration")
+    palace.file_drawers([DrawerDraft("drawer_x", "second spelling", "Wing B", "auth_migration")])
+    moved = palace.add_drawer("third, moved later", "wing_c", "elsewhere").drawer_ids[0]
+    palace.update_drawer(moved, room="  AUTH--migration ")
+    ingest(palace, b"User: how is it going?\nAssistant: fine", filename="chat.txt", wing="wing_d",
+           room="auth  MIGRATION")
+    assert palace.list_rooms() == {"auth-migration": 4}
+    assert find_tunnels(palace)[0].wings == ("wing_a", "wing_b", "wing_c", "wing_d")
