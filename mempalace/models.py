@@ -201,7 +201,8 @@ class MergeResult:
     source: str
     target: str
     moved: int
-    wings: tuple[str, ...]
+    wings: tuple[str, ...]  # the wings the moved drawers are in
+    sources: tuple[str, ...] = ()  # every stored room name emptied into target (other spellings of it too)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

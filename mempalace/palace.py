@@ -203,10 +203,22 @@ class Palace(TaxonomyView):
         if all(v is None for v in place.values()):
             raise InvalidInputError("Say where to move the drawers: a wing, a room or a hall.")
         self._sync.ensure_fresh()
-        present = sorted(self._catalog.stamps(list(ids)))
+        present = sorted(self._catalog.stamps(_id_list(ids)))
         if present:
             self._move(present, place)
         return len(present)
+
+    @_serialized
+    def move_rooms(self, rooms: Sequence[str], target: str) -> tuple[int, tuple[str, ...]]:
+        """Move every drawer of the stored rooms `rooms` (in every wing) into room `target` in one
+        step; returns how many moved and from which wings."""
+        target = room_slug(target)
+        self._sync.ensure_fresh()
+        ids = [i for room in _id_list(rooms) for i in self._catalog.ids_where({"room": room})]
+        wings = tuple(sorted({w for w, room, _, _ in self._catalog.room_counts() if room in rooms}))
+        if ids:
+            self._move(ids, {"room": target})
+        return len(ids), wings
 
     @_serialized
     def delete_drawer(self, drawer_id: str) -> Drawer:
@@ -363,6 +375,13 @@ def _open_embedded(where: Path, ef: PalaceEmbeddingFunction, settings: Settings,
     except BaseException:
         lock.release()
         raise
+
+
+def _id_list(values: object) -> list[str]:
+    """A list or tuple of names or ids, refused clearly when it is anything else (one bare string too)."""
+    if not isinstance(values, (list, tuple, set, frozenset)) or not all(isinstance(v, str) for v in values):
+        raise InvalidInputError("Give a list of text values (drawer ids or room names).")
+    return list(values)
 
 
 def _drawer_id(parent: str, index: int) -> str:

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .catalog import Catalog
+from .errors import InvalidInputError
 from .naming import wing_name
 from .sync import CatalogSync
 
@@ -24,8 +25,20 @@ class TaxonomyView:
 
     def derived(self, key: tuple[Any, ...], compute: Callable[[], Any]) -> Any:
         """`compute()`, remembered under `key` until the palace changes (by anyone); for views built
-        on the ones below. The value is shared between callers, so it must be immutable."""
-        return self._memoized(("derived", key), compute)
+        on the ones below. It runs outside the palace's lock, so a slow view does not hold up other
+        threads, and is kept only if nothing changed meanwhile. Values are shared: keep them immutable."""
+        with self._guard:
+            self._taxonomy_sync.ensure_fresh()
+            generation = self._taxonomy_sync.generation
+            if self._memo_generation == generation and ("derived", key) in self._memo:
+                return self._memo[("derived", key)]
+        value = compute()
+        with self._guard:
+            if self._memo_generation != self._taxonomy_sync.generation:
+                self._memo_generation, self._memo = self._taxonomy_sync.generation, {}
+            if self._taxonomy_sync.generation == generation:
+                self._memo[("derived", key)] = value
+        return value
 
     def _memoized(self, key: tuple[str, Any], compute: Callable[[], Any]) -> Any:
         with self._guard:
@@ -93,12 +106,18 @@ class TaxonomyView:
         """{room: its most recent conversation (or filing) dates, newest first}."""
         return dict(self._memoized(("dates", per_room), lambda: self._taxonomy_catalog.room_dates(per_room)))
 
-    def room_vectors(self, per_room: int = 20) -> dict[str, Any]:
-        """{room: stacked vectors of up to `per_room` of its drawers} (shared arrays: do not modify)."""
-        return dict(self._memoized(("vectors", per_room), lambda: self._taxonomy_catalog.room_vectors(per_room)))
+    def room_centroids(self, per_room: int = 20) -> dict[str, Any]:
+        """{room: the mean vector of up to `per_room` of its drawers}, to compare what rooms hold."""
+        with self._guard:
+            self._taxonomy_sync.ensure_fresh()
+            samples = self._taxonomy_catalog.room_vectors(per_room)
+        return {room: vectors.mean(axis=0) for room, vectors in samples.items()}
 
     def drawer_ids(self, wing: str | None = None, room: str | None = None, hall: str | None = None) -> list[str]:
         """Ids of the drawers in a place, names exactly as stored (rooms other tools filed may be unslugged)."""
+        for value in (wing, room, hall):
+            if value is not None and not isinstance(value, str):
+                raise InvalidInputError(f"Wing, room and hall names must be text, not {type(value).__name__}.")
         with self._guard:
             self._taxonomy_sync.ensure_fresh()
             return self._taxonomy_catalog.ids_where({"wing": wing, "room": room, "hall": hall})

@@ -177,10 +177,12 @@ def test_graph_stats_isolated_wing_hidden_room_and_stop_room(cli, seeded) -> Non
     assert data["isolated_wings"] == ["wing_lab", "wing_solo"]
     tops = {t["room"]: t for t in data["top_tunnels"]}
     assert tops["auth-migration"]["weight"] == pytest.approx(weight(3, 5), abs=1e-5)
-    assert tops["notes"]["weight"] == 0.0 and tops["notes"]["score"] == 0.0
-    assert [t["room"] for t in data["top_tunnels"]] == ["auth-migration", "notes"]  # best score first
+    assert "notes" not in tops  # weight 0: never a top tunnel
+    notes = next(t for t in as_json(cli("tunnels", "--json")) if t["room"] == "notes")
+    assert notes["weight"] == 0.0 and notes["score"] == 0.0
+    assert [t["room"] for t in data["top_tunnels"]] == ["auth-migration"]
     text = ok(cli("graph-stats")).stdout
-    assert "Isolated wings (no tunnel to another wing): wing_lab, wing_solo" in text
+    assert "Isolated wings (no informative tunnel to another wing): wing_lab, wing_solo" in text
     assert "general" not in text
 
 
@@ -336,7 +338,8 @@ def test_traverse_reaches_a_room_stored_unnormalised(cli, messy) -> None:
 
 def test_merge_rooms_json_moves_drawers_and_keeps_them_verbatim(cli, seeded) -> None:
     result = as_json(cli("merge-rooms", "billing", "auth-migration", "--json"))
-    assert result == {"source": "billing", "target": "auth-migration", "moved": 1, "wings": ["wing_driftwood"]}
+    assert result == {"source": "billing", "target": "auth-migration", "moved": 1, "wings": ["wing_driftwood"],
+                      "sources": ["billing"]}
     assert as_json(cli("taxonomy", "--json")) == {
         "wing_driftwood": {"auth-migration": 2},
         "wing_kai": {"auth-migration": 1, "deploys": 1},
@@ -365,7 +368,8 @@ def test_merge_rooms_text_across_wings_into_a_new_name(cli, seeded) -> None:
 
 def test_merge_rooms_into_a_room_stored_unnormalised_takes_its_drawers_too(cli, messy) -> None:
     result = as_json(cli("merge-rooms", "deploys", "Auth Migration", "--json"))
-    assert result == {"source": "deploys", "target": "auth-migration", "moved": 2, "wings": ["wing_kai"]}
+    assert result == {"source": "deploys", "target": "auth-migration", "moved": 2, "wings": ["wing_kai"],
+                      "sources": ["deploys", "Auth Migration"]}
     assert as_json(cli("taxonomy", "--json"))["wing_kai"] == {"auth-migration": 3}
     assert as_json(cli("get", messy["foreign_auth"], "--json"))["room"] == "auth-migration"
 

@@ -30,7 +30,7 @@ def _stats_text(stats: GraphStats) -> str:
         lines += ["Top tunnels (score = informativeness weight × (wings − 1)):",
                   *(_tunnel_line(t) for t in stats.top_tunnels)]
     if stats.isolated_wings:
-        lines.append("Isolated wings (no tunnel to another wing): " + ", ".join(stats.isolated_wings))
+        lines.append("Isolated wings (no informative tunnel to another wing): " + ", ".join(stats.isolated_wings))
     return "\n".join(lines)
 
 

@@ -1,15 +1,16 @@
 """Room names that probably mean the same concept, and merging them (metadata only).
 
-By spelling: names that are one slug apart (`Auth Migration` / `auth_migration`) score 1.0, the
-same words in another form or order (`migrating-auth` / `auth-migrations`) 0.95. Otherwise
+By spelling: names that differ only in case, spaces, hyphens or underscores (`Auth Migration` /
+`auth_migration`) score 1.0; the same words in another form or order (`migrating-auth` /
+`auth-migrations`) 0.95. Otherwise
 
     score = 0.8 · names + 0.2 · drawers
 
 where names is the cosine similarity of the room names' own embeddings and drawers that of the rooms'
 mean drawer vectors (names alone when a room has no vectors). On a labelled set of 140 hard pairs
 (tests/data/room_merge_pairs.jsonl) this weighting kept fewer false merges than giving drawers or
-raw spelling similarity (`gpu-pricing` / `cpu-pricing`) more weight. Only each room's nearest
-neighbours by name and by drawers are scored, so large palaces stay fast.
+raw spelling similarity (`gpu-pricing` / `cpu-pricing`) more weight. Only each room's ten nearest
+rooms by name are scored, a block of rows at a time, so memory stays bounded with many rooms.
 """
 
 from __future__ import annotations
@@ -19,16 +20,18 @@ import re
 import numpy as np
 
 from ..errors import InvalidInputError, PlaceNotFoundError
-from ..ingest.rooms import room_key
+from ..ingest.rooms import stem
 from ..models import MergeResult, MergeSuggestion
 from ..naming import room_slug
 from ..palace import Palace
-from .network import _closest, _index, _Room
+from .network import RoomInfo, closest_names, room_index
 
 DEFAULT_MIN_SCORE = 0.8
-NEIGHBOURS = 8
+NEIGHBOURS = 10
 SAMPLE_DRAWERS = 20
-WEIGHTS = {"names": 0.8, "drawers": 0.2}
+NAMES, DRAWERS = 0.8, 0.2
+SAME_NAME, SAME_WORDS = 1.0, 0.95
+_SEPARATORS = re.compile(r"[\s_-]+")
 _WORDS = re.compile(r"[^\W_]+")
 
 
@@ -43,23 +46,18 @@ def suggest_room_merges(palace: Palace, min_score: float = DEFAULT_MIN_SCORE, li
 
 
 def _suggest(palace: Palace, min_score: float, limit: int) -> list[MergeSuggestion]:
-    rooms = _index(palace).rooms
+    rooms = room_index(palace).rooms
     names = list(rooms)
     if len(names) < 2:
         return []
     by_name = _unit(palace.embed([" ".join(_WORDS.findall(n)) or n for n in names]))
-    samples = palace.room_vectors(SAMPLE_DRAWERS)
-    dims = by_name.shape[1] if not samples else next(iter(samples.values())).shape[1]
-    by_drawers = _unit(np.stack([samples[n].mean(axis=0) if n in samples else np.zeros(dims, np.float32)
-                                 for n in names]))
-    pairs = _neighbours(by_name) | _neighbours(by_drawers) | _same_key_pairs(names)
-    found = []
-    for i, j in sorted(pairs):
-        score, reasons = _score(names[i], names[j], float(by_name[i] @ by_name[j]),
-                                float(by_drawers[i] @ by_drawers[j]) if names[i] in samples and names[j] in samples
-                                else None)
-        if score >= min_score:
-            found.append(_suggestion(names[i], rooms[names[i]], names[j], rooms[names[j]], score, reasons))
+    centroids = palace.room_centroids(SAMPLE_DRAWERS)
+    has_drawers = np.array([n in centroids for n in names])
+    dims = by_name.shape[1] if not centroids else len(next(iter(centroids.values())))
+    by_drawers = _unit(np.stack([centroids.get(n, np.zeros(dims, np.float32)) for n in names]))
+    scored = {**_formula_pairs(by_name, by_drawers, has_drawers, min_score), **_spelling_pairs(names)}
+    found = [_suggestion(names[i], rooms[names[i]], names[j], rooms[names[j]], score, reasons)
+             for (i, j), (score, reasons) in scored.items() if score >= min_score]
     found.sort(key=lambda s: (-s.score, -(s.source_count + s.target_count), s.source, s.target))
     return found[:limit]
 
@@ -70,55 +68,77 @@ def _unit(matrix: np.ndarray) -> np.ndarray:
     return matrix / np.where(norms > 0, norms, 1.0)
 
 
-def _neighbours(unit: np.ndarray, block: int = 1_024) -> set[tuple[int, int]]:
-    """(i, j), i < j, for each row's nearest rows by cosine similarity, in blocks to bound memory."""
-    count, k = len(unit), min(NEIGHBOURS, len(unit) - 1)
-    pairs: set[tuple[int, int]] = set()
+Scored = dict[tuple[int, int], tuple[float, tuple[str, ...]]]
+
+
+def _formula_pairs(by_name: np.ndarray, by_drawers: np.ndarray, has_drawers: np.ndarray, min_score: float) -> Scored:
+    """Pairs among each room's nearest rooms by name that reach `min_score` by the formula."""
+    count = len(by_name)
+    floor = (min_score - DRAWERS) / NAMES  # names must be at least this alike for the pair to get there
+    block = max(1, (1 << 24) // count)  # about 64 MB of similarities at a time
+    scored: Scored = {}
     for start in range(0, count, block):
-        sims = unit[start : start + block] @ unit.T
-        for offset in range(len(sims)):
-            sims[offset, start + offset] = -np.inf
-        nearest = np.argpartition(-sims, k - 1, axis=1)[:, :k]
-        for offset, row in enumerate(nearest):
-            i = start + offset
-            pairs.update((min(i, int(j)), max(i, int(j))) for j in row if np.isfinite(sims[offset, j]))
-    return pairs
+        rows = np.arange(start, min(start + block, count))
+        sims = by_name[rows] @ by_name.T
+        sims[np.arange(len(rows)), rows] = -np.inf
+        left, right = np.nonzero(sims >= floor)
+        alike = sims[left, right]
+        order = np.lexsort((-alike, left))  # by row, most alike first; keep each row's nearest few
+        left, right, alike = left[order], right[order], alike[order]
+        keep = np.arange(len(left)) - np.searchsorted(left, left) < NEIGHBOURS
+        left, right, alike = rows[left[keep]], right[keep], alike[keep]
+        both = has_drawers[left] & has_drawers[right]
+        drawers = np.einsum("ij,ij->i", by_drawers[left], by_drawers[right])
+        score = np.where(both, NAMES * np.maximum(alike, 0) + DRAWERS * np.maximum(drawers, 0), alike)
+        for i in np.nonzero(score >= min_score)[0]:
+            pair = (int(min(left[i], right[i])), int(max(left[i], right[i])))
+            reasons = (f"names alike {alike[i]:.2f}",) + ((f"drawers alike {drawers[i]:.2f}",) if both[i] else ())
+            scored[pair] = (round(float(score[i]), 4), reasons)
+    return scored
 
 
-def _same_key_pairs(names: list[str]) -> set[tuple[int, int]]:
-    groups: dict[str, list[int]] = {}
-    for i, name in enumerate(names):
-        groups.setdefault(room_key(_slug_or_self(name)), []).append(i)
-    return {(a, b) for members in groups.values() for n, a in enumerate(members) for b in members[n + 1:]}
+def _spelling_pairs(names: list[str]) -> Scored:
+    """Pairs whose names are the same words, by loose spelling (1.0) or by stems in any order (0.95)."""
+    scored: Scored = {}
+    for rule, score, reason in ((_loose, SAME_NAME, "the same name once normalised"),
+                                (_word_key, SAME_WORDS, "the same words in another form or order")):
+        groups: dict[str, list[int]] = {}
+        for i, name in enumerate(names):
+            groups.setdefault(rule(name), []).append(i)
+        for members in groups.values():
+            for n, a in enumerate(members):
+                for b in members[n + 1:]:
+                    scored.setdefault((a, b), (score, (reason,)))
+    return scored
 
 
-def _slug_or_self(name: str) -> str:
+def _loose(name: str) -> str:
+    """Case and separators folded, nothing else dropped: `C#` and `C++` stay apart."""
+    return _SEPARATORS.sub("-", name.casefold()).strip("-")
+
+
+def _word_key(name: str) -> str:
+    return "-".join(sorted(stem(word) for word in _loose(name).split("-") if word))
+
+
+def _slug_or_none(name: str) -> str | None:
     try:
         return room_slug(name)
     except InvalidInputError:
-        return name
+        return None
 
 
-def _score(a: str, b: str, names: float, drawers: float | None) -> tuple[float, tuple[str, ...]]:
-    slug_a, slug_b = _slug_or_self(a), _slug_or_self(b)
-    if slug_a == slug_b:
-        return 1.0, ("the same name once normalised",)
-    if room_key(slug_a) == room_key(slug_b):
-        return 0.95, ("the same words in another form or order",)
-    parts = {"names": names, **({"drawers": drawers} if drawers is not None else {})}
-    total = sum(WEIGHTS[k] for k in parts)
-    score = sum(WEIGHTS[k] * max(0.0, v) for k, v in parts.items()) / total
-    reasons = tuple(f"{label} {parts[key]:.2f}" for key, label in
-                    (("names", "names alike"), ("drawers", "drawers alike")) if key in parts)
-    return round(score, 4), reasons
-
-
-def _suggestion(a: str, info_a: _Room, b: str, info_b: _Room, score: float,
+def _suggestion(a: str, info_a: RoomInfo, b: str, info_b: RoomInfo, score: float,
                 reasons: tuple[str, ...]) -> MergeSuggestion:
-    """Merge the smaller room into the larger; on a tie, into the one already named as a slug."""
-    rank_a = (info_a.count, _slug_or_self(a) == a, -len(a), b)
-    rank_b = (info_b.count, _slug_or_self(b) == b, -len(b), a)
-    (source, s_info), (target, t_info) = ((a, info_a), (b, info_b)) if rank_a < rank_b else ((b, info_b), (a, info_a))
+    """Merge into the room already named as a slug (or that can be), then into the larger one."""
+    def rank(name: str, info: RoomInfo, other: str) -> tuple[bool, bool, int, int, str]:
+        slug = _slug_or_none(name)
+        return slug is not None, slug == name, info.count, -len(name), other
+
+    if rank(a, info_a, b) < rank(b, info_b, a):
+        (source, s_info), (target, t_info) = (a, info_a), (b, info_b)
+    else:
+        (source, s_info), (target, t_info) = (b, info_b), (a, info_a)
     return MergeSuggestion(source, target, score, reasons, s_info.count, t_info.count,
                            tuple(sorted(s_info.wings)), tuple(sorted(t_info.wings)))
 
@@ -128,23 +148,25 @@ def merge_rooms(palace: Palace, source: str, target: str) -> MergeResult:
     vectors and ids stay. Drawers filed under an unnormalised spelling of `target` join it too."""
     stored = set(palace.list_rooms())
     source_name = _stored_room(source, stored)
+    if not isinstance(target, str):
+        raise InvalidInputError(f"A room name must be text, not {type(target).__name__}.")
     target_slug = room_slug(target)
-    names = [n for n in dict.fromkeys([source_name, target]) if n in stored and n != target_slug]
-    if not names:
+    names = tuple(n for n in dict.fromkeys([source_name, target]) if n in stored and n != target_slug)
+    if not names or target == source_name:
         raise InvalidInputError(f"Room {source_name!r} cannot be merged into itself.")
-    ids = [i for name in names for i in palace.drawer_ids(room=name)]
-    wings = tuple(sorted({wing for wing, room, _, _ in palace.places() if room in names}))
-    moved = palace.move_drawers(ids, room=target_slug)
-    return MergeResult(source_name, target_slug, moved, wings)
+    moved, wings = palace.move_rooms(names, target_slug)
+    return MergeResult(source_name, target_slug, moved, wings, names)
 
 
 def _stored_room(name: str, stored: set[str]) -> str:
     """`name` as stored: exactly, or by its slug."""
-    if not isinstance(name, str) or not name.strip():
+    if not isinstance(name, str):
+        raise InvalidInputError(f"A room name must be text, not {type(name).__name__}.")
+    if not name.strip():
         raise InvalidInputError("A room name is required.")
     if name in stored:
         return name
     slug = room_slug(name)
     if slug in stored:
         return slug
-    raise PlaceNotFoundError(f"No room {name!r} in this palace.{_closest(slug, dict.fromkeys(stored))}")
+    raise PlaceNotFoundError(f"No room {name!r} in this palace.{closest_names(slug, dict.fromkeys(stored))}")

@@ -30,15 +30,19 @@ TOP_TUNNELS = 10
 
 
 @dataclass(frozen=True)
-class _Room:
+class RoomInfo:
+    """What the graph knows of a room: its wings, halls and drawer count."""
+
     wings: frozenset[str]
     halls: frozenset[str]
     count: int
 
 
 @dataclass(frozen=True)
-class _Index:
-    rooms: Mapping[str, _Room]
+class RoomIndex:
+    """The graph's rooms, the rooms of each wing, and the weight of each tunnel room."""
+
+    rooms: Mapping[str, RoomInfo]
     wing_rooms: Mapping[str, frozenset[str]]
     weights: Mapping[str, float]  # tunnel rooms only
     hidden: frozenset[str]
@@ -55,13 +59,14 @@ def _settings_key(palace: Palace) -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(palace.settings.graph_hidden_rooms), frozenset(palace.settings.tunnel_stop_rooms)
 
 
-def _index(palace: Palace) -> _Index:
+def room_index(palace: Palace) -> RoomIndex:
+    """The graph's rooms and wings, built from the count table and kept until the palace changes."""
     hidden, stop = _settings_key(palace)
     return palace.derived(("graph-index", hidden, stop), lambda: _build_index(palace.places(), hidden, stop))
 
 
 def _build_index(places: tuple[tuple[str, str, str, int], ...], hidden: frozenset[str],
-                 stop: frozenset[str]) -> _Index:
+                 stop: frozenset[str]) -> RoomIndex:
     wings: dict[str, set[str]] = {}
     halls: dict[str, set[str]] = {}
     counts: dict[str, int] = {}
@@ -74,13 +79,13 @@ def _build_index(places: tuple[tuple[str, str, str, int], ...], hidden: frozense
         wings.setdefault(room, set()).add(wing)
         halls.setdefault(room, set()).update([hall] if hall else [])
         counts[room] = counts.get(room, 0) + n
-    rooms = {r: _Room(frozenset(wings[r]), frozenset(halls[r]), counts[r]) for r in sorted(counts)}
+    rooms = {r: RoomInfo(frozenset(wings[r]), frozenset(halls[r]), counts[r]) for r in sorted(counts)}
     weights = {r: 0.0 if r in stop else tunnel_weight(len(info.wings), len(wing_rooms))
                for r, info in rooms.items() if len(info.wings) > 1}
-    return _Index(rooms, {w: frozenset(r) for w, r in sorted(wing_rooms.items())}, weights, hidden)
+    return RoomIndex(rooms, {w: frozenset(r) for w, r in sorted(wing_rooms.items())}, weights, hidden)
 
 
-def _tunnel(room: str, info: _Room, weight: float) -> Tunnel:
+def _tunnel(room: str, info: RoomInfo, weight: float) -> Tunnel:
     score = round(weight * (len(info.wings) - 1), 6)
     return Tunnel(room, tuple(sorted(info.wings)), tuple(sorted(info.halls)), info.count, weight, score)
 
@@ -88,7 +93,12 @@ def _tunnel(room: str, info: _Room, weight: float) -> Tunnel:
 def build_graph(palace: Palace) -> tuple[dict[str, RoomNode], list[Edge]]:
     """Every room (except hidden ones such as `general`) and one edge per pair of wings a room spans,
     most informative edges first."""
-    index = _index(palace)
+    nodes, edges = palace.derived(("graph", *_settings_key(palace)), lambda: _graph(palace))
+    return dict(nodes), list(edges)
+
+
+def _graph(palace: Palace) -> tuple[dict[str, RoomNode], tuple[Edge, ...]]:
+    index = room_index(palace)
     dates = palace.room_dates()
     nodes = {room: RoomNode(room, tuple(sorted(info.wings)), tuple(sorted(info.halls)), info.count,
                             dates.get(room, ()), index.weights.get(room, 0.0))
@@ -97,13 +107,13 @@ def build_graph(palace: Palace) -> tuple[dict[str, RoomNode], list[Edge]]:
              for room, node in nodes.items() if len(node.wings) > 1
              for a, b in combinations(node.wings, 2)]
     edges.sort(key=lambda e: (-e.weight, -e.count, e.room, e.wing_a, e.wing_b))
-    return nodes, edges
+    return nodes, tuple(edges)
 
 
 def find_tunnels(palace: Palace, wing_a: str | None = None, wing_b: str | None = None) -> list[Tunnel]:
     """Rooms spanning two or more wings; with one wing, those touching it; with two, those linking
     both. Most drawers first."""
-    index = _index(palace)
+    index = room_index(palace)
     wanted = {_known_wing(index, w) for w in (wing_a, wing_b) if w is not None}
     found = [_tunnel(room, index.rooms[room], weight) for room, weight in index.weights.items()
              if wanted <= index.rooms[room].wings]
@@ -115,7 +125,7 @@ def traverse(palace: Palace, start_room: str, max_hops: int = 2) -> list[Travers
     The start room comes first (hop 0); then by hop and most drawers, at most 50 rooms."""
     if isinstance(max_hops, bool) or not isinstance(max_hops, int) or not 0 <= max_hops <= MAX_HOPS:
         raise InvalidInputError(f"max_hops must be a whole number from 0 to {MAX_HOPS}, not {max_hops!r}.")
-    index = _index(palace)
+    index = room_index(palace)
     start = _known_room(index, start_room)
     steps = [_step(index, start, 0, ())]
     seen, frontier = {start}, [start]
@@ -136,21 +146,21 @@ def traverse(palace: Palace, start_room: str, max_hops: int = 2) -> list[Travers
     return steps[:MAX_STEPS]
 
 
-def _step(index: _Index, room: str, hop: int, via: tuple[str, ...]) -> TraversalStep:
+def _step(index: RoomIndex, room: str, hop: int, via: tuple[str, ...]) -> TraversalStep:
     info = index.rooms[room]
     return TraversalStep(room, hop, via, info.count, tuple(sorted(info.wings)))
 
 
 def graph_stats(palace: Palace) -> GraphStats:
     """Rooms, tunnels, edges, rooms per wing, the top tunnels by score, and isolated wings."""
-    stats: GraphStats = palace.derived(("graph-stats", *_settings_key(palace)), lambda: _stats(_index(palace)))
+    stats: GraphStats = palace.derived(("graph-stats", *_settings_key(palace)), lambda: _stats(room_index(palace)))
     return dataclasses.replace(stats, rooms_per_wing=dict(stats.rooms_per_wing))
 
 
-def _stats(index: _Index) -> GraphStats:
+def _stats(index: RoomIndex) -> GraphStats:
     tunnels = [_tunnel(room, index.rooms[room], weight) for room, weight in index.weights.items()]
     linked = {w for t in tunnels if t.weight > 0 for w in t.wings}
-    top = sorted(tunnels, key=lambda t: (-t.score, -t.count, t.room))[:TOP_TUNNELS]
+    top = sorted((t for t in tunnels if t.weight > 0), key=lambda t: (-t.score, -t.count, t.room))[:TOP_TUNNELS]
     return GraphStats(
         total_rooms=len(index.rooms), tunnel_rooms=len(tunnels),
         total_edges=sum(len(t.wings) * (len(t.wings) - 1) // 2 for t in tunnels),
@@ -160,8 +170,10 @@ def _stats(index: _Index) -> GraphStats:
     )
 
 
-def _known_room(index: _Index, name: str) -> str:
-    if not isinstance(name, str) or not name.strip():
+def _known_room(index: RoomIndex, name: str) -> str:
+    if not isinstance(name, str):
+        raise InvalidInputError(f"A room name must be text, not {type(name).__name__}.")
+    if not name.strip():
         raise InvalidInputError("A room name is required.")
     if name in index.rooms:
         return name
@@ -170,10 +182,12 @@ def _known_room(index: _Index, name: str) -> str:
         return slug
     if slug in index.hidden or name in index.hidden:
         raise PlaceNotFoundError(f"Room {slug!r} is left out of the graph (the graph_hidden_rooms setting).")
-    raise PlaceNotFoundError(f"No room {name!r} in this palace.{_closest(slug, index.rooms)}")
+    raise PlaceNotFoundError(f"No room {name!r} in this palace.{closest_names(slug, index.rooms)}")
 
 
-def _known_wing(index: _Index, name: str) -> str:
+def _known_wing(index: RoomIndex, name: str) -> str:
+    if isinstance(name, str) and name in index.wing_rooms:  # as stored, even if another tool did not clean it
+        return name
     wing = wing_name(name)
     if wing not in index.wing_rooms and f"wing_{wing}" in index.wing_rooms:  # `kai` for `wing_kai`
         wing = f"wing_{wing}"
@@ -184,6 +198,7 @@ def _known_wing(index: _Index, name: str) -> str:
     return wing
 
 
-def _closest(name: str, known: Mapping[str, object]) -> str:
+def closest_names(name: str, known: Mapping[str, object]) -> str:
+    """A " Did you mean …?" sentence naming up to three close names, or nothing."""
     close = difflib.get_close_matches(name, list(known), n=3, cutoff=0.6)
     return f" Did you mean {', '.join(close)}?" if close else ""
