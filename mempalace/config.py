@@ -97,7 +97,7 @@ def _typed(base: Settings, values: dict[str, Any], source: Path) -> Settings:
 
 
 def _room_list(key: str, value: Any) -> tuple[str, ...]:
-    """A list setting of room names: a TOML list, or comma-separated text in the environment."""
+    """A list setting of room names (a TOML list; comma-separated text is accepted too), slugged."""
     items = value.split(",") if isinstance(value, str) else value
     if not isinstance(items, (list, tuple)) or not all(isinstance(i, str) for i in items):
         raise ConfigError(f"Setting {key} must be a list of room names, got {value!r}.")

@@ -41,7 +41,7 @@ def _tunnel_line(tunnel: Tunnel) -> str:
 
 @click.command()
 @click.option("--wing-a", help="Only tunnels touching this wing.")
-@click.option("--wing-b", help="With --wing-a: only tunnels linking both wings.")
+@click.option("--wing-b", help="Only tunnels touching this wing too (with --wing-a: linking both).")
 @palace_command()
 def tunnels(ctx: click.Context, palace: Palace, wing_a: str | None, wing_b: str | None) -> None:
     """Rooms that span two or more wings, most drawers first."""
