@@ -15,11 +15,10 @@ import argparse
 import json
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from scale import OUT, build  # noqa: E402  (the same palace as the scale benchmark)
+from scale import ms, ready_palace  # noqa: E402  (the same palace as the scale benchmark)
 
 CHILD = r"""
 import json, sys, time
@@ -67,11 +66,6 @@ print(time.perf_counter() - t0, offset, edges)
 """
 
 
-def ms(values: list[float], q: float = 0.5) -> str:
-    ordered = sorted(values)
-    return f"{ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000:.2f} ms"
-
-
 def child(script: str, path: Path) -> str:
     done = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True, text=True, check=True)
     return done.stdout.strip().splitlines()[-1]
@@ -82,14 +76,7 @@ def main() -> None:
     parser.add_argument("--drawers", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=5, help="new processes to measure cold calls in")
     args = parser.parse_args()
-    path = OUT / f"palace-{args.drawers}"
-    if not path.exists():
-        print(f"Building a {args.drawers:,}-drawer palace at {path} (real MiniLM vectors)…")
-        build(path, args.drawers)
-    t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-c", "import sys; from mempalace import Palace; "
-                    "p = Palace.open(sys.argv[1]); p.count(); p.close()", str(path)], check=True)
-    print(f"Catalog ready (built from Chroma if missing or of an older schema): {time.perf_counter() - t0:.1f} s")
+    path = ready_palace(args.drawers)
     runs = [json.loads(child(CHILD, path)) for _ in range(args.runs)]
     rooms, tunnels, edges, wings, nodes, edge_list = runs[0]["shape"]
     print(f"\n{args.drawers:,} drawers: {rooms} rooms ({tunnels} tunnels, {edges:,} edges) in {wings} wings")

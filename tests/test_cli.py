@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
+from _cli import as_json, assert_user_error, describe, ok
 from mempalace.cli import main
 from mempalace.models import AddResult, Drawer, DuplicateMatch, PalaceStatus, SearchHit
 
@@ -32,33 +33,6 @@ MATCH_KEYS = field_names(DuplicateMatch)
 STATUS_KEYS = field_names(PalaceStatus)
 
 
-def describe(result: Result) -> str:
-    return (f"exit {result.exit_code}\nstdout: {result.stdout!r}\nstderr: {result.stderr!r}\n"
-            f"exception: {result.exception!r}")
-
-
-def ok(result: Result) -> Result:
-    assert result.exit_code == 0, describe(result)
-    assert result.exception is None, describe(result)
-    return result
-
-
-def as_json(result: Result) -> Any:
-    ok(result)
-    return json.loads(result.stdout)
-
-
-def assert_user_error(result: Result, *fragments: str) -> str:
-    """Exit 1, one `Error: ...` message on stderr, nothing on stdout and no escaped exception."""
-    assert result.exit_code == 1, describe(result)
-    # The command ended through sys.exit(1), not through an exception click had to catch.
-    assert isinstance(result.exception, SystemExit), describe(result)
-    assert result.stderr.startswith("Error: "), describe(result)
-    assert "Traceback" not in result.output, describe(result)
-    assert result.stdout == "", describe(result)
-    for fragment in fragments:
-        assert fragment in result.stderr, describe(result)
-    return result.stderr
 
 
 @pytest.fixture

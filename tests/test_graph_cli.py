@@ -8,15 +8,16 @@ has one tunnel spanning three wings, i.e. three wing-to-wing edges.
 
 from __future__ import annotations
 
-import json
-import shlex
 import math
+import shlex
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
 
+from _cli import as_json, describe, ok
+from _cli import assert_user_error as assert_cli_error
 from mempalace import Palace
 from mempalace.cli import main
 from mempalace.config import Settings
@@ -48,35 +49,12 @@ def weight(spanned: int, total: int) -> float:
     return math.log((total + 1) / spanned) / math.log((total + 1) / 2)
 
 
-# -- helpers (as in test_cli.py) -------------------------------------------------------------------
+# -- helpers ----------------------------------------------------------------------------------------
 
-
-def describe(result: Result) -> str:
-    return (f"exit {result.exit_code}\nstdout: {result.stdout!r}\nstderr: {result.stderr!r}\n"
-            f"exception: {result.exception!r}")
-
-
-def ok(result: Result) -> Result:
-    assert result.exit_code == 0, describe(result)
-    assert result.exception is None, describe(result)
-    return result
-
-
-def as_json(result: Result) -> Any:
-    return json.loads(ok(result).stdout)
 
 
 def assert_user_error(result: Result, *fragments: str) -> str:
-    """Exit 1, one `Error: ...` message on stderr, nothing on stdout and no escaped exception."""
-    assert result.exit_code == 1, describe(result)
-    assert isinstance(result.exception, SystemExit), describe(result)
-    assert result.stderr.startswith("Error: "), describe(result)
-    assert result.stderr.count("\n") == 1, describe(result)
-    assert "Traceback" not in result.output, describe(result)
-    assert result.stdout == "", describe(result)
-    for fragment in fragments:
-        assert fragment in result.stderr, describe(result)
-    return result.stderr
+    return assert_cli_error(result, *fragments, one_line=True)
 
 
 @pytest.fixture
