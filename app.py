@@ -4,32 +4,35 @@ import os
 
 import streamlit as st
 
-from mempalace import MempalaceError, Palace
+from dashboard.views import open_palace
+from mempalace import MempalaceError
 from mempalace.config import load_settings
-
-
-@st.cache_resource(show_spinner=False)
-def open_palace(path: str | None, url: str | None) -> Palace:
-    return Palace.open(path, url)
-
 
 st.set_page_config(page_title="MemPalace", page_icon="🏛️", layout="wide")
 with st.sidebar:
     st.header("MemPalace")
     target = st.text_input("Palace path or server URL", value=os.environ.get("MEMPALACE_URL", ""),
-                           placeholder="default: ~/.mempalace/palace")
-    is_url = target.startswith(("http://", "https://"))
+                           placeholder="default: ~/.mempalace/palace", key="palace_target",
+                           help="A folder for an embedded palace, or http://host:port for a Chroma server.")
+    is_url = target.strip().startswith(("http://", "https://"))
     try:
-        path = None if is_url else str(target or load_settings().default_palace)
-        palace = open_palace(path, target if is_url else None)
+        path = None if is_url else str(target.strip() or load_settings().default_palace)
+        palace = open_palace(path, target.strip() if is_url else None)
+        st.caption(f"{palace.mode}: {palace.location}")
+        drawers, wings, rooms = st.columns(3)
+        drawers.metric("Drawers", f"{palace.count():,}")
+        wings.metric("Wings", len(palace.list_wings()))
+        rooms.metric("Rooms", len(palace.list_rooms()))
     except MempalaceError as exc:
         st.error(str(exc))
         st.stop()
-    st.caption(palace.location)
-    st.metric("Drawers", f"{palace.count():,}")
-    st.metric("Wings", len(palace.list_wings()))
-    st.metric("Rooms", len(palace.list_rooms()))
-    st.button("Refresh")
+    st.button("Refresh", help="Read the palace again (other clients and tools may have written to it).")
 st.session_state["palace"] = palace
 
-st.navigation([st.Page("pages/overview.py", title="Overview", icon="🏛️", default=True)]).run()
+st.navigation([
+    st.Page("pages/overview.py", title="Overview", icon=":material/account_balance:", default=True),
+    st.Page("pages/search.py", title="Search", icon=":material/search:"),
+    st.Page("pages/tunnels.py", title="Tunnels", icon=":material/hub:"),
+    st.Page("pages/ingest.py", title="Ingest", icon=":material/upload_file:"),
+    st.Page("pages/drawers.py", title="Drawers", icon=":material/inventory_2:"),
+]).run()

@@ -254,6 +254,32 @@ class Catalog:
                                  (parent_id,)).fetchall()
         return [_row(values) for values in found]
 
+    def page(self, filters: Mapping[str, str | None], offset: int, limit: int) -> list[Row]:
+        """Drawers matching the filters in place order (wing, room, source, chunk), one page of them."""
+        sql, args = where_clause(filters)
+        found = self._db.execute(
+            f"SELECT {_ROW_COLUMNS} FROM drawers d WHERE {sql} ORDER BY d.wing, d.room, d.source_file, d.chunk_index,"
+            " d.rowid LIMIT ? OFFSET ?", [*args, limit, offset]).fetchall()
+        return [_row(values) for values in found]
+
+    def siblings(self, drawer_id: str, around: int) -> list[Row]:
+        """Drawers within `around` chunks of this one from the same parent (else the same source), in order."""
+        found = self._db.execute("SELECT parent_id, source_file, chunk_index FROM drawers WHERE id = ?",
+                                 (drawer_id,)).fetchone()
+        if not found or not (found[0] or found[1]):
+            return []
+        column, value = ("parent_id", found[0]) if found[0] else ("source_file", found[1])
+        rows = self._db.execute(
+            f"SELECT {_ROW_COLUMNS} FROM drawers d WHERE d.{column} = ? AND d.chunk_index BETWEEN ? AND ?"
+            " ORDER BY d.chunk_index, d.rowid", (value, found[2] - around, found[2] + around)).fetchall()
+        return [_row(values) for values in rows]
+
+    def day_counts(self) -> dict[str, int]:
+        """{YYYY-MM-DD: drawers filed that day}."""
+        rows = self._db.execute("SELECT substr(filed_at, 1, 10) AS day, count(*) FROM drawers WHERE filed_at != ''"
+                                " GROUP BY day ORDER BY day")
+        return {day: n for day, n in rows}
+
     def matching_count(self, filters: Mapping[str, str | None]) -> int:
         sql, args = where_clause(filters)
         return int(self._db.execute(f"SELECT count(*) FROM drawers d WHERE {sql}", args).fetchone()[0])

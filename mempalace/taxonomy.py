@@ -9,6 +9,8 @@ from typing import Any
 
 from .catalog import Catalog
 from .errors import InvalidInputError
+from .models import Drawer
+from .records import drawer_from_row
 from .naming import wing_name
 from .sync import CatalogSync
 
@@ -121,3 +123,32 @@ class TaxonomyView:
         with self._guard:
             self._taxonomy_sync.ensure_fresh()
             return self._taxonomy_catalog.ids_where({"wing": wing, "room": room, "hall": hall})
+
+    def revision(self) -> int:
+        """A number that changes whenever the palace's content may have changed (for caches elsewhere)."""
+        with self._guard:
+            self._taxonomy_sync.ensure_fresh()
+            return self._taxonomy_sync.generation
+
+    def filed_per_day(self) -> dict[str, int]:
+        """{YYYY-MM-DD: how many of the drawers stored now were filed that day}."""
+        return dict(self._memoized(("days", None), self._taxonomy_catalog.day_counts))
+
+    def browse(self, wing: str | None = None, room: str | None = None, hall: str | None = None,
+               offset: int = 0, limit: int = 50) -> tuple[int, list[Drawer]]:
+        """(how many drawers are in the place, one page of them in place order); names as stored."""
+        for value in (offset, limit):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise InvalidInputError("offset and limit must be whole numbers, 0 or more.")
+        filters = {"wing": wing, "room": room, "hall": hall}
+        with self._guard:
+            self._taxonomy_sync.ensure_fresh()
+            total = self._taxonomy_catalog.matching_count(filters)
+            rows = self._taxonomy_catalog.page(filters, offset, min(limit, 1_000))
+        return total, [drawer_from_row(r) for r in rows]
+
+    def neighbours(self, drawer_id: str, around: int = 1) -> list[Drawer]:
+        """The drawers just before and after this one in its conversation (or source), itself included."""
+        with self._guard:
+            self._taxonomy_sync.ensure_fresh()
+            return [drawer_from_row(r) for r in self._taxonomy_catalog.siblings(drawer_id, around)]

@@ -1,12 +1,73 @@
-"""Overview: what the palace holds, wing by wing (a fuller dashboard is planned)."""
+"""Overview: what the palace holds, its tunnels and silos, and how it grew; every place links to a search."""
 
 import streamlit as st
 
-palace = st.session_state["palace"]
+from dashboard import charts
+from dashboard.render import md
+from dashboard.views import SEARCH_PAGE, key, link_to_search, overview, palace
+from mempalace import MempalaceError
+
+p = palace()
 st.title("Palace overview")
-tree = palace.taxonomy()
-if not tree:
-    st.info("The palace is empty. File drawers with `mempalace add` or the ingest page (coming soon).")
-else:
-    rows = [{"wing": w, "room": r, "drawers": n} for w, rooms in tree.items() for r, n in rooms.items()]
-    st.dataframe(rows, hide_index=True, use_container_width=True)
+if p.count() == 0:
+    st.info("The palace is empty. Upload conversations on the Ingest page, or load a demo palace: a few "
+            "synthetic conversations about Kai, Driftwood and Priya's auth migration.")
+    if st.button("Load the demo palace", type="primary"):
+        from mempalace.demo import load_demo
+
+        bar = st.progress(0.0, text="Filing the demo conversations…")
+        try:
+            load_demo(p, progress=lambda done, total: bar.progress(done / total, text=f"{done} of {total} filed"))
+        except MempalaceError as exc:
+            st.error(str(exc))
+            st.stop()
+        st.rerun()
+    st.page_link("pages/ingest.py", label="Upload transcripts", icon=":material/upload_file:")
+    st.stop()
+
+view = overview(p, key(p))
+stats = view["stats"]
+tiles = st.columns(5)
+for tile, (label, value) in zip(tiles, [("Drawers", view["count"]), ("Wings", stats.total_wings),
+                                        ("Rooms", stats.total_rooms), ("Tunnel rooms", stats.tunnel_rooms),
+                                        ("Halls in use", len(view["halls"]))]):
+    tile.metric(label, f"{value:,}")
+
+left, right = st.columns([3, 2])
+with left:
+    st.subheader("Wings and rooms")
+    st.altair_chart(charts.taxonomy_bars(view["places"]), width="stretch")
+with right:
+    st.subheader("Wing × hall")
+    st.altair_chart(charts.hall_heatmap(view["places"]), width="stretch")
+
+st.subheader("Places")
+st.caption("Select a row to search that wing and room.")
+rows = {}
+for place in view["places"]:
+    rows[(place["wing"], place["room"])] = rows.get((place["wing"], place["room"]), 0) + place["drawers"]
+table = [{"wing": w, "room": r, "drawers": n} for (w, r), n in rows.items()]
+picked = st.dataframe(table, hide_index=True, width="stretch", on_select="rerun",
+                      selection_mode="single-row", key="places")
+if picked.selection.rows:
+    chosen = table[picked.selection.rows[0]]
+    st.switch_page(SEARCH_PAGE, query_params={"wing": chosen["wing"], "room": chosen["room"]})
+
+tunnels, silos = st.columns([3, 2])
+with tunnels:
+    st.subheader("Top tunnels")
+    st.caption("Ranked by informativeness weight × (wings − 1): rooms found in every wing weigh little.")
+    for tunnel in stats.top_tunnels:
+        link_to_search(f"{md(tunnel.room)} · {len(tunnel.wings)} wings · {tunnel.count} drawers · "
+                       f"weight {tunnel.weight:.2f}", room=tunnel.room)
+    if not stats.top_tunnels:
+        st.write("No room spans two wings yet.")
+with silos:
+    st.subheader("Rooms per wing")
+    for wing, count in stats.rooms_per_wing.items():
+        link_to_search(f"{md(wing)} · {count} rooms", wing=wing)
+    if stats.isolated_wings:
+        st.warning("Isolated wings (no informative tunnel to another wing): " + ", ".join(map(md, stats.isolated_wings)))
+
+st.subheader("Drawers filed over time")
+st.altair_chart(charts.filed_over_time(view["days"]), width="stretch")

@@ -1,0 +1,68 @@
+"""Search results as files people keep: Markdown with provenance, and CSV."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Mapping, Sequence
+
+from .models import SearchHit
+
+CSV_COLUMNS = ("rank", "score", "similarity", "semantic", "lexical", "drawer_id", "wing", "room", "hall",
+               "source_file", "filed_at", "content")
+
+
+def hits_to_markdown(query: str, hits: Sequence[SearchHit], filters: Mapping[str, str | None] | None = None,
+                     palace: str = "") -> str:
+    """A Markdown report: the query and filters, then each hit's place, provenance and verbatim text."""
+    scope = ", ".join(f"{k} = {v}" for k, v in (filters or {}).items() if v) or "the whole palace"
+    lines = [f"# Search: {_inline(query)}", "", f"- Scope: {_inline(scope)}"]
+    if palace:
+        lines.append(f"- Palace: {_inline(palace)}")
+    lines += [f"- Results: {len(hits)}", ""]
+    for hit in hits:
+        place = " / ".join(p for p in (hit.wing, hit.room, hit.hall) if p)
+        lines += [f"## {hit.rank}. {_inline(place)}", "",
+                  f"- Drawer: `{hit.drawer_id}`",
+                  f"- Score: {hit.score:.3f} (similarity {hit.similarity:.3f}, semantic {hit.semantic:.3f},"
+                  f" lexical {hit.lexical:.3f})"]
+        if hit.source_file:
+            lines.append(f"- Source: {_inline(hit.source_file)}")
+        if hit.filed_at:
+            lines.append(f"- Filed: {hit.filed_at}")
+        fence = "`" * max(3, _longest_backtick_run(hit.content) + 1)
+        lines += ["", f"{fence}text", hit.content, fence, ""]
+    return "\n".join(lines)
+
+
+def hits_to_csv(hits: Sequence[SearchHit]) -> str:
+    """One row per hit with every field. Text cells that a spreadsheet would run as a formula (starting
+    with = + - @ or a tab) get a leading ' ; the Markdown export is the byte-for-byte one."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(CSV_COLUMNS)
+    for hit in hits:
+        writer.writerow([_cell(getattr(hit, column)) for column in CSV_COLUMNS])
+    return out.getvalue()
+
+
+def _cell(value: object) -> object:
+    if value is None:
+        return ""
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return value
+
+
+def _inline(text: str) -> str:
+    """One line of plain text that Markdown shows as typed (its markup characters escaped)."""
+    flat = " ".join(text.split())
+    return "".join("\\" + c if c in "\\`*_{}[]()#+-.!|<>" else c for c in flat)
+
+
+def _longest_backtick_run(text: str) -> int:
+    longest = run = 0
+    for char in text:
+        run = run + 1 if char == "`" else 0
+        longest = max(longest, run)
+    return longest

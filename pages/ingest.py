@@ -1,0 +1,47 @@
+"""Ingest: upload transcripts, see what would be filed and what is already there, then file them."""
+
+import streamlit as st
+
+from dashboard.render import md
+from dashboard.uploads import file_all, preview, show_preview
+from dashboard.views import link_to_search, palace
+from mempalace.formats import FORMATS
+
+FROM_FILE = "(from each file)"
+p = palace()
+st.title("Ingest conversations")
+st.caption("Claude Code sessions, Claude.ai and ChatGPT exports, Slack exports (.zip), Codex and Gemini CLI "
+           "sessions and plain-text transcripts. Nothing is written until you press File.")
+files = st.file_uploader("Transcript files", accept_multiple_files=True, key="ingest_files")
+cols = st.columns(2)
+wing_choice = cols[0].selectbox("Wing", [FROM_FILE, *p.list_wings()], accept_new_options=True,
+                                help="Pick a wing or type a new one; by default each file names its own "
+                                     "(project, channel or file name).")
+room = cols[1].text_input("Room (optional)", placeholder="chosen from each conversation's words").strip() or None
+wing = None if wing_choice in (None, FROM_FILE) else wing_choice
+if not files:
+    st.info(f"Drop one or more files above. Formats known: {', '.join(FORMATS)}.")
+    st.stop()
+
+request = (tuple(f.file_id for f in files), wing, room)
+if st.session_state.get("ingest_request") != request:
+    st.session_state.update(ingest_request=request, ingest_preview=None, ingest_done=None)
+if st.button("Preview", type="secondary") or st.session_state["ingest_preview"] is not None:
+    if st.session_state["ingest_preview"] is None:
+        with st.spinner("Reading and checking against the palace…"):
+            st.session_state["ingest_preview"] = preview(p, files, wing, room)
+    reports = st.session_state["ingest_preview"]
+    new = sum(r.new for r in reports if r.ok)
+    st.subheader(f"Preview: {sum(r.already_present for r in reports if r.ok)} already in the palace, {new} new")
+    for report in reports:
+        show_preview(report)
+    if new and st.session_state["ingest_done"] is None and st.button(f"File {new} new drawer(s)", type="primary"):
+        st.session_state["ingest_done"] = file_all(p, files, wing, room)
+
+done = st.session_state.get("ingest_done")
+if done:
+    st.subheader("Filed")
+    for report in done:
+        (st.error if report.errors else st.success)(md(report.summary()))
+    for added_wing in sorted({w for r in done for w in r.wings}):
+        link_to_search(f"Search what was added to {md(added_wing)}", wing=added_wing)

@@ -1,0 +1,66 @@
+"""Tunnels: the room network (pyvis, offline) and the same data as tables: tunnels, traverse, merges."""
+
+import pandas as pd
+import streamlit as st
+
+from dashboard.views import key, merges, network, palace, stats, tunnels, walk
+from mempalace import HALLS, MempalaceError
+from mempalace.graph import merge_rooms
+
+ANY = "(any)"
+p = palace()
+st.title("Tunnels")
+st.caption("A room filed in two or more wings is a tunnel between them. Wings are boxes; rooms are dots sized "
+           "by drawers; tunnel rooms are orange, with edges as wide as the tunnel is informative.")
+wings = list(p.list_wings())
+rooms = list(p.list_rooms())
+if not wings:
+    st.info("The palace is empty: load the demo palace on the Overview page or upload transcripts.")
+    st.stop()
+cols = st.columns([3, 1, 1])
+shown_wings = cols[0].multiselect("Wings", wings, placeholder="all wings")
+most = max(2, max((len(t.wings) for t in tunnels(p, key(p), None, None)), default=2))
+min_wings = cols[1].slider("Minimum wings per room", 1, most, 1)
+hall = cols[2].selectbox("Hall", [ANY, *HALLS])
+drawn = network(p, key(p), tuple(shown_wings), min_wings, None if hall == ANY else hall)
+if drawn.drawn:
+    st.iframe(drawn.html, height=650)
+    if drawn.drawn < drawn.matched:
+        st.warning(f"Showing the {drawn.drawn} most connected of {drawn.matched} rooms; the tables below are complete.")
+else:
+    st.info("No room matches these filters.")
+
+st.subheader("Tunnels between two wings")
+pick = st.columns(2)
+wing_a = pick[0].selectbox("Wing A", [ANY, *wings])
+wing_b = pick[1].selectbox("Wing B", [ANY, *wings])
+found = tunnels(p, key(p), None if wing_a == ANY else wing_a, None if wing_b == ANY else wing_b)
+st.dataframe(pd.DataFrame([t.to_dict() for t in found], columns=["room", "wings", "halls", "count", "weight", "score"]),
+             hide_index=True, width="stretch")
+st.caption(f"{len(found)} tunnel(s); {stats(p).tunnel_rooms} in the whole palace.")
+
+st.subheader("Walk from a room")
+walk_cols = st.columns([3, 1])
+start = walk_cols[0].selectbox("Start room", rooms)
+hops = walk_cols[1].slider("Hops", 0, 5, 2)
+try:
+    steps = walk(p, key(p), start, hops)
+    st.dataframe(pd.DataFrame([s.to_dict() for s in steps]), hide_index=True, width="stretch")
+except MempalaceError as exc:
+    st.error(str(exc))
+
+st.subheader("Rooms that are probably one concept")
+suggestions = merges(p, key(p))
+if not suggestions:
+    st.write("No likely duplicate rooms.")
+for number, suggestion in enumerate(suggestions[:20]):
+    row = st.columns([4, 1])
+    row[0].text(f"{suggestion.source} ({suggestion.source_count}) → {suggestion.target} ({suggestion.target_count})"
+                f"   score {suggestion.score:.2f}: {'; '.join(suggestion.reasons)}")
+    if row[1].button("Merge", key=f"merge_{number}_{suggestion.source}_{suggestion.target}"):
+        try:
+            result = merge_rooms(p, suggestion.source, suggestion.target)
+            st.toast(f"Moved {result.moved} drawer(s) into {result.target}.")
+            st.rerun()
+        except MempalaceError as exc:
+            st.error(str(exc))
