@@ -43,29 +43,49 @@ def choose_rooms(nodes: Mapping[str, RoomNode], wings: Iterable[str] = (), min_w
 
 
 def network_page(rooms: list[RoomNode], matched: int, height: int = 620) -> Drawn:
-    """A pyvis page for `rooms`; every name is escaped before it goes into the page's data."""
+    """A pyvis page for `rooms`, laid out here (wings on a circle, each room between its wings) so the
+    browser draws it at once; every name is escaped before it goes into the page's data."""
     net = Network(height=f"{height}px", width="100%", cdn_resources="in_line", bgcolor="#ffffff")
-    net.barnes_hut(gravity=-6000, spring_length=140)
+    net.toggle_physics(False)
     wings = sorted({w for room in rooms for w in room.wings})
     colour = {w: WING_COLOURS[i % len(WING_COLOURS)] for i, w in enumerate(wings)}
+    spot = _wing_spots(wings)
     for wing in wings:
-        drawers = sum(r.count for r in rooms if wing in r.wings)
-        net.add_node(f"w:{wing}", label=_safe(wing), shape="box", color=colour[wing],
-                     font={"color": "#ffffff"}, title=_safe(f"wing {wing}\nrooms shown: "
-                                                          f"{sum(wing in r.wings for r in rooms)}"),
-                     mass=3, value=drawers)
+        shown = [r for r in rooms if wing in r.wings]
+        net.add_node(f"w:{wing}", label=_safe(wing), shape="box", color=colour[wing], font={"color": "#ffffff"},
+                     title=_safe(f"wing {wing}\n{len(shown)} rooms shown, {sum(r.count for r in shown)} drawers"),
+                     x=spot[wing][0], y=spot[wing][1])
+    crowd: dict[tuple[str, ...], int] = {}
     for room in rooms:
         tunnel = len(room.wings) > 1
+        x, y = _room_spot(room.wings, spot, crowd)
         tip = (f"room {room.room}\n{room.count} drawers\nwings: {', '.join(room.wings)}"
                + (f"\nhalls: {', '.join(room.halls)}" if room.halls else "")
                + (f"\ntunnel weight {room.weight:.2f}" if tunnel else ""))
-        net.add_node(f"r:{room.room}", label=_safe(room.room), shape="dot", size=8 + 4 * math.sqrt(room.count),
-                     color=TUNNEL if tunnel else ROOM, title=_safe(tip), borderWidth=2 if tunnel else 1)
+        net.add_node(f"r:{room.room}", label=_safe(room.room), shape="dot", size=6 + 3 * math.sqrt(room.count),
+                     color=TUNNEL if tunnel else ROOM, title=_safe(tip), borderWidth=2 if tunnel else 1, x=x, y=y)
         for wing in room.wings:
-            net.add_edge(f"r:{room.room}", f"w:{wing}", color=colour[wing],
-                         width=1 + 5 * room.weight if tunnel else 1)
+            net.add_edge(f"r:{room.room}", f"w:{wing}", color=colour[wing], width=1 + 5 * room.weight if tunnel else 1)
     page = _EXTERNAL.sub("", net.generate_html())
     return Drawn(page, matched, len(rooms))
+
+
+def _wing_spots(wings: list[str], radius: float = 600.0) -> dict[str, tuple[float, float]]:
+    count = max(1, len(wings))
+    return {w: (radius * math.cos(2 * math.pi * i / count), radius * math.sin(2 * math.pi * i / count))
+            for i, w in enumerate(wings)}
+
+
+def _room_spot(wings: tuple[str, ...], spot: dict[str, tuple[float, float]],
+               crowd: dict[tuple[str, ...], int]) -> tuple[float, float]:
+    """Between the room's wings (a lone wing's rooms ring it), spiralling out as rooms share a spot."""
+    n = crowd[wings] = crowd.get(wings, 0) + 1
+    cx = sum(spot[w][0] for w in wings) / len(wings)
+    cy = sum(spot[w][1] for w in wings) / len(wings)
+    if len(wings) == 1:
+        cx, cy = cx * 1.25, cy * 1.25
+    angle, reach = n * 2.4, 30 + 14 * math.sqrt(n)  # the golden angle keeps neighbours apart
+    return round(cx + reach * math.cos(angle), 1), round(cy + reach * math.sin(angle), 1)
 
 
 def _safe(text: str) -> str:
