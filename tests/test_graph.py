@@ -93,6 +93,7 @@ def test_weight_formula() -> None:
     assert tunnel_weight(2, 2) == 1.0 and tunnel_weight(2, 10) == 1.0
     assert tunnel_weight(1, 10) == 0.0 and tunnel_weight(2, 1) == 0.0
     assert tunnel_weight(10, 10) == pytest.approx(math.log(11 / 10) / math.log(11 / 2), abs=1e-6)
+    assert tunnel_weight(3, 3) == tunnel_weight(3, 10) > 0.7  # small palaces count as ten wings
     weights = [tunnel_weight(k, 30) for k in range(2, 31)]
     assert weights == sorted(weights, reverse=True) and weights[-1] < 0.03
 

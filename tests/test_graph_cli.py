@@ -46,6 +46,7 @@ SEED_HALLS = ["hall_advice", "hall_events", "hall_facts"]
 
 
 def weight(spanned: int, total: int) -> float:
+    total = max(total, 10)  # the graph treats small palaces as having ten wings
     return math.log((total + 1) / spanned) / math.log((total + 1) / 2)
 
 

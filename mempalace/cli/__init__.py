@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from ..demo import DEMO_WINGS, load_demo
 from ..errors import InvalidInputError, MempalaceError
 from ..formats import FORMATS
 from ..ingest import IngestReport, ingest_paths
@@ -230,6 +231,23 @@ def ingest_command(ctx: click.Context, palace: Palace, paths: tuple[Path, ...], 
                    f"{sum(1 for r in reports if r.errors)} failed"
                    + (f", {sum(r.skipped for r in reports)} skipped." if any(r.skipped for r in reports) else "."))
     if any(r.errors for r in reports):
+        sys.exit(1)
+
+
+@main.command(name="demo")
+@palace_command(create=True)
+def demo_command(ctx: click.Context, palace: Palace) -> None:
+    """Load the demo: Kai, the Driftwood team and Priya tell one story across three wings."""
+    reports = load_demo(palace)
+    failed = [r for r in reports if r.errors]
+    if not ctx.obj["json"]:
+        for report in failed:
+            click.echo("Error: " + report.summary(), err=True, color=True)
+    emit(ctx, [r.to_dict(with_drawers=False) for r in reports], lambda: (
+        f"Demo loaded into {palace.location}: {len(reports)} conversations in {', '.join(DEMO_WINGS)}; added "
+        f"{sum(r.added for r in reports)} drawer(s), {sum(r.already_present for r in reports)} already in the palace"
+        + (f", {len(failed)} failed" if failed else "") + ". Try `mempalace tunnels`."))
+    if failed:
         sys.exit(1)
 
 

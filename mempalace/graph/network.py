@@ -6,7 +6,7 @@ they are: with W wings in the palace and a room spanning k of them,
     weight = ln((W + 1) / k) / ln((W + 1) / 2)        (0 for rooms on the stop list)
 
 so a room linking exactly two wings weighs 1 and a room found in every wing weighs next to
-nothing. Tunnels are ranked by score = weight × (k − 1): reaching more wings counts, being
+nothing. W is taken as at least 10: in a three-wing palace a room in all three is a real tunnel. Tunnels are ranked by score = weight × (k − 1): reaching more wings counts, being
 everywhere does not. Nothing here scans drawers; the index is remembered until the palace changes.
 """
 
@@ -25,6 +25,7 @@ from ..naming import room_slug, wing_name
 from ..palace import Palace
 
 MAX_HOPS = 20
+DENSITY_MIN_WINGS = 10  # in a smaller palace, being in every wing is no sign of a generic room
 MAX_STEPS = 50
 TOP_TUNNELS = 10
 
@@ -52,7 +53,8 @@ def tunnel_weight(spanned: int, total_wings: int) -> float:
     """Informativeness of a room spanning `spanned` of `total_wings` wings (see the module doc)."""
     if spanned < 2 or total_wings < 2:
         return 0.0
-    return round(math.log((total_wings + 1) / spanned) / math.log((total_wings + 1) / 2), 6)
+    wings = max(total_wings, DENSITY_MIN_WINGS)
+    return round(math.log((wings + 1) / spanned) / math.log((wings + 1) / 2), 6)
 
 
 def _settings_key(palace: Palace) -> tuple[frozenset[str], frozenset[str]]:
