@@ -1,4 +1,7 @@
-"""MemPalace dashboard: navigation and the shared sidebar; each page lives in pages/."""
+"""MemPalace dashboard: navigation and the shared sidebar; each page lives in app_pages/.
+
+The folder is not called pages/: Streamlit would then run a deep link such as /search as a bare
+legacy page, without this router, on the first request after the server starts."""
 
 import os
 
@@ -30,9 +33,9 @@ with st.sidebar:
 st.session_state["palace"] = palace
 
 st.navigation([
-    st.Page("pages/overview.py", title="Overview", icon=":material/account_balance:", default=True),
-    st.Page("pages/search.py", title="Search", icon=":material/search:"),
-    st.Page("pages/tunnels.py", title="Tunnels", icon=":material/hub:"),
-    st.Page("pages/ingest.py", title="Ingest", icon=":material/upload_file:"),
-    st.Page("pages/drawers.py", title="Drawers", icon=":material/inventory_2:"),
+    st.Page("app_pages/overview.py", title="Overview", icon=":material/account_balance:", default=True),
+    st.Page("app_pages/search.py", title="Search", icon=":material/search:"),
+    st.Page("app_pages/tunnels.py", title="Tunnels", icon=":material/hub:"),
+    st.Page("app_pages/ingest.py", title="Ingest", icon=":material/upload_file:"),
+    st.Page("app_pages/drawers.py", title="Drawers", icon=":material/inventory_2:"),
 ]).run()

@@ -17,7 +17,7 @@ from mempalace.models import GraphStats, MergeSuggestion, SearchHit, TraversalSt
 
 from .network import Drawn, choose_rooms, network_page
 
-SEARCH_PAGE = "pages/search.py"
+SEARCH_PAGE = "app_pages/search.py"
 
 
 @st.cache_resource(show_spinner=False)

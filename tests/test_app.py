@@ -1,33 +1,205 @@
-"""The dashboard shell and its pages run (Streamlit AppTest, no browser).
+"""The dashboard shell and every page, run by Streamlit's AppTest (no browser, no server).
 
-Each test makes one run: with st.navigation, AppTest (Streamlit 1.67) drops the sidebar's
-elements from its tree on a rerun, so switching palaces is left to the browser tests.
+How these tests drive the app (Streamlit 1.67):
+- The palace is filled before the app runs, through `Palace.open(settings=...)` in a `with` block:
+  the app opens the default palace under MEMPALACE_HOME, and an embedded palace is locked by the
+  object holding it, so ours must be closed first. After the app ran, its own `Palace` is read from
+  `at.session_state["palace"]` (opening a second one would hit the lock).
+- One `.run()` lands on the Overview page (the sidebar is checked there); `at.switch_page(...)` and
+  a second `.run()` open another page. Sidebar widgets stay in the tree, so page widgets are looked
+  up under `at.main`; clicks, checkboxes and uploads on a page are followed by `.run()`.
+- Query parameters set on `at.query_params` before the first run are kept when switching pages, so
+  a Search URL such as ?q=...&wing=... is simulated that way.
+- AppTest keeps download buttons' files in an in-memory media store it makes per run; the
+  `downloads` fixture keeps those stores so a test can read what a download button would save.
+- Elements AppTest has no class for (st.iframe) are reached with `at.get("iframe")`, an
+  UnknownElement whose `.proto` is the IFrame message (`srcdoc` holds the pyvis page).
 """
 
+from __future__ import annotations
+
+import csv
+import io
+import re
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+from streamlit.runtime.media_file_storage import MediaFileStorageError
+from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
+from streamlit.testing.v1 import app_test as app_test_module
 
 from mempalace import Palace
+from mempalace.config import Settings
+from mempalace.graph import graph_stats
+from mempalace.models import DrawerDraft
+from mempalace.store import SEQ_KEY
+from mempalace.sync import new_stamp
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
+SCRIPT = "<script>alert(1)</script>"
+IMG = "<img src=x onerror=alert(2)>"
+XSS_TEXT = f"Kai pasted the broken login page: {SCRIPT} and {IMG} showed up after the OIDC switch."
+STORY = (  # (text, wing, room, hall): auth-migration spans three wings, gpu-pricing two
+    ("Kai moved the login service to the new OIDC provider on Tuesday.", "wing_kai", "auth-migration", "hall_events"),
+    ("Decision: driftwood uses OIDC; SAML is retired after the auth migration.", "wing_driftwood",
+     "auth-migration", "hall_facts"),
+    ("Priya's advice: migrate auth one client at a time behind a flag.", "wing_priya", "auth-migration",
+     "hall_advice"),
+    ("GPU pricing for the A100 nodes went up again this quarter.", "wing_kai", "gpu-pricing", "hall_facts"),
+    ("Priya suggests reserving GPU capacity a year ahead to keep pricing flat.", "wing_priya", "gpu-pricing",
+     "hall_advice"),
+    ("Driftwood prefers blue-green deploys with a manual gate.", "wing_driftwood", "deploy-pipeline",
+     "hall_preferences"),
+    (XSS_TEXT, "wing_kai", "security-review", "hall_discoveries"),
+)
+RAW_MARKUP = re.compile(r"<\s*(script|img)\b", re.IGNORECASE)
+UNESCAPED_MARKUP = re.compile(r"(?<!\\)<\s*(script|img)\b", re.IGNORECASE)  # Markdown: `\<` is plain text
+
+_apps: list[AppTest] = []
+
+
+# -- helpers -------------------------------------------------------------------------------------
+
+
+def start(**query: str) -> AppTest:
+    """The app after its first run (Overview, sidebar included), with these query parameters."""
+    at = AppTest.from_file(APP, default_timeout=60)
+    for name, value in query.items():
+        at.query_params[name] = value
+    _apps.append(at)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def open_page(name: str, **query: str) -> AppTest:
+    """The app on app_pages/<name>.py (one run on Overview, then a switch and a second run)."""
+    at = start(**query)
+    at.switch_page(f"app_pages/{name}.py").run()
+    assert not at.exception, at.exception
+    return at
+
+
+def app_palace(at: AppTest) -> Palace:
+    """The palace the running app holds (the same object its pages write through)."""
+    return at.session_state["palace"]
+
+
+def seed(settings: Settings) -> dict[str, str]:
+    """The seed story in the default palace; {room or 'xss': a drawer id filed there}."""
+    ids = {}
+    with Palace.open(settings=settings) as palace:
+        for text, wing, room, hall in STORY:
+            result = palace.add_drawer(text, wing, room, hall)
+            assert result.added, (text, result)
+            ids.setdefault("xss" if text == XSS_TEXT else room, result.drawer_ids[0])
+    return ids
+
+
+def foreign_add(palace: Palace, drawer_id: str, text: str, wing: str, room: str) -> None:
+    """Another client or tool writing straight into Chroma (names kept exactly as given)."""
+    palace._store.add([drawer_id], [text], [{"wing": wing, "room": room, SEQ_KEY: new_stamp()}],
+                      palace.embed([text]))
+    palace._store.bump_marker()
+
+
+def metrics(block) -> dict[str, str]:
+    return {m.label: m.value for m in block.metric}
+
+
+def iframe_html(at: AppTest) -> str:
+    frames = at.get("iframe")
+    assert len(frames) == 1
+    return frames[0].proto.srcdoc
+
+
+def all_markdown(at: AppTest) -> list[str]:
+    """Every Markdown-rendered string on the page: markdown, captions, alerts, labels of expanders,
+    page links and buttons."""
+    texts = [e.value for kind in ("markdown", "caption", "info", "warning", "error", "success", "page_link")
+             for e in at.get(kind)]
+    texts += [e.label for e in at.expander] + [b.label for b in at.button]
+    return texts
+
+
+def assert_no_raw_markup(at: AppTest) -> None:
+    """No st.html body carries a tag from user data, and no Markdown string an unescaped one."""
+    for body in (h.value for h in at.html):
+        assert not RAW_MARKUP.search(body), body
+    for text in all_markdown(at):
+        assert not UNESCAPED_MARKUP.search(text), text
+
+
+@pytest.fixture(autouse=True)
+def _close_app_palaces() -> Iterator[None]:
+    """Close the palaces the apps of a test opened and forget them (st.cache_resource is per process)."""
+    yield
+    while _apps:
+        at = _apps.pop()
+        if "palace" in at.session_state:
+            app_palace(at).close()
+    views = sys.modules.get("dashboard.views")
+    if views is not None:
+        views.open_palace.clear()
+
+
+@pytest.fixture
+def story(settings: Settings) -> dict[str, str]:
+    return seed(settings)
+
+
+@pytest.fixture
+def downloads(monkeypatch: pytest.MonkeyPatch):
+    """read(download_button) -> the bytes it would save; AppTest's media stores are kept for it."""
+    stores: list[MemoryMediaFileStorage] = []
+
+    class Kept(MemoryMediaFileStorage):
+        def __init__(self, media_endpoint: str) -> None:
+            super().__init__(media_endpoint)
+            stores.append(self)
+
+    monkeypatch.setattr(app_test_module, "MemoryMediaFileStorage", Kept)
+
+    def read(button) -> bytes:
+        name = button.proto.url.rsplit("/", 1)[-1]
+        for store in reversed(stores):
+            try:
+                return store.get_file(name).content
+            except MediaFileStorageError:
+                continue
+        raise AssertionError(f"no stored file for {button.proto.url!r}")
+
+    return read
+
+
+# -- the shell -----------------------------------------------------------------------------------
 
 
 def test_empty_palace_shows_a_friendly_start(home):
-    at = AppTest.from_file(APP, default_timeout=60).run()
-    assert not at.exception
-    assert any("empty" in i.value for i in at.info)
-    assert at.sidebar.metric[0].value == "0"
+    at = start()
+    assert [t.value for t in at.title] == ["Palace overview"]
+    assert any("The palace is empty" in i.value for i in at.info)
+    assert [b.label for b in at.main.button] == ["Load the demo palace"]
+    assert [link.value for link in at.page_link] == ["Upload transcripts"]
+    assert metrics(at.sidebar) == {"Drawers": "0", "Wings": "0", "Rooms": "0"}
+    assert not at.dataframe and not at.main.metric
 
 
-def test_overview_lists_wings_and_rooms(settings):
-    with Palace.open(settings=settings) as palace:
-        palace.add_drawer("<script>alert(1)</script> decided on OAuth", "wing_kai", "auth-migration")
-    at = AppTest.from_file(APP, default_timeout=60).run()
+def test_the_demo_button_fills_the_palace_and_shows_the_overview(home):
+    from mempalace.demo import DEMO_WINGS
+
+    at = start()
+    at.main.button[0].click().run()
     assert not at.exception
-    assert at.sidebar.metric[0].value == "1"
-    frame = at.dataframe[0].value
-    assert list(frame["wing"]) == ["wing_kai"] and list(frame["room"]) == ["auth-migration"]
+    shown = metrics(at.main)
+    palace = app_palace(at)
+    assert int(shown["Drawers"]) == palace.count() > 0
+    assert set(palace.list_wings()) == set(DEMO_WINGS)
+    assert int(shown["Tunnel rooms"]) >= 1 and "auth-migration" in palace.list_rooms()
+    assert not any("The palace is empty" in i.value for i in at.info)
 
 
 def test_a_bad_palace_path_is_an_error_not_a_crash(home):
@@ -36,3 +208,403 @@ def test_a_bad_palace_path_is_an_error_not_a_crash(home):
     at = AppTest.from_file(APP, default_timeout=60).run()
     assert not at.exception
     assert "not a palace" in at.error[0].value
+
+
+def test_the_sidebar_shows_where_the_palace_is_and_its_counts(story, home):
+    at = start()
+    assert metrics(at.sidebar) == {"Drawers": "7", "Wings": "3", "Rooms": "4"}
+    assert at.sidebar.caption[0].value == f"embedded: {home / 'palace'}"
+    assert at.sidebar.text_input[0].value == ""
+    assert [b.label for b in at.sidebar.button] == ["Refresh"]
+
+
+@pytest.mark.xfail(strict=True, reason="bug: app.py keys open_palace on the path as typed, so another spelling of "
+                                       "the open folder (a trailing slash, ~) opens a second Palace, which the lock "
+                                       "refuses as 'in use by another process' naming this very process")
+def test_another_spelling_of_the_open_palace_opens_the_same_palace(story, home):
+    start()  # one session has the default palace open
+    other = AppTest.from_file(APP, default_timeout=60)
+    other.session_state["palace_target"] = f"{home / 'palace'}/"
+    _apps.append(other)
+    other.run()
+    assert not other.exception
+    assert not other.error, other.error[0].value
+    assert other.sidebar.caption[0].value == f"embedded: {home / 'palace'}"
+
+
+# -- Overview ------------------------------------------------------------------------------------
+
+
+def test_overview_counts_places_tunnels_and_wings(story):
+    at = start()
+    assert [t.value for t in at.title] == ["Palace overview"]
+    assert metrics(at.main) == {"Drawers": "7", "Wings": "3", "Rooms": "4", "Tunnel rooms": "2",
+                                "Halls in use": "5"}
+    places = at.dataframe[0].value
+    assert list(places.columns) == ["wing", "room", "drawers"]
+    assert sorted(zip(places["wing"], places["room"], places["drawers"])) == [
+        ("wing_driftwood", "auth-migration", 1), ("wing_driftwood", "deploy-pipeline", 1),
+        ("wing_kai", "auth-migration", 1), ("wing_kai", "gpu-pricing", 1), ("wing_kai", "security-review", 1),
+        ("wing_priya", "auth-migration", 1), ("wing_priya", "gpu-pricing", 1)]
+    links = [(link.value, link.proto.page, link.proto.query_string) for link in at.page_link]
+    assert all(page == "search" for _, page, _ in links)  # every place links to Search, scoped to it
+    # Top tunnels first, ranked as graph_stats ranks them; then rooms per wing. Labels are Markdown-escaped.
+    tunnels, wings = links[:2], links[2:]
+    ranked = [t.room for t in graph_stats(app_palace(at)).top_tunnels]
+    assert [query for _, _, query in tunnels] == [f"room={room}" for room in ranked]
+    assert sorted(ranked) == ["auth-migration", "gpu-pricing"]
+    label = {query: text for text, _, query in tunnels}
+    assert label["room=auth-migration"].startswith(r"auth\-migration · 3 wings · 3 drawers · weight ")
+    assert label["room=gpu-pricing"].startswith(r"gpu\-pricing · 2 wings · 2 drawers · weight ")
+    for tunnel in graph_stats(app_palace(at)).top_tunnels:
+        assert label[f"room={tunnel.room}"].endswith(f" · weight {tunnel.weight:.2f}")
+    assert [(text, query) for text, _, query in wings] == [
+        (r"wing\_driftwood · 2 rooms", "wing=wing_driftwood"), (r"wing\_kai · 3 rooms", "wing=wing_kai"),
+        (r"wing\_priya · 2 rooms", "wing=wing_priya")]
+    assert [s.value for s in at.subheader] == ["Wings and rooms", "Wing × hall", "Places", "Top tunnels",
+                                              "Rooms per wing", "Drawers filed over time"]
+    assert len(at.get("vega_lite_chart")) == 3
+    assert not at.warning  # no isolated wing: every wing shares a tunnel
+
+
+def test_selecting_a_place_opens_search_scoped_to_it(story):
+    at = start()
+    rows = at.dataframe[0].value
+    row = list(zip(rows["wing"], rows["room"])).index(("wing_kai", "gpu-pricing"))
+    at.session_state["places"] = {"selection": {"rows": [row], "columns": [], "cells": []}}
+    at.run()
+    assert not at.exception
+    assert [t.value for t in at.title] == ["Search"]
+    assert at.query_params == {"wing": "wing_kai", "room": "gpu-pricing"}
+    assert at.selectbox(key="search_wing").value == "wing_kai"
+    assert at.selectbox(key="search_room").value == "gpu-pricing"
+
+
+def test_overview_follows_writes_made_while_it_is_open(story):
+    at = start()
+    assert metrics(at.main)["Drawers"] == "7"
+    palace = app_palace(at)
+    palace.add_drawer("Driftwood's onboarding checklist now covers OIDC logins.", "wing_driftwood", "onboarding")
+    foreign_add(palace, "foreign-1", "GPU pricing notes from another client", "wing_driftwood", "gpu-pricing")
+    at.run()
+    assert not at.exception
+    assert metrics(at.main) == {"Drawers": "9", "Wings": "3", "Rooms": "5", "Tunnel rooms": "2",
+                                "Halls in use": "5"}
+    places = at.dataframe[0].value
+    assert ("wing_driftwood", "gpu-pricing") in set(zip(places["wing"], places["room"]))
+    assert "room=gpu-pricing" in [link.proto.query_string for link in at.page_link]
+    assert r"gpu\-pricing · 3 wings · 3 drawers" in " ".join(link.value for link in at.page_link)
+
+
+# -- Search --------------------------------------------------------------------------------------
+
+
+def test_search_from_the_url_shows_escaped_highlighted_results_and_exports(story, downloads):
+    at = open_page("search", q="OIDC login page GPU", wing="wing_kai")  # words from all three kai drawers
+    assert [t.value for t in at.title] == ["Search"]
+    assert at.text_input(key="search_q").value == "OIDC login page GPU"
+    assert [s.value for s in at.selectbox] == ["wing_kai", "(any)", "(any)", "hybrid"]
+    assert at.query_params == {"q": "OIDC login page GPU", "wing": "wing_kai"}
+    assert at.caption[0].value == "3 result(s)"
+    assert not at.info
+
+    bodies = [h.value for h in at.html]
+    # every result is in wing_kai (its badges), and the XSS drawer's text is shown escaped and highlighted
+    badges = [b for b in bodies if "border-radius" in b]
+    assert len(badges) == 3 and all(">wing_kai</span>" in b for b in badges)
+    snippet = next(b for b in bodies if "alert(1)" in b)
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in snippet
+    assert "&lt;img src=x onerror=alert(2)&gt;" in snippet
+    assert "<mark>OIDC</mark>" in snippet and "<mark>login</mark>" in snippet and "<mark>page</mark>" in snippet
+    assert_no_raw_markup(at)
+    # the verbatim text is shown as plain text (st.text), untouched, with its drawer id
+    assert XSS_TEXT in [t.value for t in at.text]
+    assert story["xss"] in [c.value for c in at.code]
+
+    buttons = {b.label: b for b in at.download_button}
+    assert set(buttons) == {"Export Markdown", "Export CSV"}
+    markdown = downloads(buttons["Export Markdown"]).decode("utf-8")
+    assert markdown.startswith("# Search: OIDC login page GPU\n")
+    assert r"- Scope: wing = wing\_kai" in markdown and "- Results: 3" in markdown
+    assert f"```text\n{XSS_TEXT}\n```" in markdown and f"`{story['xss']}`" in markdown
+    rows = list(csv.DictReader(io.StringIO(downloads(buttons["Export CSV"]).decode("utf-8"))))
+    assert len(rows) == 3 and {r["wing"] for r in rows} == {"wing_kai"}
+    assert XSS_TEXT in {r["content"] for r in rows}
+
+
+def test_search_filters_come_from_the_url(story):
+    at = open_page("search", q="pricing", room="gpu-pricing", hall="hall_advice", mode="semantic")
+    assert [s.value for s in at.selectbox] == ["(any)", "gpu-pricing", "hall_advice", "semantic"]
+    assert at.caption[0].value == "1 result(s)"
+    assert story["gpu-pricing"] not in [c.value for c in at.code]  # the hall_facts one is filtered out
+    assert any("reserving GPU capacity" in t.value for t in at.text)
+
+
+def test_an_empty_query_asks_for_one(story):
+    at = open_page("search")
+    assert at.text_input(key="search_q").value == ""
+    assert [i.value for i in at.info] == ["Type a question or some words; narrow it with a wing, room, hall or source."]
+    assert not at.download_button and not at.html
+    assert at.query_params == {}
+
+
+def test_unknown_places_in_the_url_fall_back_to_any(story):
+    at = open_page("search", q="OIDC", wing="wing_nobody", room="no-such-room", hall="hall_bogus", mode="magic")
+    assert [s.value for s in at.selectbox] == ["(any)", "(any)", "(any)", "hybrid"]
+    assert at.query_params == {"q": "OIDC"}  # the URL is rewritten to what is searched
+    assert at.caption[0].value.endswith("result(s)") and not at.error
+    # a room that exists, but not in the wing asked for, is dropped too
+    at = open_page("search", q="OIDC", wing="wing_driftwood", room="gpu-pricing")
+    assert [s.value for s in at.selectbox][:2] == ["wing_driftwood", "(any)"]
+
+
+def test_changing_a_filter_reruns_the_search_and_updates_the_url(story):
+    at = open_page("search", q="GPU pricing")
+    everywhere = at.caption[0].value
+    at.selectbox(key="search_wing").select("wing_priya").run()
+    assert not at.exception
+    assert at.query_params == {"q": "GPU pricing", "wing": "wing_priya"}
+    assert everywhere != at.caption[0].value
+    badges = [h.value for h in at.html if h.value.startswith("<span")]
+    assert badges and all(">wing_priya</span>" in b for b in badges)
+
+
+# -- Tunnels -------------------------------------------------------------------------------------
+
+
+def test_tunnels_page_draws_the_network_and_lists_tunnels_and_a_walk(story):
+    at = open_page("tunnels")
+    assert [t.value for t in at.title] == ["Tunnels"]
+    page = iframe_html(at)
+    assert "new vis.Network(" in page and '"r:auth-migration"' in page and '"w:wing_priya"' in page
+    assert not re.search(r"""(?:src|href)\s*=\s*["']?(?:https?:|//|\.\./)""", page)
+    assert not at.warning  # 4 rooms: all drawn
+
+    found = at.dataframe[0].value
+    assert list(found.columns) == ["room", "wings", "halls", "count", "weight", "score"]
+    assert list(found["room"]) == ["auth-migration", "gpu-pricing"]  # most drawers first
+    auth = found[found["room"] == "auth-migration"].iloc[0]
+    assert list(auth["wings"]) == ["wing_driftwood", "wing_kai", "wing_priya"] and auth["count"] == 3
+    assert list(found[found["room"] == "gpu-pricing"].iloc[0]["wings"]) == ["wing_kai", "wing_priya"]
+    assert "2 tunnel(s); 2 in the whole palace." in [c.value for c in at.caption]
+
+    assert at.selectbox[-1].value == "auth-migration"  # the first room, alphabetically
+    walk = at.dataframe[1].value
+    assert walk.iloc[0]["room"] == "auth-migration" and walk.iloc[0]["hop"] == 0
+    assert {"gpu-pricing", "deploy-pipeline", "security-review"} <= set(walk["room"])
+    assert [m.value for m in at.markdown] == ["No likely duplicate rooms."]
+    assert not at.main.button
+
+
+def test_tunnel_filters_narrow_the_network_and_the_tables(story):
+    at = open_page("tunnels")
+    at.slider[0].set_value(3).run()  # minimum wings per room
+    assert not at.exception
+    page = iframe_html(at)
+    assert '"r:auth-migration"' in page and '"r:gpu-pricing"' not in page and '"r:deploy-pipeline"' not in page
+    at.selectbox[1].select("wing_driftwood").run()  # Wing A
+    at.selectbox[2].select("wing_priya").run()  # Wing B
+    assert list(at.dataframe[0].value["room"]) == ["auth-migration"]
+    assert "1 tunnel(s); 2 in the whole palace." in [c.value for c in at.caption]
+    at.slider[0].set_value(1).run()
+    at.multiselect[0].select("wing_driftwood").run()
+    page = iframe_html(at)
+    assert '"r:deploy-pipeline"' in page and '"r:auth-migration"' in page and '"r:security-review"' not in page
+    at.selectbox[0].select("hall_preferences").run()
+    page = iframe_html(at)
+    assert '"r:deploy-pipeline"' in page and '"r:auth-migration"' not in page
+
+
+def test_a_merge_suggestion_merges_when_clicked(story, settings):
+    with Palace.open(settings=settings) as palace:
+        foreign_add(palace, "foreign-auth", "auth notes from an upstream tool", "wing_zed", "Auth Migration")
+    at = open_page("tunnels")
+    suggestion = [t.value for t in at.text]
+    assert len(suggestion) == 1
+    assert suggestion[0].startswith("Auth Migration (1) → auth-migration (3)   score 1.00")
+    merge = [b for b in at.button if b.label == "Merge"]
+    assert len(merge) == 1
+    merge[0].click().run()
+    assert not at.exception
+    palace = app_palace(at)
+    assert "Auth Migration" not in palace.list_rooms()
+    assert palace.list_rooms()["auth-migration"] == 4
+    assert palace.get_drawer("foreign-auth").room == "auth-migration"
+    assert [t.value for t in at.toast] == ["Moved 1 drawer(s) into auth-migration."]
+    assert [m.value for m in at.markdown] == ["No likely duplicate rooms."] and not at.text
+    auth = at.dataframe[0].value
+    assert list(auth[auth["room"] == "auth-migration"].iloc[0]["wings"]) == [
+        "wing_driftwood", "wing_kai", "wing_priya", "wing_zed"]
+
+
+def test_tunnels_on_an_empty_palace_points_to_the_demo(home):
+    at = open_page("tunnels")
+    assert any("The palace is empty" in i.value for i in at.info)
+    assert not at.get("iframe") and not at.dataframe
+
+
+# -- Ingest --------------------------------------------------------------------------------------
+
+
+def test_ingest_without_files_lists_the_formats(story):
+    at = open_page("ingest")
+    assert [t.value for t in at.title] == ["Ingest conversations"]
+    uploader = at.file_uploader[0]
+    assert uploader.label == "Transcript files" and uploader.accept_multiple_files and uploader.value in ([], None)
+    assert [i.value for i in at.info] == [
+        "Drop one or more files above. Formats known: claude_code, codex_cli, gemini_cli, claude_ai, chatgpt, "
+        "slack, plain_text."]
+    wing = at.selectbox[0]
+    assert wing.value == "(from each file)"
+    assert wing.options == ["(from each file)", "wing_driftwood", "wing_kai", "wing_priya"]
+    assert not at.main.button
+
+
+# AppTest (1.67) can upload: FileUploader.upload() registers the bytes for the next run. The browser
+# tests still cover a real upload through the page; these check the preview/file flow itself.
+TRANSCRIPT = (b"User: how do we migrate auth to OIDC without breaking logins?\n"
+              b"Assistant: move one client at a time behind a flag, and keep SAML until the last one moves.\n")
+
+
+def test_ingest_previews_then_files_uploads(story):
+    at = open_page("ingest")
+    at.file_uploader[0].upload("standup.txt", TRANSCRIPT, "text/plain")
+    at.file_uploader[0].upload("junk.bin", bytes(range(256)) * 4, "application/octet-stream")
+    at.selectbox[0].select("wing_kai")
+    at.run()
+    assert not at.exception and not at.info
+    assert [b.label for b in at.main.button] == ["Preview"]
+    before = app_palace(at).count()
+
+    at.main.button[0].click().run()
+    assert not at.exception
+    assert [s.value for s in at.subheader] == ["Preview: 0 already in the palace, 1 new"]
+    assert [t.value for t in at.text] == ["standup.txt · format: plain_text", "junk.bin · format: not recognised"]
+    assert [e.value for e in at.error] == [r"junk\.bin looks like a binary file, not a transcript\."]
+    preview = at.dataframe[0].value
+    assert list(preview["status"]) == ["new"] and list(preview["wing"]) == ["wing_kai"]
+    assert app_palace(at).count() == before  # a preview writes nothing
+
+    [file] = [b for b in at.button if b.label.startswith("File ")]
+    assert file.label == "File 1 new drawer(s)"
+    file.click().run()
+    assert not at.exception
+    assert app_palace(at).count() == before + 1
+    assert app_palace(at).list_wings()["wing_kai"] == 4
+    assert [s.value for s in at.success] == [
+        r"standup\.txt \(plain\_text\)\: 1 conversation\(s\), 1 drawer\(s\), added 1, 0 already in the palace"]
+    assert [(link.value, link.proto.query_string) for link in at.page_link] == [
+        (r"Search what was added to wing\_kai", "wing=wing_kai")]
+
+    at.run()  # the File button is gone once filed
+    assert [b.label for b in at.main.button] == ["Preview"] and "Filed" in [s.value for s in at.subheader]
+
+
+# -- Drawers -------------------------------------------------------------------------------------
+
+
+def test_drawers_page_lists_drawers_with_move_and_delete_controls(story):
+    at = open_page("drawers")
+    assert [t.value for t in at.title] == ["Drawers"]
+    assert at.caption[0].value == "7 drawer(s); showing 7 from #1."
+    assert at.number_input[0].label == "Page (of 1)" and at.number_input[0].value == 1
+    assert len(at.expander) == 7
+    labels = [e.label for e in at.expander]
+    assert labels[0].startswith(r"auth\-migration · Decision\: driftwood uses OIDC")  # place order: wing, room
+    assert any(r"\<script\>alert\(1\)\</script\>" in label for label in labels)
+    assert_no_raw_markup(at)
+    for drawer_id in story.values():
+        assert at.text_input(key=f"w_{drawer_id}") is not None and at.text_input(key=f"r_{drawer_id}") is not None
+        assert at.selectbox(key=f"h_{drawer_id}") is not None
+        assert at.button(key=f"move_{drawer_id}").label == "Move"
+        assert at.checkbox(key=f"confirm_{drawer_id}").value is False
+        delete = at.button(key=f"delete_{drawer_id}")
+        assert delete.label == "Delete" and delete.proto.disabled
+    xss = story["xss"]
+    assert at.text_input(key=f"w_{xss}").value == "wing_kai"
+    assert at.text_input(key=f"r_{xss}").value == "security-review"
+    assert at.selectbox(key=f"h_{xss}").value == "hall_discoveries"
+    assert XSS_TEXT in [t.value for t in at.text]
+
+
+def test_delete_needs_the_confirmation_ticked(story):
+    at = open_page("drawers")
+    target, other = story["xss"], story["gpu-pricing"]
+    at.checkbox(key=f"confirm_{target}").check().run()
+    assert not at.exception
+    assert not at.button(key=f"delete_{target}").proto.disabled
+    assert at.button(key=f"delete_{other}").proto.disabled  # only the ticked drawer
+    at.button(key=f"delete_{target}").click().run()
+    assert not at.exception
+    palace = app_palace(at)
+    assert palace.count() == 6 and target not in palace.find_drawers([target])
+    assert at.caption[0].value == "6 drawer(s); showing 6 from #1."
+    assert not any(k == f"delete_{target}" for k in (b.key for b in at.button))
+
+
+def test_move_files_a_drawer_elsewhere_and_bad_names_are_errors(story):
+    at = open_page("drawers")
+    target = story["xss"]
+    at.text_input(key=f"r_{target}").input("Security Notes")
+    at.selectbox(key=f"h_{target}").select("hall_facts")
+    at.button(key=f"move_{target}").click().run()
+    assert not at.exception and not at.error
+    moved = app_palace(at).get_drawer(target)
+    assert (moved.id, moved.wing, moved.room, moved.hall, moved.content) == (
+        target, "wing_kai", "security-notes", "hall_facts", XSS_TEXT)
+    assert any(e.label.startswith(r"security\-notes · Kai pasted") for e in at.expander)
+    at.text_input(key=f"w_{target}").input("   ")
+    at.button(key=f"move_{target}").click().run()
+    assert not at.exception and len(at.error) == 1
+    assert app_palace(at).get_drawer(target).wing == "wing_kai"
+
+
+@pytest.mark.xfail(strict=True, reason="bug: the Hall box offers (none), but update_drawer(hall=None) keeps the "
+                                       "hall and Palace has no way to clear one, so Move leaves it as it was")
+def test_choosing_no_hall_takes_the_drawer_out_of_its_hall(story):
+    at = open_page("drawers")
+    target = story["xss"]
+    at.selectbox(key=f"h_{target}").select("(none)")
+    at.button(key=f"move_{target}").click().run()
+    assert not at.exception and not at.error
+    assert app_palace(at).get_drawer(target).hall is None
+
+
+def test_drawers_filter_and_page(story, settings):
+    with Palace.open(settings=settings) as palace:  # file_drawers: no near-duplicate check
+        palace.file_drawers([DrawerDraft(f"backlog-{i:02}", f"Backlog item {i}: a flaky test in module {i}.",
+                                         "wing_driftwood", "backlog") for i in range(30)])
+    at = open_page("drawers")
+    assert at.caption[0].value == "37 drawer(s); showing 25 from #1." and len(at.expander) == 25
+    assert at.number_input[0].label == "Page (of 2)"
+    at.number_input[0].set_value(2).run()
+    assert at.caption[0].value == "37 drawer(s); showing 12 from #26." and len(at.expander) == 12
+    at.selectbox(key="drawers_wing").select("wing_kai").run()
+    assert not at.exception
+    assert at.selectbox(key="drawers_room").options == ["(all)", "auth-migration", "gpu-pricing", "security-review"]
+    assert at.caption[0].value == "3 drawer(s); showing 3 from #1." and at.number_input[0].value == 1
+    at.selectbox(key="drawers_room").select("gpu-pricing").run()
+    assert at.caption[0].value == "1 drawer(s); showing 1 from #1."
+    assert [e.label for e in at.expander] == [r"gpu\-pricing · GPU pricing for the A100 nodes went up again this quarter\."]
+
+
+# -- names from other tools are data, never markup -----------------------------------------------
+
+
+def test_markup_in_names_stored_by_other_tools_is_never_rendered(story, settings):
+    evil_room = '"><img src=x onerror=alert(3)>'
+    evil_wing = "wing_</script><script>alert(4)</script>"
+    with Palace.open(settings=settings) as palace:
+        foreign_add(palace, "evil-1", "OIDC notes from an upstream tool", evil_wing, evil_room)
+        foreign_add(palace, "evil-2", "More OIDC notes from upstream", "wing_kai", evil_room)
+    at = start()
+    assert_no_raw_markup(at)
+    assert any(r"\<img src=x onerror=alert\(3\)\>" in link.value for link in at.page_link)
+    for name in ("search", "tunnels", "drawers"):
+        at = open_page(name, q="OIDC notes")
+        assert_no_raw_markup(at)
+        if name == "tunnels":
+            page = iframe_html(at)
+            assert "alert(3)" in page and "<img src=x" not in page and "<script>alert(4)" not in page
+        if name == "search":
+            assert any("&lt;img src=x onerror=alert(3)&gt;" in h.value for h in at.html)

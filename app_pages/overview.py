@@ -22,7 +22,7 @@ if p.count() == 0:
             st.error(str(exc))
             st.stop()
         st.rerun()
-    st.page_link("pages/ingest.py", label="Upload transcripts", icon=":material/upload_file:")
+    st.page_link("app_pages/ingest.py", label="Upload transcripts", icon=":material/upload_file:")
     st.stop()
 
 view = overview(p, key(p))
