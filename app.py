@@ -4,9 +4,11 @@ The folder is not called pages/: Streamlit would then run a deep link such as /s
 legacy page, without this router, on the first request after the server starts."""
 
 import os
+from pathlib import Path
 
 import streamlit as st
 
+from dashboard.render import md
 from dashboard.views import open_palace
 from mempalace import MempalaceError
 from mempalace.config import load_settings
@@ -19,7 +21,7 @@ with st.sidebar:
                            help="A folder for an embedded palace, or http://host:port for a Chroma server.")
     is_url = target.strip().startswith(("http://", "https://"))
     try:
-        path = None if is_url else str(target.strip() or load_settings().default_palace)
+        path = None if is_url else str(Path(target.strip() or load_settings().default_palace).expanduser().resolve())
         palace = open_palace(path, target.strip() if is_url else None)
         st.caption(f"{palace.mode}: {palace.location}")
         drawers, wings, rooms = st.columns(3)
@@ -27,7 +29,7 @@ with st.sidebar:
         wings.metric("Wings", len(palace.list_wings()))
         rooms.metric("Rooms", len(palace.list_rooms()))
     except MempalaceError as exc:
-        st.error(str(exc))
+        st.error(md(str(exc)))
         st.stop()
     st.button("Refresh", help="Read the palace again (other clients and tools may have written to it).")
 st.session_state["palace"] = palace

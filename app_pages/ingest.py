@@ -26,7 +26,7 @@ if not files:
 request = (tuple(f.file_id for f in files), wing, room)
 if st.session_state.get("ingest_request") != request:
     st.session_state.update(ingest_request=request, ingest_preview=None, ingest_done=None)
-if st.button("Preview", type="secondary") or st.session_state["ingest_preview"] is not None:
+if st.session_state["ingest_done"] is None and (st.button("Preview") or st.session_state["ingest_preview"] is not None):
     if st.session_state["ingest_preview"] is None:
         with st.spinner("Reading and checking against the palace…"):
             st.session_state["ingest_preview"] = preview(p, files, wing, room)

@@ -19,7 +19,7 @@ if p.count() == 0:
         try:
             load_demo(p, progress=lambda done, total: bar.progress(done / total, text=f"{done} of {total} filed"))
         except MempalaceError as exc:
-            st.error(str(exc))
+            st.error(md(str(exc)))
             st.stop()
         st.rerun()
     st.page_link("app_pages/ingest.py", label="Upload transcripts", icon=":material/upload_file:")

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from dashboard.hits import show_hit
-from dashboard.render import query_terms
+from dashboard.render import md, query_terms
 from dashboard.views import key, palace, search
 from mempalace import HALLS, MempalaceError
 from mempalace.export import hits_to_csv, hits_to_markdown
@@ -49,7 +49,7 @@ filters = tuple((k, v) for k, v in {"wing": wing, "room": room, "hall": hall, "s
 try:
     hits = search(p, key(p), query, filters, mode, 20)
 except MempalaceError as exc:
-    st.error(str(exc))
+    st.error(md(str(exc)))
     st.stop()
 st.caption(f"{len(hits)} result(s)")
 if hits:

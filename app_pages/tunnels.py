@@ -3,6 +3,7 @@
 import pandas as pd
 import streamlit as st
 
+from dashboard.render import md
 from dashboard.views import key, merges, network, palace, stats, tunnels, walk
 from mempalace import HALLS, MempalaceError
 from mempalace.graph import merge_rooms
@@ -13,7 +14,7 @@ st.title("Tunnels")
 st.caption("A room filed in two or more wings is a tunnel between them. Wings are boxes; rooms are dots sized "
            "by drawers; tunnel rooms are orange, with edges as wide as the tunnel is informative.")
 wings = list(p.list_wings())
-rooms = list(p.list_rooms())
+rooms = [r for r in p.list_rooms() if r not in p.settings.graph_hidden_rooms]
 if not wings:
     st.info("The palace is empty: load the demo palace on the Overview page or upload transcripts.")
     st.stop()
@@ -47,13 +48,13 @@ try:
     steps = walk(p, key(p), start, hops)
     st.dataframe(pd.DataFrame([s.to_dict() for s in steps]), hide_index=True, width="stretch")
 except MempalaceError as exc:
-    st.error(str(exc))
+    st.error(md(str(exc)))
 
 st.subheader("Rooms that are probably one concept")
 suggestions = merges(p, key(p))
 if not suggestions:
     st.write("No likely duplicate rooms.")
-for number, suggestion in enumerate(suggestions[:20]):
+for number, suggestion in enumerate(suggestions[:15]):
     row = st.columns([4, 1])
     row[0].text(f"{suggestion.source} ({suggestion.source_count}) → {suggestion.target} ({suggestion.target_count})"
                 f"   score {suggestion.score:.2f}: {'; '.join(suggestion.reasons)}")
@@ -63,4 +64,4 @@ for number, suggestion in enumerate(suggestions[:20]):
             st.toast(f"Moved {result.moved} drawer(s) into {result.target}.")
             st.rerun()
         except MempalaceError as exc:
-            st.error(str(exc))
+            st.error(md(str(exc)))

@@ -23,7 +23,7 @@ def hits_to_markdown(query: str, hits: Sequence[SearchHit], filters: Mapping[str
     for hit in hits:
         place = " / ".join(p for p in (hit.wing, hit.room, hit.hall) if p)
         lines += [f"## {hit.rank}. {_inline(place)}", "",
-                  f"- Drawer: `{hit.drawer_id}`",
+                  f"- Drawer: `{hit.drawer_id}`" if "`" not in hit.drawer_id else f"- Drawer: {_inline(hit.drawer_id)}",
                   f"- Score: {hit.score:.3f} (similarity {hit.similarity:.3f}, semantic {hit.semantic:.3f},"
                   f" lexical {hit.lexical:.3f})"]
         if hit.source_file:
@@ -57,7 +57,7 @@ def _cell(value: object) -> object:
 def _inline(text: str) -> str:
     """One line of plain text that Markdown shows as typed (its markup characters escaped)."""
     flat = " ".join(text.split())
-    return "".join("\\" + c if c in "\\`*_{}[]()#+-.!|<>" else c for c in flat)
+    return "".join("\\" + c if c in "\\`*_{}[]()#+-.!|<>~" else c for c in flat)
 
 
 def _longest_backtick_run(text: str) -> int:

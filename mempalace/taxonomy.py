@@ -117,12 +117,10 @@ class TaxonomyView:
 
     def drawer_ids(self, wing: str | None = None, room: str | None = None, hall: str | None = None) -> list[str]:
         """Ids of the drawers in a place, names exactly as stored (rooms other tools filed may be unslugged)."""
-        for value in (wing, room, hall):
-            if value is not None and not isinstance(value, str):
-                raise InvalidInputError(f"Wing, room and hall names must be text, not {type(value).__name__}.")
+        filters = _text_names(wing=wing, room=room, hall=hall)
         with self._guard:
             self._taxonomy_sync.ensure_fresh()
-            return self._taxonomy_catalog.ids_where({"wing": wing, "room": room, "hall": hall})
+            return self._taxonomy_catalog.ids_where(filters)
 
     def revision(self) -> int:
         """A number that changes whenever the palace's content may have changed (for caches elsewhere)."""
@@ -140,7 +138,7 @@ class TaxonomyView:
         for value in (offset, limit):
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise InvalidInputError("offset and limit must be whole numbers, 0 or more.")
-        filters = {"wing": wing, "room": room, "hall": hall}
+        filters = _text_names(wing=wing, room=room, hall=hall)
         with self._guard:
             self._taxonomy_sync.ensure_fresh()
             total = self._taxonomy_catalog.matching_count(filters)
@@ -149,6 +147,18 @@ class TaxonomyView:
 
     def neighbours(self, drawer_id: str, around: int = 1) -> list[Drawer]:
         """The drawers just before and after this one in its conversation (or source), itself included."""
+        if not isinstance(drawer_id, str):
+            raise InvalidInputError(f"A drawer id must be text, not {type(drawer_id).__name__}.")
+        if isinstance(around, bool) or not isinstance(around, int) or not 0 <= around <= 100:
+            raise InvalidInputError("around must be a whole number from 0 to 100.")
         with self._guard:
             self._taxonomy_sync.ensure_fresh()
             return [drawer_from_row(r) for r in self._taxonomy_catalog.siblings(drawer_id, around)]
+
+
+def _text_names(**names: object) -> dict[str, str | None]:
+    """Place filters, refused clearly unless each is text or None."""
+    for value in names.values():
+        if value is not None and not isinstance(value, str):
+            raise InvalidInputError(f"Wing, room and hall names must be text, not {type(value).__name__}.")
+    return names  # type: ignore[return-value]

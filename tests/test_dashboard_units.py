@@ -405,9 +405,6 @@ def test_browse_caps_a_page_at_a_thousand(palace):
     assert len(palace.browse(offset=1_000, limit=5_000)[1]) == 5
 
 
-@pytest.mark.xfail(strict=True, reason="bug: browse checks offset/limit but not the names; drawer_ids refuses "
-                                       "non-text names, browse answers (0, []) for 5 and raises sqlite3's "
-                                       "ProgrammingError for a list")
 @pytest.mark.parametrize("bad", [{"wing": 5}, {"room": ["a"]}, {"hall": b"hall_facts"}])
 def test_browse_refuses_names_that_are_not_text(palace, bad):
     fill(palace)
