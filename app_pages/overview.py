@@ -36,10 +36,14 @@ for tile, (label, value) in zip(tiles, [("Drawers", view["count"]), ("Wings", st
 left, right = st.columns([3, 2])
 with left:
     st.subheader("Wings and rooms")
-    st.altair_chart(charts.taxonomy_bars(view["places"]), width="stretch")
+    bars = st.altair_chart(charts.taxonomy_bars(view["places"]), width="stretch", on_select="rerun", key="bars")
 with right:
     st.subheader("Wing × hall")
-    st.altair_chart(charts.hall_heatmap(view["places"]), width="stretch")
+    cells = st.altair_chart(charts.hall_heatmap(view["places"]), width="stretch", on_select="rerun", key="cells")
+st.caption("Click a bar or a cell to search that place.")
+for event in (bars, cells):
+    if charts.picked(event):
+        st.switch_page(SEARCH_PAGE, query_params=charts.picked(event))
 
 st.subheader("Places")
 st.caption("Select a row to search that wing and room.")
