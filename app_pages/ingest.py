@@ -14,7 +14,9 @@ st.caption("Claude Code sessions, Claude.ai and ChatGPT exports, Slack exports (
            "sessions and plain-text transcripts. Nothing is written until you press File.")
 files = st.file_uploader("Transcript files", accept_multiple_files=True, key="ingest_files")
 cols = st.columns(2)
-wing_choice = cols[0].selectbox("Wing", [FROM_FILE, *p.list_wings()], accept_new_options=True,
+chosen = st.session_state.get("ingest_wing")
+wing_options = [FROM_FILE, *p.list_wings(), *([chosen] if chosen and chosen not in p.list_wings() and chosen != FROM_FILE else [])]
+wing_choice = cols[0].selectbox("Wing", wing_options, accept_new_options=True, key="ingest_wing",
                                 help="Pick a wing or type a new one; by default each file names its own "
                                      "(project, channel or file name).")
 room = cols[1].text_input("Room (optional)", placeholder="chosen from each conversation's words").strip() or None
@@ -37,6 +39,7 @@ if st.session_state["ingest_done"] is None and (st.button("Preview") or st.sessi
         show_preview(report)
     if new and st.session_state["ingest_done"] is None and st.button(f"File {new} new drawer(s)", type="primary"):
         st.session_state["ingest_done"] = file_all(p, files, wing, room)
+        st.rerun()  # so the sidebar and this page show the palace as it is now
 
 done = st.session_state.get("ingest_done")
 if done:

@@ -1,9 +1,9 @@
 """The tunnel network as a self-contained pyvis page: wings as boxes, rooms as dots sized by drawers,
-tunnel rooms highlighted with edges as wide as they are informative. No request leaves the page."""
+tunnel rooms highlighted with edges as wide as they are informative. No request leaves the page,
+and names (from users and transcripts) only ever reach it as JSON data shown as text."""
 
 from __future__ import annotations
 
-import html
 import math
 import re
 from collections.abc import Iterable, Mapping
@@ -89,5 +89,6 @@ def _room_spot(wings: tuple[str, ...], spot: dict[str, tuple[float, float]],
 
 
 def _safe(text: str) -> str:
-    """Names come from users and transcripts: no markup may reach the page's script or tooltips."""
-    return html.escape(text, quote=True)
+    """Names go into the page as JSON (pyvis escapes it for a script) and are drawn as plain text.
+    pyvis switches every tooltip to raw HTML as soon as one holds "href", so that word is broken."""
+    return text.replace("href", "hr\u200bef")
