@@ -280,3 +280,62 @@ def dataframe_rows(frame: Locator) -> list[dict[str, str]]:
 def safe_name(name: str) -> str:
     """A test's name as a file name."""
     return re.sub(r"[^\w.-]+", "_", name).strip("_") or "test"
+
+
+# -- widgets -----------------------------------------------------------------------------------
+
+
+def choose(scope: Page | Locator, label: str, option: str, timeout: float = PAGE_TIMEOUT_MS) -> None:
+    """Pick `option` in the `st.selectbox` labelled `label` in `scope` and wait for the rerun.
+
+    Picking the value it already shows triggers no rerun: don't.
+    """
+    page = scope if hasattr(scope, "goto") else scope.page
+    options = open_options(scope, label)
+    with rerun(page, timeout):
+        options.get_by_role("option", name=option, exact=True).click()
+
+
+def open_options(scope: Page | Locator, label: str) -> Locator:
+    """Open the option list of the `st.selectbox` labelled `label` in `scope`; return the list box.
+
+    A selectbox is a `combobox` named by its label, with an "Open" button beside it; the options
+    open in a `listbox` at the page's root, not inside `scope`. The list closes when the page
+    scrolls, so the box is scrolled into view first (and the click retried if a late scroll shut it).
+    """
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    page = scope if hasattr(scope, "goto") else scope.page
+    box = scope.get_by_test_id("stSelectbox").filter(has=page.get_by_role("combobox", name=label, exact=True))
+    listbox = page.get_by_role("listbox")
+    for attempt in range(3):
+        box.scroll_into_view_if_needed()
+        page.wait_for_timeout(100 * attempt)
+        box.get_by_role("button", name="Open", exact=True).click()
+        try:
+            listbox.wait_for(state="visible", timeout=2_000)
+            return listbox
+        except PlaywrightTimeout:
+            continue
+    listbox.wait_for(state="visible", timeout=1)  # fails with Playwright's own message
+    return listbox
+
+
+def expander(scope: Page | Locator, label: str | re.Pattern[str]) -> Locator:
+    """The `st.expander`(s) whose summary shows `label` (a substring, or a pattern)."""
+    page = scope if hasattr(scope, "goto") else scope.page  # `has=` takes a locator of the page
+    return scope.get_by_test_id("stExpander").filter(has=page.locator("summary").filter(has_text=label))
+
+
+def open_expander(box: Locator) -> Locator:
+    """Open a closed `st.expander` (a client-side toggle, no rerun) and return its details block."""
+    details = box.get_by_test_id("stExpanderDetails")
+    if box.locator("details[open]").count() == 0:
+        box.locator("summary").click()
+    details.wait_for(state="visible")
+    return details
+
+
+# A bordered `st.container` that holds an expander of its own (a search result card): the expander
+# sits in a layout wrapper right under the container's block, never directly under the main one.
+CARD = "[data-testid=stVerticalBlock]:has(> [data-testid=stLayoutWrapper] > [data-testid=stExpander])"

@@ -1,0 +1,128 @@
+"""The demo palace and Search in a real browser. One server, on a palace that starts empty: the first
+test loads the demo through the Overview button; the search test loads it the same way if it runs
+alone (both only read it afterwards)."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from _dashboard import (CARD, Dashboard, choose, exceptions, expander, main_block, metric, open_app, open_expander,
+                        rerun, sidebar, track_runs)
+
+pytestmark = pytest.mark.e2e
+
+QUERY = "token refresh bug"
+TERMS = re.compile(r"\b(?:token|refresh|bug)\w*", re.IGNORECASE)  # what the page should highlight
+LOAD_TIMEOUT_MS = 90_000  # filing the twelve demo conversations with the real model
+
+
+@pytest.fixture(scope="module")
+def server(module_dashboard) -> Dashboard:
+    return module_dashboard()
+
+
+def drawer_count(page: Page) -> int:
+    return int(metric(sidebar(page), "Drawers").replace(",", ""))
+
+
+def load_demo_with_the_button(page: Page) -> None:
+    with rerun(page, LOAD_TIMEOUT_MS):
+        main_block(page).get_by_role("button", name="Load the demo palace").click()
+
+
+def test_the_demo_button_fills_an_empty_palace(page: Page, server: Dashboard) -> None:
+    open_app(page, server)
+    main = main_block(page)
+    assert drawer_count(page) == 0
+    expect(main.get_by_text("The palace is empty")).to_be_visible()
+    load_demo_with_the_button(page)
+    assert drawer_count(page) > 0
+    assert metric(main, "Tunnel rooms") == "3"
+    assert metric(main, "Wings") == "3"
+    expect(main.get_by_role("button", name="Load the demo palace")).to_have_count(0)
+    top = main.get_by_test_id("stColumn").filter(has=page.get_by_role("heading", name="Top tunnels"))
+    first = top.get_by_test_id("stPageLink-NavLink").first
+    expect(first).to_contain_text("auth-migration")
+    expect(first).to_contain_text("3 wings")
+    expect(first).to_have_attribute("href", re.compile(r"search\?room=auth-migration$"))
+    expect(exceptions(page)).to_have_count(0)
+
+
+def snippet(card):
+    """A result card's highlighted snippet: its text and the words inside <mark>."""
+    return card.get_by_test_id("stHtml").nth(1).evaluate(
+        "el => ({text: el.textContent, marks: [...el.querySelectorAll('mark')].map(m => m.textContent)})")
+
+
+def first_result(page: Page) -> dict[str, str]:
+    card = main_block(page).locator(CARD).first
+    details = open_expander(expander(card, "Open drawer"))
+    return {"badges": card.get_by_test_id("stHtml").first.inner_text(), "snippet": snippet(card)["text"],
+            "text": details.get_by_test_id("stText").first.evaluate("el => el.textContent"),
+            "id": details.get_by_test_id("stCode").first.inner_text().strip()}
+
+
+def test_search_with_filters_highlights_keeps_the_url_and_exports(page: Page, server: Dashboard) -> None:
+    open_app(page, server)
+    if main_block(page).get_by_role("button", name="Load the demo palace").count():  # run alone
+        load_demo_with_the_button(page)
+
+    open_app(page, server, "search")
+    main = main_block(page)
+    box = main.get_by_role("textbox", name="Search your palace")
+    box.fill(QUERY)
+    with rerun(page):
+        box.press("Enter")
+    choose(main, "Wing", "wing_kai")
+    choose(main, "Hall", "hall_discoveries")
+
+    cards = main.locator(CARD)
+    expect(cards.first).to_be_visible()
+    count = cards.count()
+    expect(main.get_by_text(f"{count} result(s)", exact=True)).to_be_visible()
+    marked = 0
+    for number in range(count):
+        card = cards.nth(number)
+        badges = card.get_by_test_id("stHtml").first.locator("span")
+        expect(badges.first).to_have_text("wing_kai")
+        expect(badges.nth(2)).to_have_text("hall_discoveries")
+        shown = snippet(card)
+        # Every word of the query in the shown text is highlighted, and nothing else is.
+        assert shown["marks"] == TERMS.findall(shown["text"]), shown
+        marked += len(shown["marks"])
+    assert marked > 0
+    assert {m.lower() for m in snippet(cards.first)["marks"]} >= {"token", "refresh", "bug"}
+
+    query = parse_qs(urlsplit(page.url).query)
+    assert query["q"] == [QUERY] and query["wing"] == ["wing_kai"] and query["hall"] == ["hall_discoveries"]
+
+    first = first_result(page)
+    assert re.fullmatch(r"drawer_[0-9a-f]+", first["id"]), first
+    assert first["text"].startswith(first["snippet"].removesuffix("…")), first
+    assert TERMS.search(first["text"])
+
+    again = page.context.new_page()
+    track_runs(again)
+    open_app(again, server, page.url.removeprefix(server.url))
+    expect(again.get_by_role("textbox", name="Search your palace")).to_have_value(QUERY)
+    expect(again.get_by_role("combobox", name="Wing", exact=True)).to_have_value("wing_kai")
+    expect(again.get_by_role("combobox", name="Hall", exact=True)).to_have_value("hall_discoveries")
+    assert first_result(again) == first
+    expect(main_block(again).locator(CARD)).to_have_count(count)
+    again.close()
+
+    with page.expect_download() as download, rerun(page):
+        main.get_by_role("button", name="Export Markdown").click()
+    assert download.value.suggested_filename == "mempalace-search.md"
+    exported = open(download.value.path(), encoding="utf-8").read()
+    assert exported.startswith(f"# Search: {QUERY}")
+    # The file is Markdown: the id may be code (`drawer_…`) or escaped text (drawer\_…); read it as Markdown does.
+    drawer_lines = [re.sub(r"\\(.)", r"\1", line).replace("`", "") for line in exported.splitlines()
+                    if line.startswith("- Drawer:")]
+    assert drawer_lines[0] == f"- Drawer: {first['id']}", drawer_lines
+    assert first["text"].strip() in exported  # the verbatim text, byte for byte, in a fence
+    expect(exceptions(page)).to_have_count(0)

@@ -1,0 +1,190 @@
+"""The tunnel network in a real browser, and markup in names and text that must never run.
+
+One server for the module, on the demo palace plus drawers that another tool stored straight into
+the store (so their wing, room and source names are kept exactly, not slugged), with script payloads
+in their text, rooms, wings and source files. Both tests only read the palace.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+import pytest
+from playwright.sync_api import Frame, Page, expect
+
+from _dashboard import CARD, Dashboard, choose, exceptions, expander, main_block, open_app, open_expander, open_options
+
+pytestmark = pytest.mark.e2e
+
+P1 = "<script>window.__xss=1</script>"
+P2 = '<img src=x onerror="window.__xss=2">'
+P3 = '"><svg onload=window.__xss=3>'
+P4 = "[click](javascript:window.__xss=4)"
+P5 = "</script><script>window.__xss=5</script>"
+PAYLOADS = (P1, P2, P3, P4, P5)
+# A title with "href" in it makes pyvis show tooltips in its own popup, through innerHTML.
+P6 = '<img src=x onerror="window.__xss=6"> see href'
+
+QUERY = "pasted login page markup"
+TEXT = f"Kai pasted the login page markup from the bug report: {P1} then {P2} then {P3} then {P4} then {P5} end."
+# (id, text, wing, room, source file): rooms P1 and P2 are tunnels between a payload wing and a demo wing.
+FOREIGN = (
+    ("xss-1", TEXT, P3, P1, P2),
+    ("xss-2", f"Second copy of the pasted login page markup {P1} in wing_kai.", "wing_kai", P1, P5),
+    ("xss-3", f"Priya saw the pasted login page markup {P2} too.", P5, P2, P4),
+    ("xss-4", f"Login page markup pasted again {P3} {P4}.", "wing_priya", P2, P1),
+    ("xss-5", f"Pasted login page markup with a link {P4} and {P5}.", P5, P4, P3),
+    ("xss-6", "Pasted login page markup with an href in the room name.", "wing_kai", P6, "notes.txt"),
+    ("xss-7", "More pasted login page markup, with an href room.", P3, P6, "notes.txt"),
+    ("xss-8", "The R&D budget for next year's login work.", "wing_priya", "R&D budget", "budget.txt"),
+)
+
+
+def prefill(palace) -> None:
+    from mempalace.demo import load_demo
+    from mempalace.store import SEQ_KEY
+    from mempalace.sync import new_stamp
+
+    load_demo(palace)
+    for drawer_id, text, wing, room, source in FOREIGN:  # as tests/test_graph.py's foreign_add, with more fields
+        palace._store.add([drawer_id], [text], [{"wing": wing, "room": room, "hall": "hall_discoveries",
+                                                 "source_file": source, SEQ_KEY: new_stamp()}], palace.embed([text]))
+    palace._store.bump_marker()
+
+
+@pytest.fixture(scope="module")
+def server(module_dashboard) -> Dashboard:
+    return module_dashboard(prefill=prefill)
+
+
+def network_frame(page: Page) -> Frame:
+    iframe = main_block(page).get_by_test_id("stIFrame")
+    expect(iframe).to_be_visible()
+    frame = iframe.element_handle().content_frame()
+    assert frame is not None
+    frame.wait_for_function("() => typeof window.network === 'object' && window.network !== null")
+    return frame
+
+
+def hover_node(page: Page, frame: Frame, node: str) -> None:
+    """Move the mouse onto a node of the network (its tooltip opens)."""
+    spot = frame.evaluate("""(id) => {
+        const p = network.canvasToDOM(network.getPositions([id])[id]);
+        const r = document.querySelector('canvas').getBoundingClientRect();
+        return {x: p.x + r.left, y: p.y + r.top};
+    }""", node)
+    iframe = main_block(page).get_by_test_id("stIFrame").bounding_box()
+    page.mouse.move(iframe["x"] + spot["x"] - 20, iframe["y"] + spot["y"] - 20)
+    page.mouse.move(iframe["x"] + spot["x"], iframe["y"] + spot["y"], steps=5)
+
+
+def test_the_tunnel_network_draws_offline(page: Page, server: Dashboard) -> None:
+    requested: list[str] = []
+    page.on("request", lambda request: requested.append(request.url))
+    open_app(page, server, "tunnels")
+    frame = network_frame(page)
+    canvas = frame.locator("canvas")
+    expect(canvas).to_have_count(1)
+    expect(canvas).to_be_visible()
+    box = canvas.bounding_box()
+    assert box and box["width"] > 100 and box["height"] > 100, box
+    drawn = frame.evaluate("""() => {
+        const canvas = document.querySelector('canvas');
+        const pixels = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+        let inked = 0;
+        for (let i = 0; i < pixels.length; i += 4) if (pixels[i] < 200 || pixels[i + 1] < 200) inked++;
+        return {width: canvas.width, height: canvas.height, inked, nodes: network.body.data.nodes.getIds()};
+    }""")
+    assert drawn["width"] > 0 and drawn["height"] > 0, drawn
+    assert drawn["inked"] > 1000, "the canvas is blank"
+    assert {"w:wing_kai", "w:wing_driftwood", "w:wing_priya", "r:auth-migration"} <= set(drawn["nodes"])
+    expect(exceptions(page)).to_have_count(0)
+    page.wait_for_timeout(500)  # anything the page would still fetch late
+    outside = [url for url in requested
+               if not url.startswith((server.url + "/", "data:", "about:", "blob:")) and url != server.url]
+    assert requested and not outside, outside
+
+
+def xss_fired(page: Page) -> list[str]:
+    """Where `window.__xss` is set: the page and every frame in it."""
+    return [f"{frame.url}: {value}" for frame in page.frames
+            if (value := frame.evaluate("() => typeof window.__xss === 'undefined' ? null : String(window.__xss)"))]
+
+
+def assert_inert(page: Page, where: str) -> None:
+    page.wait_for_timeout(300)  # an onerror or onload handler would have run by now
+    assert xss_fired(page) == [], where
+    main = main_block(page)
+    assert main.locator("script, [onerror], [onload], a[href^='javascript:' i]").count() == 0, where
+
+
+def visible_payloads(page: Page) -> set[str]:
+    return {p for p in PAYLOADS if main_block(page).get_by_text(p).filter(visible=True).count()}
+
+
+def test_markup_in_text_and_names_is_shown_not_run(page: Page, server: Dashboard) -> None:
+    dialogs: list[str] = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    seen: set[str] = set()
+
+    open_app(page, server)  # Overview: tiles, charts, the places table, tunnel and wing links
+    assert_inert(page, "overview")
+    tunnels = main_block(page).get_by_test_id("stPageLink-NavLink")
+    expect(tunnels.filter(has_text=P1).first).to_be_visible()
+    expect(tunnels.filter(has_text=P3).first).to_be_visible()  # a wing in "Rooms per wing"
+    seen |= visible_payloads(page)
+
+    open_app(page, server, f"search?q={quote(QUERY)}")
+    main = main_block(page)
+    cards = main.locator(CARD)
+    expect(cards.first).to_be_visible()
+    first = cards.filter(has_text="from the bug report").first
+    expect(first.get_by_test_id("stHtml").first).to_contain_text(P3)  # the wing badge
+    expect(first.get_by_test_id("stHtml").first).to_contain_text(P2)  # the source file badge
+    details = open_expander(expander(first, "Open drawer"))
+    expect(details.get_by_test_id("stText").first).to_have_text(TEXT)
+    assert_inert(page, "search")
+    seen |= visible_payloads(page)
+    options = open_options(main, "Wing")  # wing names as options
+    expect(options.get_by_role("option", name=P5, exact=True)).to_be_visible()
+    expect(options.get_by_role("option", name=P3, exact=True)).to_be_visible()
+    page.keyboard.press("Escape")
+    assert_inert(page, "search, wing options")
+
+    open_app(page, server, "tunnels")
+    frame = network_frame(page)
+    labels = frame.evaluate("() => network.body.data.nodes.get().map(n => n.label + ' ' + (n.title || ''))")
+    assert any("__xss=1" in label for label in labels)  # the payload rooms are drawn...
+    assert_inert(page, "tunnels")  # ...and nothing ran, in the page or in the network's frame
+    hover_node(page, frame, "r:" + P6)  # "href" in a tooltip would make pyvis show them all through innerHTML
+    tooltip = frame.locator("div.vis-tooltip, div.popup").filter(visible=True)
+    expect(tooltip).to_contain_text('room <img src=x onerror="window.__xss=6">')  # as text
+    assert tooltip.locator("img, script, svg").count() == 0
+    assert_inert(page, "tunnels, a tooltip")
+    seen |= visible_payloads(page)
+
+    open_app(page, server, "drawers")
+    choose(main_block(page), "Wing", P5)
+    box = expander(main_block(page), "Priya saw the pasted login page markup").first
+    details = open_expander(box)
+    expect(details.get_by_test_id("stText").first).to_have_text(f"Priya saw the pasted login page markup {P2} too.")
+    expect(details.get_by_test_id("stHtml").first).to_contain_text(P4)  # the source file badge
+    expect(details.get_by_role("textbox", name="Room", exact=True)).to_have_value(P2)
+    assert_inert(page, "drawers")
+    seen |= visible_payloads(page)
+
+    assert dialogs == []
+    assert seen == set(PAYLOADS), f"shown as text: {seen}"
+    expect(exceptions(page)).to_have_count(0)
+
+
+def test_names_in_the_network_read_as_typed(page: Page, server: Dashboard) -> None:
+    """Labels are drawn on the canvas and tooltips set as text: names must not arrive as HTML entities."""
+    open_app(page, server, "tunnels")
+    frame = network_frame(page)
+    labels = frame.evaluate("() => Object.fromEntries(network.body.data.nodes.get().map(n => [n.id, n.label]))")
+    assert labels["r:R&D budget"] == "R&D budget"
+    assert labels["r:" + P1] == P1 and labels["w:" + P3] == P3
+    hover_node(page, frame, "r:" + P1)
+    tooltip = frame.locator("div.vis-tooltip, div.popup").filter(visible=True)
+    expect(tooltip).to_contain_text(f"room {P1}")
