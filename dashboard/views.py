@@ -73,7 +73,7 @@ def merges(_p: Palace, key: tuple[str, int]) -> list[MergeSuggestion]:
 
 
 def stats(p: Palace) -> GraphStats:
-    return overview(p, key(p))["stats"]
+    return graph_stats(p)  # memoised on the palace until it changes
 
 
 def link_to_search(label: str, **filters: str | None) -> None:

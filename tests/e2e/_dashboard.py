@@ -144,12 +144,10 @@ def start_dashboard(home: Path, env: Mapping[str, str] | None = None, attempts: 
 _run_counts: weakref.WeakKeyDictionary[Page, list[int]] = weakref.WeakKeyDictionary()
 
 
-def track_runs(page: Page) -> None:
-    """Count the script runs `page` sees finish (the `page` fixture does this; call it yourself for
-    another page, before it opens the app)."""
+def on_messages(page: Page, handler) -> None:
+    """Call `handler(ForwardMsg)` for every message the server sends `page` from now on (call it before
+    the page opens the app)."""
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
-
-    count = [0]
 
     def on_frame(payload: str | bytes) -> None:
         if isinstance(payload, str):
@@ -157,17 +155,30 @@ def track_runs(page: Page) -> None:
         message = ForwardMsg()
         try:
             message.ParseFromString(payload)
-        except Exception:  # not a ForwardMsg: nothing to count
+        except Exception:  # not a ForwardMsg: nothing to hand on
             return
-        if (message.WhichOneof("type") == "script_finished"
-                and message.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN):
-            count[0] += 1
+        handler(message)
 
     def on_websocket(socket) -> None:
         if socket.url.split("?")[0].endswith(STREAM_PATH):
             socket.on("framereceived", on_frame)
 
     page.on("websocket", on_websocket)
+
+
+def track_runs(page: Page) -> None:
+    """Count the script runs `page` sees finish (the `page` fixture does this; call it yourself for
+    another page, before it opens the app)."""
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    count = [0]
+
+    def count_finished(message) -> None:
+        if (message.WhichOneof("type") == "script_finished"
+                and message.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN):
+            count[0] += 1
+
+    on_messages(page, count_finished)
     _run_counts[page] = count
 
 

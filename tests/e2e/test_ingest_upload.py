@@ -10,7 +10,8 @@ import re
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
-from _dashboard import Dashboard, alerts, choose, exceptions, main_block, metric, open_app, rerun, sidebar
+from _dashboard import (Dashboard, alerts, choose, exceptions, main_block, metric, on_messages, open_app, rerun,
+                        sidebar)
 
 pytestmark = pytest.mark.e2e
 
@@ -84,24 +85,14 @@ def watch_progress_bars(page: Page) -> list[str]:
     """The texts of the progress bars the server sends to `page` from now on, as they come (call it before the
     page opens the app). Read on the wire: filing reruns the page at once, so a bar may be replaced before
     the browser paints it on a busy machine."""
-    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
-
     texts: list[str] = []
 
-    def on_frame(payload: str | bytes) -> None:
-        if isinstance(payload, str):
-            return
-        message = ForwardMsg()
-        try:
-            message.ParseFromString(payload)
-        except Exception:  # not a ForwardMsg
-            return
+    def keep_progress(message) -> None:
         if (message.WhichOneof("type") == "delta" and message.delta.WhichOneof("type") == "new_element"
                 and message.delta.new_element.WhichOneof("type") == "progress"):
             texts.append(message.delta.new_element.progress.text)
 
-    page.on("websocket", lambda socket: socket.on("framereceived", on_frame)
-            if socket.url.split("?")[0].endswith("/_stcore/stream") else None)
+    on_messages(page, keep_progress)
     return texts
 
 
