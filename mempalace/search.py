@@ -3,11 +3,14 @@
 score = (1 - w) * similarity + w * lexical, where lexical is the drawer's BM25 score divided by
 the best BM25 score among the candidates (so 1.0 for the best keyword match) and w is
 `LEXICAL_WEIGHT`. Candidates are the nearest drawers by vector *and* the best keyword matches,
-so a drawer that only matches by keyword is still found.
+so a drawer that only matches by keyword is still found. The query is embedded without its
+question framing (`semantic_text`). Both choices were made on LoCoMo's development conversations:
+benchmarks/locomo.py and benchmarks/README.md have the figures.
 """
 
 from __future__ import annotations
 
+import re
 from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any
@@ -18,10 +21,26 @@ from .catalog import Catalog
 from .models import SearchHit
 from .store import ChromaStore
 
-LEXICAL_WEIGHT = 0.3
+LEXICAL_WEIGHT = 0.4
 MIN_POOL = 50
 VECTOR_SCAN_MAX = 50_000  # filtered sets up to this size are scanned exactly from the catalog
 CACHED_ROWS_MAX = 150_000  # vectors kept in memory across filters (about 230 MB at 384 dimensions)
+
+
+# "What did", "how does", "?": the form of a question, not its subject. Conversations are full of
+# questions, so a question's embedding is drawn to drawers that ask anything; keyword search already
+# drops these words as stop words.
+_QUESTION_FRAMING = re.compile(
+    r"(?<![\w'’-])(?:what|when|where|which|who|whom|whose|why|how|did|does|do|is|are|was|were)(?:['’]s)?"
+    r"(?![\w'’-])|\?",
+    re.IGNORECASE,
+)
+
+
+def semantic_text(query: str) -> str:
+    """The text embedded for `query`: without its question framing, or the query itself if nothing is left."""
+    text = " ".join(_QUESTION_FRAMING.sub(" ", query).split())
+    return text if any(c.isalnum() for c in text) else query
 
 
 def chroma_where(filters: Mapping[str, str | None]) -> dict[str, Any] | None:

@@ -1,6 +1,7 @@
 import pytest
 
 from mempalace.errors import InvalidInputError
+from mempalace.search import LEXICAL_WEIGHT, semantic_text
 
 
 @pytest.fixture
@@ -24,7 +25,7 @@ def test_hits_carry_text_place_and_score_parts(filled):
     assert (top.rank, top.wing, top.room, top.hall, top.source_file) == (1, "wing_kai", "auth-migration",
                                                                           "hall_events", "kai.txt")
     assert top.score == pytest.approx(top.semantic + top.lexical, abs=1e-5)
-    assert top.semantic == pytest.approx(0.7 * top.similarity, abs=1e-5)
+    assert top.semantic == pytest.approx((1 - LEXICAL_WEIGHT) * top.similarity, abs=1e-5)
     assert [h.rank for h in hits] == list(range(1, len(hits) + 1))
     assert all(a.score >= b.score for a, b in zip(hits, hits[1:]))
 
@@ -82,3 +83,28 @@ def test_bad_queries_get_clear_errors(filled, kwargs):
 def test_query_punctuation_cannot_break_the_keyword_index(filled):
     for query in ['"unbalanced', "AND OR NOT", "col:umn*", "(((", "NEAR(a b)", "-vault"]:
         filled.search(query)
+
+
+@pytest.mark.parametrize(("query", "embedded"), [
+    ("What does Melanie do to destress?", "Melanie to destress"),
+    ("How do I reset the Postgres password?", "I reset the Postgres password"),
+    ("who's on call this week", "on call this week"),
+    ("When WAS the outage?", "the outage"),
+])
+def test_question_framing_is_not_embedded(query, embedded):
+    assert semantic_text(query) == embedded
+
+
+@pytest.mark.parametrize("query", [
+    "KeyError in foo.bar() after the upgrade",  # no framing: left exactly as typed
+    "whatever happened to the dosage schedule",  # framing words inside other words stay
+    "is-a versus has-a relation",
+    "what?", "Who is", "?",  # nothing but framing: the query itself is embedded
+])
+def test_queries_without_framing_or_with_nothing_else_are_unchanged(query):
+    assert semantic_text(query) == query
+
+
+def test_framing_words_still_reach_keyword_search_unchanged(filled):
+    hits = filled.search("What was the zxqv-7 error code?", limit=1)
+    assert hits[0].room == "vault" and hits[0].lexical > 0
