@@ -29,18 +29,16 @@ LOCOMO = ROOT.parent / "shared" / "data" / "locomo10.json"
 
 
 def write_transcripts(locomo: Path, folder: Path, limit: int | None) -> int:
-    """One `.txt` per LoCoMo session (speaker-labelled lines, date first); returns how many."""
+    """One `.txt` per LoCoMo session (speaker-labelled lines, date first, no captions); returns how many."""
+    from locomo import session_numbers, session_transcript  # benchmarks/locomo.py, beside this script
+
     written = 0
     for sample in json.loads(locomo.read_text(encoding="utf-8")):
-        conversation = sample["conversation"]
-        numbers = sorted(int(k.split("_")[1]) for k in conversation if k.startswith("session_") and k.count("_") == 1)
-        for n in numbers:
+        for n in session_numbers(sample["conversation"]):
             if limit is not None and written >= limit:
                 return written
-            lines = [f"{turn['speaker']}: {turn['text']}" for turn in conversation[f"session_{n}"] if turn.get("text")]
-            date = conversation.get(f"session_{n}_date_time", "")
             (folder / f"{sample['sample_id']}-session-{n}.txt").write_text(
-                f"Date: {date}\n\n" + "\n".join(lines) + "\n", encoding="utf-8")
+                session_transcript(sample["conversation"], n, captions=False), encoding="utf-8")
             written += 1
     return written
 

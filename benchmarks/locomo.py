@@ -157,7 +157,7 @@ def report(title: str, results: list[dict]) -> dict:
     figures = {name: summary(rows) for name, rows in splits.items()}
     for name, fig in figures.items():
         print(f"  {name:<9} {fig['questions']:>9} {fig['r5']:>7.3f} {fig['r10']:>7.3f}")
-    print(f"  per category (held-out | dev): n, R@5, R@10")
+    print("  per category (held-out | dev): n, R@5, R@10")
     for c in CATEGORIES:
         held, dev = figures["held-out"]["categories"][c], figures["dev"]["categories"][c]
         print(f"    {c}: {held[0]:>4} {held[1]:.3f} {held[2]:.3f}   | {dev[0]:>4} {dev[1]:.3f} {dev[2]:.3f}")
