@@ -17,6 +17,7 @@ from ..graph.merges import DEFAULT_MIN_SCORE
 from ..models import HALLS
 from ..palace import Palace
 from .graph import GRAPH_COMMANDS, show_merge_suggestions
+from .mcp import mcp_command
 from .support import emit, palace_command
 
 
@@ -251,7 +252,7 @@ def demo_command(ctx: click.Context, palace: Palace) -> None:
         sys.exit(1)
 
 
-for _command in GRAPH_COMMANDS:
+for _command in [*GRAPH_COMMANDS, mcp_command]:
     main.add_command(_command)
 
 

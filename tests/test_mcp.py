@@ -1,0 +1,161 @@
+"""The MCP server, driven through the official SDK's client: every tool, errors, and an agent's session."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client, StdioServerParameters
+
+from mempalace.cli.mcp import MAX_SEARCH_LIMIT, build_server
+
+pytestmark = pytest.mark.anyio
+
+TOOLS = {"status", "list_wings", "list_rooms", "get_taxonomy", "search", "check_duplicate", "add_drawer",
+         "get_drawer", "update_drawer", "delete_drawer", "ingest", "traverse", "find_tunnels", "graph_stats",
+         "suggest_room_merges"}
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+def allowed(tmp_path: Path) -> Path:
+    folder = tmp_path / "allowed"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture
+def server(palace, allowed):
+    return build_server(palace, [allowed])
+
+
+async def call(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
+    result = await client.call_tool(f"mempalace_{tool}", arguments)
+    assert not result.is_error, result.content
+    return result.structured_content
+
+
+async def refused(client: Client, tool: str, **arguments: Any) -> str:
+    result = await client.call_tool(f"mempalace_{tool}", arguments)
+    assert result.is_error, result.structured_content
+    return " ".join(c.text for c in result.content)
+
+
+async def test_every_tool_is_listed_with_a_description_and_typed_parameters(server):
+    async with Client(server) as client:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+    assert set(tools) == {f"mempalace_{name}" for name in TOOLS}
+    assert all(t.description and len(t.description) > 20 for t in tools.values())
+    search = tools["mempalace_search"].input_schema
+    assert search["required"] == ["query"]
+    assert search["properties"]["limit"]["maximum"] == MAX_SEARCH_LIMIT
+    add = tools["mempalace_add_drawer"]
+    assert "never summarised" in add.description
+    assert set(add.input_schema["required"]) == {"wing", "room", "content"}
+
+
+async def test_filing_reading_moving_and_deleting_a_drawer(server):
+    async with Client(server) as client:
+        added = await call(client, "add_drawer", wing="wing_kai", room="Auth Migration", hall="events",
+                           content="We moved  auth to OAuth2 with PKCE.\n\n```py\nx = 1\n```")
+        assert added["status"] == "added"
+        [drawer_id] = added["drawer_ids"]
+        drawer = await call(client, "get_drawer", drawer_id=drawer_id)
+        assert drawer["content"] == "We moved  auth to OAuth2 with PKCE.\n\n```py\nx = 1\n```"
+        assert (drawer["wing"], drawer["room"], drawer["hall"]) == ("wing_kai", "auth-migration", "hall_events")
+        moved = await call(client, "update_drawer", drawer_id=drawer_id, wing="wing_priya", hall="advice")
+        assert (moved["wing"], moved["room"], moved["hall"]) == ("wing_priya", "auth-migration", "hall_advice")
+        assert (await call(client, "list_wings"))["wings"] == {"wing_priya": 1}
+        assert (await call(client, "list_rooms", wing="wing_priya"))["rooms"] == {"auth-migration": 1}
+        assert (await call(client, "get_taxonomy"))["taxonomy"] == {"wing_priya": {"auth-migration": 1}}
+        assert (await call(client, "status"))["drawers"] == 1
+        deleted = await call(client, "delete_drawer", drawer_id=drawer_id)
+        assert deleted["id"] == drawer_id
+        assert "no drawer with id" in (await refused(client, "get_drawer", drawer_id=drawer_id)).lower()
+
+
+async def test_a_duplicate_is_refused_with_its_matches(server):
+    text = "The zxqv-7 error code means the vault sealed itself after three failed unseal attempts."
+    async with Client(server) as client:
+        first = await call(client, "add_drawer", wing="wing_ops", room="vault", content=text)
+        checked = await call(client, "check_duplicate", content=text)
+        assert checked["matches"][0]["drawer_id"] == first["drawer_ids"][0]
+        again = await call(client, "add_drawer", wing="wing_ops", room="vault-notes", content=text)
+        assert again["status"] == "duplicate" and again["matches"][0]["drawer_id"] == first["drawer_ids"][0]
+        assert (await call(client, "status"))["drawers"] == 1
+
+
+async def test_bad_input_comes_back_as_tool_errors_and_stores_nothing(server, palace, settings, tmp_path):
+    async with Client(server) as client:
+        assert "empty" in (await refused(client, "add_drawer", wing="w", room="r", content="   ")).lower()
+        huge = "x " * (settings.max_content_chars // 2 + 10)
+        assert f"{settings.max_content_chars:,}" in await refused(client, "add_drawer", wing="w", room="r", content=huge)
+        assert "hall" in (await refused(client, "add_drawer", wing="w", room="r", content="hi", hall="kitchen")).lower()
+        await refused(client, "search", query="anything", limit=MAX_SEARCH_LIMIT + 1)
+        await refused(client, "search", query="anything", limit=0)
+        assert "empty" in (await refused(client, "search", query=" ")).lower()
+        await refused(client, "traverse", start_room="auth", max_hops=1000)
+        await refused(client, "check_duplicate", content="hi", threshold=3)
+        outside = tmp_path / "secret.txt"
+        outside.write_text("User: my password is hunter2\nAssistant: noted\n", encoding="utf-8")
+        assert "outside" in await refused(client, "ingest", path=str(outside))
+        assert "outside" in await refused(client, "ingest", path=str(tmp_path / "allowed" / ".." / "secret.txt"))
+        await refused(client, "no_such_tool")
+    assert palace.count() == 0
+
+
+async def test_ingest_reads_only_under_the_allowed_directories(server, palace, allowed):
+    transcript = allowed / "chat.txt"
+    transcript.write_text("User: which database did we pick?\nAssistant: Postgres, for the JSONB support.\n",
+                          encoding="utf-8")
+    async with Client(server) as client:
+        done = await call(client, "ingest", path=str(transcript), wing="wing_kai")
+        assert done["reports"][0]["added"] == 1
+    assert palace.list_wings() == {"wing_kai": 1}
+
+
+async def test_without_allowed_directories_ingest_is_refused(palace, tmp_path):
+    async with Client(build_server(palace)) as client:
+        assert "--allow-dir" in await refused(client, "ingest", path=str(tmp_path))
+
+
+async def test_an_agent_files_memories_finds_the_duplicate_searches_and_follows_a_tunnel(server):
+    """A realistic session: three memories, one repeated, a search, then the tunnel between wings."""
+    memories = [
+        ("wing_kai", "auth-migration", "events", "Kai: we cut over login to OAuth2 with PKCE on Tuesday."),
+        ("wing_driftwood", "auth-migration", "facts", "Driftwood's auth migration keeps sessions in Redis."),
+        ("wing_kai", "gpu-pricing", "facts", "Spot A100s were 40% cheaper in us-east-2 last week."),
+    ]
+    async with Client(server) as client:
+        for wing, room, hall, text in memories:
+            assert (await call(client, "add_drawer", wing=wing, room=room, hall=hall, content=text))["status"] == "added"
+        repeat = await call(client, "add_drawer", wing="wing_kai", room="auth", content=memories[0][3])
+        assert repeat["status"] == "duplicate"
+        hits = (await call(client, "search", query="OAuth2 PKCE cut over", limit=3))["hits"]
+        assert hits[0]["content"] == memories[0][3] and hits[0]["drawer_id"]
+        tunnels = (await call(client, "find_tunnels", wing_a="wing_kai", wing_b="wing_driftwood"))["tunnels"]
+        assert [t["room"] for t in tunnels] == ["auth-migration"]
+        steps = (await call(client, "traverse", start_room="gpu-pricing", max_hops=2))["steps"]
+        assert "auth-migration" in {s["room"] for s in steps}
+        stats = await call(client, "graph_stats")
+        assert stats["tunnel_rooms"] == 1 and stats["total_wings"] == 2
+        assert "suggestions" in await call(client, "suggest_room_merges")
+
+
+async def test_the_cli_serves_over_stdio(tmp_path, home):
+    palace_dir = tmp_path / "stdio-palace"
+    env = {**os.environ, "MEMPALACE_HOME": str(home), "MEMPALACE_EMBEDDER": "hash"}
+    params = StdioServerParameters(command=sys.executable, args=["-m", "mempalace", "--palace", str(palace_dir), "mcp"],
+                                   env=env)
+    async with Client(params) as client:
+        added = await call(client, "add_drawer", wing="wing_kai", room="notes", content="Stdio works end to end.")
+        assert added["status"] == "added"
+        assert json.loads(json.dumps(await call(client, "status")))["drawers"] == 1
