@@ -39,7 +39,8 @@ def key(p: Palace) -> tuple[str, int]:
 def overview(_p: Palace, key: tuple[str, int]) -> dict[str, Any]:
     """Everything the Overview page draws, in one cached bundle."""
     places = [{"wing": w, "room": r, "hall": h or "(none)", "drawers": n} for w, r, h, n in _p.places()]
-    return {"places": places, "stats": graph_stats(_p), "days": _p.filed_per_day(), "count": _p.count(),
+    count = sum(p["drawers"] for p in places)  # from the same read as the places, so they always agree
+    return {"places": places, "stats": graph_stats(_p), "days": _p.filed_per_day(), "count": count,
             "halls": {h: n for h, n in _p.hall_counts().items() if h}}
 
 

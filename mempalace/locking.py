@@ -21,24 +21,28 @@ class PalaceLock:
         self._lock = FileLock(str(palace_dir / LOCK_FILE), timeout=timeout, is_singleton=False,
                               thread_local=False)
 
-    def acquire(self) -> None:
+    def acquire(self, served_at: str | None = None) -> None:
+        """Hold the palace; `served_at` is the URL of the server `mempalace serve` runs on it."""
         try:
             self._lock.acquire()
         except Timeout:
-            raise PalaceBusyError(
-                f"The palace at {self._dir} is in use by another process{self._owner()}. An embedded "
-                "palace belongs to one process at a time: close the other one, or share the palace "
-                f"through a Chroma server (`chroma run --path {self._dir}`) and connect with `--url`."
-            ) from None
-        (self._dir / OWNER_FILE).write_text(str(os.getpid()), encoding="utf-8")
+            raise PalaceBusyError(self._busy_message()) from None
+        owner = f"{os.getpid()} {served_at}" if served_at else str(os.getpid())
+        (self._dir / OWNER_FILE).write_text(owner, encoding="utf-8")
 
     def release(self) -> None:
         if self._lock.is_locked:
             self._lock.release()
 
-    def _owner(self) -> str:
+    def _busy_message(self) -> str:
         try:
-            pid = (self._dir / OWNER_FILE).read_text(encoding="utf-8").strip()
+            pid, _, url = (self._dir / OWNER_FILE).read_text(encoding="utf-8").strip().partition(" ")
         except OSError:
-            return ""
-        return f" (pid {pid})" if pid.isdigit() else ""
+            pid, url = "", ""
+        holder = f" (pid {pid})" if pid.isdigit() else ""
+        if url:
+            return (f"The palace at {self._dir} is being served at {url}{holder}: connect to it with "
+                    f"`--url {url}` (or MEMPALACE_URL={url}) instead of opening the directory.")
+        return (f"The palace at {self._dir} is in use by another process{holder}. An embedded palace belongs "
+                "to one process at a time: close the other one, or share the palace between programs with "
+                f"`mempalace serve --palace {self._dir}` and connect each of them with `--url`.")

@@ -3,9 +3,9 @@
 Embedded palace: Chroma's own write counter (see `ChromaStore.write_counter`) moves with every
 write by anyone, so one tiny read per call tells whether the catalog is current. Server palace:
 every MemPalace write stamps its drawers with `mp_seq` (microseconds) and changes a palace-wide
-token, bumping it *before* it writes and again afterwards if someone else bumped meanwhile; a reader
-that sees a token it did not set pulls the drawers stamped since its watermark (less a margin for
-clock skew and racing writers). Adds and deletes by tools that do not stamp are caught by a count
+token, bumping it *before* it writes (so a crash half-way is noticed) and again *after* (so a reader
+that saw the first bump before the data landed looks again); a reader that sees a token it did not
+set pulls the drawers stamped since its watermark (less a margin for clock skew and racing writers). Adds and deletes by tools that do not stamp are caught by a count
 check (every `foreign_check_seconds` on a server); their moves need `rebuild`.
 """
 
@@ -137,9 +137,9 @@ class CatalogSync:
         self._advance_watermark(max([seq, *(r.seq for r in rows)]))
         counter = self.store.write_counter()
         if counter is None:
-            behind = self._before != self._token
-            if (self.store.marker() or "") != self._pending:  # someone wrote meanwhile: tell them again
-                behind, self._pending = True, self.store.bump_marker()
+            behind = self._before != self._token or (self.store.marker() or "") != self._pending
+            # Bump again now the data has landed: a reader that saw the first bump before it did looks again.
+            self._pending = self.store.bump_marker()
             if behind:
                 self._catch_up()
         else:

@@ -50,7 +50,7 @@ def holder(palace_path):
 def test_a_second_process_gets_a_busy_error(holder, palace_path):
     result = _run(TRY_OPEN, palace_path)
     assert result.stdout.startswith("PalaceBusyError"), result.stdout + result.stderr
-    assert f"pid {holder.pid}" in result.stdout and "chroma run --path" in result.stdout
+    assert f"pid {holder.pid}" in result.stdout and "mempalace serve --palace" in result.stdout
 
 
 def test_the_lock_dies_with_its_process(holder, palace_path):

@@ -18,6 +18,7 @@ from ..models import HALLS
 from ..palace import Palace
 from .graph import GRAPH_COMMANDS, show_merge_suggestions
 from .mcp import mcp_command
+from .serve import serve_command
 from .support import emit, palace_command
 
 
@@ -252,7 +253,7 @@ def demo_command(ctx: click.Context, palace: Palace) -> None:
         sys.exit(1)
 
 
-for _command in [*GRAPH_COMMANDS, mcp_command]:
+for _command in [*GRAPH_COMMANDS, mcp_command, serve_command]:
     main.add_command(_command)
 
 
