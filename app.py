@@ -3,7 +3,9 @@
 The folder is not called pages/: Streamlit would then run a deep link such as /search as a bare
 legacy page, without this router, on the first request after the server starts."""
 
+import argparse
 import os
+import sys
 from pathlib import Path
 
 import streamlit as st
@@ -14,9 +16,15 @@ from mempalace import MempalaceError
 from mempalace.config import load_settings
 
 st.set_page_config(page_title="MemPalace", page_icon="🏛️", layout="wide")
+# `streamlit run app.py -- --url http://127.0.0.1:8000` (or --palace DIR) picks the palace; else MEMPALACE_URL.
+parser = argparse.ArgumentParser(add_help=False)
+parser.add_argument("--url")
+parser.add_argument("--palace")
+chosen = parser.parse_known_args(sys.argv[1:])[0]
 with st.sidebar:
     st.header("MemPalace")
-    target = st.text_input("Palace path or server URL", value=os.environ.get("MEMPALACE_URL", ""),
+    target = st.text_input("Palace path or server URL",
+                           value=chosen.url or chosen.palace or os.environ.get("MEMPALACE_URL", ""),
                            placeholder="default: ~/.mempalace/palace", key="palace_target",
                            help="A folder for an embedded palace, or http://host:port for a Chroma server.")
     is_url = target.strip().startswith(("http://", "https://"))
