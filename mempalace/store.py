@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import sqlite3
+import time
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -32,6 +33,7 @@ EMBEDDER_KEY = "embedder"
 SEQ_KEY = "mp_seq"
 PAGE = 5_000
 CHROMA_FILE = "chroma.sqlite3"
+INDEX_RETRIES = 10  # queries tried while a server indexes new drawers (about 2.3 s of waiting in all)
 
 
 @dataclass(frozen=True)
@@ -274,13 +276,23 @@ class ChromaStore:
                 stamps[drawer_id] = int((meta or {}).get(SEQ_KEY, 0))
             offset += len(result["ids"])
 
+    def _query(self, **query: Any) -> Any:
+        """`collection.query`, retried while a server is still indexing drawers that just arrived (it
+        then fails with "Error creating hnsw segment reader: Nothing found on disk")."""
+        for attempt in range(1, INDEX_RETRIES):
+            try:
+                return self._collection.query(**query)
+            except Exception as exc:
+                if "segment reader" not in str(exc):
+                    raise
+            time.sleep(0.05 * attempt)
+        return self._collection.query(**query)
+
     @_guarded
     def nearest(self, vector: np.ndarray, n: int, where: Mapping[str, Any] | None = None) -> list[tuple[str, float]]:
         """(id, cosine distance) of the `n` nearest drawers, nearest first."""
-        result = self._collection.query(
-            query_embeddings=[vector], n_results=n, where=dict(where) if where else None,
-            include=["distances"],
-        )
+        result = self._query(query_embeddings=[vector], n_results=n, where=dict(where) if where else None,
+                             include=["distances"])
         return list(zip(result["ids"][0], (float(d) for d in result["distances"][0])))
 
     @_guarded
@@ -288,8 +300,8 @@ class ChromaStore:
         """For each vector, (id, cosine distance) of its `n` nearest drawers, nearest first."""
         found: list[list[tuple[str, float]]] = []
         for start in range(0, len(vectors), 256):
-            result = self._collection.query(query_embeddings=list(vectors[start : start + 256]), n_results=n,
-                                            include=["distances"])
+            result = self._query(query_embeddings=list(vectors[start : start + 256]), n_results=n,
+                                 include=["distances"])
             found += [list(zip(i, map(float, d))) for i, d in zip(result["ids"], result["distances"])]
         return found
 

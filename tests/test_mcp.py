@@ -1,28 +1,39 @@
-"""The MCP server, driven through the official SDK's client: every tool, errors, and an agent's session."""
+"""The MCP server, driven through the official SDK's client: every tool, errors, and an agent's session.
+
+Each test's client runs in an event loop of its own thread (`threaded`): the browser tests' Playwright
+keeps an event loop running in the main thread for the whole session.
+"""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 
 from mempalace.cli.mcp import MAX_SEARCH_LIMIT, build_server
-
-pytestmark = pytest.mark.anyio
 
 TOOLS = {"status", "list_wings", "list_rooms", "get_taxonomy", "search", "check_duplicate", "add_drawer",
          "get_drawer", "update_drawer", "delete_drawer", "ingest", "traverse", "find_tunnels", "graph_stats",
          "suggest_room_merges"}
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
+def threaded(test):
+    """Run an async test to completion in a fresh event loop on a worker thread."""
+
+    @functools.wraps(test)
+    def run(*args: Any, **kwargs: Any) -> None:
+        with ThreadPoolExecutor(1) as pool:
+            pool.submit(anyio.run, functools.partial(test, *args, **kwargs)).result()
+
+    return run
 
 
 @pytest.fixture
@@ -49,6 +60,7 @@ async def refused(client: Client, tool: str, **arguments: Any) -> str:
     return " ".join(c.text for c in result.content)
 
 
+@threaded
 async def test_every_tool_is_listed_with_a_description_and_typed_parameters(server):
     async with Client(server) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
@@ -62,6 +74,7 @@ async def test_every_tool_is_listed_with_a_description_and_typed_parameters(serv
     assert set(add.input_schema["required"]) == {"wing", "room", "content"}
 
 
+@threaded
 async def test_filing_reading_moving_and_deleting_a_drawer(server):
     async with Client(server) as client:
         added = await call(client, "add_drawer", wing="wing_kai", room="Auth Migration", hall="events",
@@ -82,6 +95,7 @@ async def test_filing_reading_moving_and_deleting_a_drawer(server):
         assert "no drawer with id" in (await refused(client, "get_drawer", drawer_id=drawer_id)).lower()
 
 
+@threaded
 async def test_a_duplicate_is_refused_with_its_matches(server):
     text = "The zxqv-7 error code means the vault sealed itself after three failed unseal attempts."
     async with Client(server) as client:
@@ -93,6 +107,7 @@ async def test_a_duplicate_is_refused_with_its_matches(server):
         assert (await call(client, "status"))["drawers"] == 1
 
 
+@threaded
 async def test_bad_input_comes_back_as_tool_errors_and_stores_nothing(server, palace, settings, tmp_path):
     async with Client(server) as client:
         assert "empty" in (await refused(client, "add_drawer", wing="w", room="r", content="   ")).lower()
@@ -112,6 +127,7 @@ async def test_bad_input_comes_back_as_tool_errors_and_stores_nothing(server, pa
     assert palace.count() == 0
 
 
+@threaded
 async def test_ingest_reads_only_under_the_allowed_directories(server, palace, allowed):
     transcript = allowed / "chat.txt"
     transcript.write_text("User: which database did we pick?\nAssistant: Postgres, for the JSONB support.\n",
@@ -122,11 +138,13 @@ async def test_ingest_reads_only_under_the_allowed_directories(server, palace, a
     assert palace.list_wings() == {"wing_kai": 1}
 
 
+@threaded
 async def test_without_allowed_directories_ingest_is_refused(palace, tmp_path):
     async with Client(build_server(palace)) as client:
         assert "--allow-dir" in await refused(client, "ingest", path=str(tmp_path))
 
 
+@threaded
 async def test_an_agent_files_memories_finds_the_duplicate_searches_and_follows_a_tunnel(server):
     """A realistic session: three memories, one repeated, a search, then the tunnel between wings."""
     memories = [
@@ -150,6 +168,7 @@ async def test_an_agent_files_memories_finds_the_duplicate_searches_and_follows_
         assert "suggestions" in await call(client, "suggest_room_merges")
 
 
+@threaded
 async def test_the_cli_serves_over_stdio(tmp_path, home):
     palace_dir = tmp_path / "stdio-palace"
     env = {**os.environ, "MEMPALACE_HOME": str(home), "MEMPALACE_EMBEDDER": "hash"}

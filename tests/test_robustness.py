@@ -6,7 +6,7 @@ from click.testing import CliRunner
 from mempalace import Palace
 from mempalace.cli import main
 from mempalace.config import load_settings
-from mempalace.errors import ConfigError, InvalidInputError
+from mempalace.errors import ConfigError, InvalidInputError, PalaceUnavailableError
 from mempalace.palace import CATALOG_FILE
 from mempalace.store import SEQ_KEY
 from mempalace.sync import new_stamp
@@ -101,3 +101,36 @@ def test_cli_refuses_non_utf8_stdin(palace_path):
     result = CliRunner().invoke(main, ["--palace", str(palace_path), "add", "--wing", "w", "--room", "r",
                                        "--file", "-"], input=b"\xff\xfe bad bytes")
     assert result.exit_code != 0 and "UTF-8" in result.output and "Traceback" not in result.output
+
+
+class _Indexing:
+    """A collection whose first `failures` queries fail the way a Chroma server does while it indexes."""
+
+    def __init__(self, inner, failures: int, message: str):
+        self._inner, self.failures, self.message, self.calls = inner, failures, message, 0
+
+    def query(self, **kwargs):
+        self.calls += 1
+        if self.calls <= self.failures:
+            raise RuntimeError(self.message)
+        return self._inner.query(**kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
+
+
+def test_a_query_during_indexing_is_retried_until_the_server_answers(palace, monkeypatch):
+    palace.add_drawer("The vault seals itself after three failed unseal attempts.", "wing_ops", "vault")
+    busy = _Indexing(palace._store._collection, 3, "Error creating hnsw segment reader: Nothing found on disk")
+    monkeypatch.setattr(palace._store, "_collection", busy)
+    assert palace.check_duplicate("The vault seals itself after three failed unseal attempts.")
+    assert busy.calls == 4
+
+
+def test_other_query_failures_are_not_retried(palace, monkeypatch):
+    palace.add_drawer("The vault seals itself after three failed unseal attempts.", "wing_ops", "vault")
+    broken = _Indexing(palace._store._collection, 1, "disk I/O error")
+    monkeypatch.setattr(palace._store, "_collection", broken)
+    with pytest.raises(PalaceUnavailableError, match="disk I/O error"):
+        palace.check_duplicate("The vault seals itself.")
+    assert broken.calls == 1
