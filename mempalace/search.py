@@ -23,7 +23,7 @@ from .store import ChromaStore
 
 LEXICAL_WEIGHT = 0.4
 MIN_POOL = 50
-VECTOR_SCAN_MAX = 50_000  # candidate sets (filtered or not) up to this size are scanned exactly from the catalog
+VECTOR_SCAN_MAX = 50_000  # filtered sets up to this size are scanned exactly from the catalog
 CACHED_ROWS_MAX = 150_000  # vectors kept in memory across filters (about 230 MB at 384 dimensions)
 
 
@@ -84,17 +84,15 @@ class Searcher:
 
     def _nearest(self, vector: np.ndarray, filters: Mapping[str, str | None], pool: int,
                  generation: int) -> dict[str, float]:
-        """Id → cosine similarity of the `pool` nearest drawers within the filters.
-
-        Up to VECTOR_SCAN_MAX drawers, an exact scan of the catalog's vectors: faster than Chroma's
-        HNSW there, and never caught by a server that is still building the index of new drawers."""
-        if self._catalog.matching_count(filters) > VECTOR_SCAN_MAX:
-            return {i: 1.0 - d for i, d in self._store.nearest(vector, pool, chroma_where(filters))}
+        """Id → cosine similarity of the `pool` nearest drawers within the filters."""
+        where = chroma_where(filters)
+        if where is None or self._catalog.matching_count(filters) > VECTOR_SCAN_MAX:
+            return {i: 1.0 - d for i, d in self._store.nearest(vector, pool, where)}
         ids, matrix = self._scan(filters, generation)
         if not ids:
             return {}
-        sims = matrix @ vector
-        top = np.argsort(-sims)[:pool] if len(ids) > pool else np.arange(len(ids))
+        sims = matrix @ vector.astype(matrix.dtype, copy=False)  # a float64 query would copy the whole matrix
+        top = np.argpartition(-sims, pool)[:pool] if len(ids) > pool else np.arange(len(ids))
         return {ids[i]: float(sims[i]) for i in top}
 
     def _scan(self, filters: Mapping[str, str | None], generation: int) -> tuple[list[str], np.ndarray]:
