@@ -59,6 +59,18 @@ def build_server(palace: Palace, allowed_dirs: Sequence[str | Path] = ()) -> MCP
             return server.tool(name=f"mempalace_{name or func.__name__}", description=description)(_guarded(func))
         return register
 
+    _map_tools(tool, palace)
+    _drawer_tools(tool, palace, roots)
+    _graph_tools(tool, palace)
+    return server
+
+
+Registrar = Callable[..., Callable[[Callable[..., Any]], Any]]
+
+
+def _map_tools(tool: Registrar, palace: Palace) -> None:
+    """Status, wings, rooms, taxonomy and search."""
+
     @tool("Where the palace is and how many drawers, wings and rooms it holds.")
     def status() -> dict[str, Any]:
         return palace.status()
@@ -85,6 +97,11 @@ def build_server(palace: Palace, allowed_dirs: Sequence[str | Path] = ()) -> MCP
                ) -> dict[str, Any]:
         return {"hits": palace.search(query, wing=wing, room=room, hall=hall, limit=limit)}
 
+
+
+def _drawer_tools(tool: Registrar, palace: Palace, roots: list[Path]) -> None:
+    """Filing, reading, moving and deleting drawers; duplicate checks; ingest under the allowed roots."""
+
     @tool("Stored drawers at least `threshold` similar to `content` (1.0 = identical meaning).")
     def check_duplicate(content: Text, threshold: Annotated[float, Field(gt=0, le=1)] = 0.9) -> dict[str, Any]:
         return {"matches": palace.check_duplicate(content, threshold)}
@@ -93,7 +110,7 @@ def build_server(palace: Palace, allowed_dirs: Sequence[str | Path] = ()) -> MCP
           "drawer is refused and its matches are returned (status 'duplicate').")
     def add_drawer(wing: Wing, room: Room, content: Text, hall: Hall = None) -> dict[str, Any]:
         result = palace.add_drawer(content, wing, room, hall=hall)
-        return {"status": result.status, "drawer_ids": result.drawer_ids, "matches": jsonable(result.matches)}
+        return {"status": result.status, "drawer_ids": result.drawer_ids, "matches": result.matches}
 
     @tool("One drawer's verbatim text and place.")
     def get_drawer(drawer_id: DrawerId) -> dict[str, Any]:
@@ -119,6 +136,11 @@ def build_server(palace: Palace, allowed_dirs: Sequence[str | Path] = ()) -> MCP
         reports = ingest_paths(palace, [_allowed(path, roots)], wing=wing)
         return {"reports": [r.to_dict() for r in reports]}
 
+
+
+def _graph_tools(tool: Registrar, palace: Palace) -> None:
+    """The room graph: traversal, tunnels, stats and merge suggestions."""
+
     @tool("Rooms reachable from a room through shared wings, breadth first, up to max_hops.", "traverse")
     def traverse_rooms(start_room: Room, max_hops: Annotated[int, Field(ge=1, le=20)] = 2) -> dict[str, Any]:
         return {"steps": traverse(palace, start_room, max_hops)}
@@ -137,8 +159,6 @@ def build_server(palace: Palace, allowed_dirs: Sequence[str | Path] = ()) -> MCP
           "suggest_room_merges")
     def room_merges(min_score: Annotated[float, Field(gt=0, le=1)] = 0.8) -> dict[str, Any]:
         return {"suggestions": suggest_room_merges(palace, min_score=min_score)}
-
-    return server
 
 
 def _allowed(path: str, roots: list[Path]) -> Path:

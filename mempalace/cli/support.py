@@ -16,11 +16,13 @@ from ..palace import Palace
 
 
 def jsonable(value: Any) -> Any:
-    """Dataclasses (and lists of them) as plain dicts and lists, ready for json.dumps."""
+    """Dataclasses (also inside lists and dicts) as plain dicts and lists, ready for json.dumps."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return dataclasses.asdict(value)
     if isinstance(value, (list, tuple)):
         return [jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {k: jsonable(v) for k, v in value.items()}
     return value
 
 
