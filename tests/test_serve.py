@@ -13,12 +13,12 @@ import subprocess
 import sys
 import threading
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
 import pytest
+from _processes import answers, free_port, stop
 from mcp import Client
 
 from mempalace import Palace
@@ -47,12 +47,6 @@ CLI_CHATS = [
 ]
 
 
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def wait_until(ready, process: subprocess.Popen, log: Path, what: str) -> None:
     deadline = time.monotonic() + STARTUP_SECONDS
     while not ready():
@@ -61,14 +55,6 @@ def wait_until(ready, process: subprocess.Popen, log: Path, what: str) -> None:
         if time.monotonic() > deadline:
             pytest.fail(f"{what} did not answer within {STARTUP_SECONDS} s:\n{log.read_text(errors='replace')}")
         time.sleep(0.2)
-
-
-def answers(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(url, timeout=1) as response:
-            return response.status == 200
-    except OSError:
-        return False
 
 
 def listening(port: int) -> bool:
@@ -92,12 +78,7 @@ class Processes:
 
     def stop(self) -> None:
         for process in reversed(self.started):
-            process.terminate()
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            stop(process, timeout=15)
 
 
 @pytest.fixture

@@ -8,15 +8,14 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from _processes import answers, free_port, stop
 from click.testing import CliRunner, Result
 
 from mempalace import Palace
@@ -27,20 +26,6 @@ from mempalace.errors import DrawerNotFoundError, PalaceUnavailableError
 pytestmark = pytest.mark.server
 
 STARTUP_SECONDS = 30
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _answers(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(f"{url}/api/v2/heartbeat", timeout=1) as response:
-            return response.status == 200
-    except OSError:
-        return False
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +44,7 @@ def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         )
     try:
         deadline = time.monotonic() + STARTUP_SECONDS
-        while not _answers(url):
+        while not answers(f"{url}/api/v2/heartbeat"):
             if process.poll() is not None:
                 pytest.fail(f"chroma run exited with {process.returncode}:\n{log_path.read_text(errors='replace')}")
             if time.monotonic() > deadline:
@@ -68,12 +53,7 @@ def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             time.sleep(0.2)
         yield url
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process)
 
 
 def client(url: str, home: Path) -> Palace:

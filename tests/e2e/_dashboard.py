@@ -29,17 +29,17 @@ from __future__ import annotations
 
 import os
 import re
-import socket
 import subprocess
 import sys
 import time
-import urllib.request
 import weakref
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from _processes import answers, free_port, stop
 
 if TYPE_CHECKING:
     from playwright.sync_api import Locator, Page
@@ -53,12 +53,6 @@ DONE_STATES = ("notRunning", "compilationError")
 STREAM_PATH = "/_stcore/stream"
 
 # -- the server --------------------------------------------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @dataclass
@@ -79,21 +73,11 @@ class Dashboard:
         return self.log.read_text(errors="replace") if self.log.exists() else ""
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop(self.process)
 
 
 def _health(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1) as response:
-            return response.status == 200
-    except OSError:
-        return False
+    return answers(f"{url}/_stcore/health")
 
 
 def start_dashboard(home: Path, env: Mapping[str, str] | None = None, attempts: int = 3) -> Dashboard:
