@@ -127,6 +127,15 @@ def test_cli_demo_refuses_a_palace_built_by_another_embedder(tmp_path: Path, mon
     assert_user_error(run(tmp_path / "p", "demo"))
 
 
+QUESTIONS = [
+    ("What token lifetimes did we settle on?", "refresh tokens 14 days"),
+    ("What did Priya advise about rolling out the new login?", "one client at a time"),
+    ("Which client should switch to OIDC first?", "Start with the web dashboard"),
+    ("How do I make the PKCE challenge from the verifier?", "base64url-encoded SHA-256"),
+    ("what should we watch while the rollout ramps up", "Login success rate"),
+]
+
+
 @pytest.mark.model
 def test_demo_on_the_real_model_fills_the_halls_and_answers_a_paraphrase(tmp_path: Path,
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
@@ -138,3 +147,6 @@ def test_demo_on_the_real_model_fills_the_halls_and_answers_a_paraphrase(tmp_pat
         assert {t.room: t.wings for t in find_tunnels(palace)} == PLANNED_TUNNELS
         hits = palace.search("why did logins break after the switch", limit=3)
         assert any(h.room == "auth-migration" for h in hits), [(h.wing, h.room, h.content[:60]) for h in hits]
+        for question, answer in QUESTIONS:  # asked the way people ask: the default search finds the answer
+            hits = palace.search(question, limit=3)
+            assert any(answer in h.content for h in hits), (question, [h.content[:60] for h in hits])
