@@ -41,6 +41,11 @@ def wing_name(name: object) -> str:
     return _check(_NOT_WORD.sub("_", text).strip("_"), str(name), "wing")
 
 
+def hall_change(name: object | None) -> str | None:
+    """A hall to move to: None keeps the current one, "" takes the drawer out of its hall."""
+    return "" if isinstance(name, str) and not name.strip() else hall_name(name)
+
+
 def hall_name(name: object | None) -> str | None:
     """One of the five halls (`facts` or `hall_facts`), or None for no hall."""
     if name is None:

@@ -20,7 +20,7 @@ from .embedding import PalaceEmbeddingFunction
 from .errors import ConfigError, DrawerNotFoundError, InvalidInputError
 from .locking import PalaceLock
 from .models import AddResult, Drawer, DrawerDraft, DuplicateMatch, PalaceStatus, SearchHit
-from .naming import hall_name, room_slug, wing_name
+from .naming import hall_change, hall_name, room_slug, wing_name
 from .records import best_first, draft_metadata, drawer_from_record, drawer_from_row, extra_metadata, match
 from .search import Searcher, semantic_text
 from .store import SEQ_KEY, ChromaStore, Record, check_palace_dir
@@ -182,12 +182,13 @@ class Palace(TaxonomyView):
     @_serialized
     def update_drawer(self, drawer_id: str, wing: str | None = None, room: str | None = None,
                       hall: str | None = None) -> Drawer:
-        """Move a drawer to another wing, room or hall; its text and id never change."""
+        """Move a drawer to another wing, room or hall (hall "" takes it out of its hall); its text and
+        id never change."""
         current = self.get_drawer(drawer_id)
         place = {
             "wing": wing_name(wing) if wing is not None else current.wing,
             "room": room_slug(room) if room is not None else current.room,
-            "hall": hall_name(hall) if hall is not None else current.hall,
+            "hall": hall_change(hall) if hall is not None else current.hall,
         }
         self._sync.ensure_fresh()
         self._move([current.id], place)
@@ -196,10 +197,11 @@ class Palace(TaxonomyView):
     @_serialized
     def move_drawers(self, ids: Sequence[str], wing: str | None = None, room: str | None = None,
                      hall: str | None = None) -> int:
-        """Move many drawers in one write (metadata only: text, vectors and ids stay); returns how many."""
+        """Move many drawers in one write (metadata only: text, vectors and ids stay; hall "" takes them
+        out of their hall); returns how many."""
         place = {"wing": wing_name(wing) if wing is not None else None,
                  "room": room_slug(room) if room is not None else None,
-                 "hall": hall_name(hall) if hall is not None else None}
+                 "hall": hall_change(hall)}
         if all(v is None for v in place.values()):
             raise InvalidInputError("Say where to move the drawers: a wing, a room or a hall.")
         self._sync.ensure_fresh()
@@ -341,10 +343,12 @@ class Palace(TaxonomyView):
             )
 
     def _move(self, ids: list[str], place: dict[str, str | None]) -> None:
-        changes = {k: v for k, v in place.items() if v}
+        """Apply `place` (None: unchanged; "": removed, which only a hall can be) to the drawers."""
+        changes = {k: v for k, v in place.items() if v is not None}
         seq = new_stamp()
         self._sync.begin_write()
-        self._store.update_metadata(ids, [{**changes, SEQ_KEY: seq}] * len(ids))
+        stored = {k: v or None for k, v in changes.items()}  # None deletes the key in Chroma
+        self._store.update_metadata(ids, [{**stored, SEQ_KEY: seq}] * len(ids))
         self._catalog.move(ids, seq, **changes)
         self._sync.finish_write(seq=seq)
 

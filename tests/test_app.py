@@ -556,15 +556,17 @@ def test_move_files_a_drawer_elsewhere_and_bad_names_are_errors(story):
     assert app_palace(at).get_drawer(target).wing == "wing_kai"
 
 
-def test_a_drawer_in_a_hall_can_change_hall_but_is_not_offered_none(story):
+def test_a_drawer_can_change_hall_and_leave_its_hall(story):
     at = open_page("drawers")
     target = story["xss"]
-    options = at.selectbox(key=f"h_{target}").options
-    assert "(none)" not in options and "hall_facts" in options  # Palace cannot take a drawer out of its hall
     at.selectbox(key=f"h_{target}").select("hall_facts")
     at.button(key=f"move_{target}").click().run()
     assert not at.exception and not at.error
     assert app_palace(at).get_drawer(target).hall == "hall_facts"
+    at.selectbox(key=f"h_{target}").select("(none)")
+    at.button(key=f"move_{target}").click().run()
+    assert not at.exception and not at.error
+    assert app_palace(at).get_drawer(target).hall is None
 
 
 def test_drawers_filter_and_page(story, settings):

@@ -403,6 +403,13 @@ def test_move_room(cli) -> None:
     assert as_json(cli("taxonomy", "--json")) == {"other_move_wing": {"third": 1}}
 
 
+def test_move_out_of_a_hall(cli) -> None:
+    drawer_id = add_id(cli, "a drawer leaving its hall", "hall_exit_wing", "r", "--hall", "advice")
+    moved = as_json(cli("move", drawer_id, "--no-hall", "--json"))
+    assert (moved["room"], moved["hall"]) == ("r", None)
+    assert cli("move", drawer_id, "--hall", "facts", "--no-hall").exit_code == 2
+
+
 def test_move_without_destination_is_a_usage_error(cli) -> None:
     drawer_id = add_id(cli, "nowhere to go", "move_usage_wing", "r")
     result = cli("move", drawer_id)

@@ -86,6 +86,7 @@ async def test_filing_reading_moving_and_deleting_a_drawer(server):
         assert (drawer["wing"], drawer["room"], drawer["hall"]) == ("wing_kai", "auth-migration", "hall_events")
         moved = await call(client, "update_drawer", drawer_id=drawer_id, wing="wing_priya", hall="advice")
         assert (moved["wing"], moved["room"], moved["hall"]) == ("wing_priya", "auth-migration", "hall_advice")
+        assert (await call(client, "update_drawer", drawer_id=drawer_id, hall=""))["hall"] is None
         assert (await call(client, "list_wings"))["wings"] == {"wing_priya": 1}
         assert (await call(client, "list_rooms", wing="wing_priya"))["rooms"] == {"auth-migration": 1}
         assert (await call(client, "get_taxonomy"))["taxonomy"] == {"wing_priya": {"auth-migration": 1}}

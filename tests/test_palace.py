@@ -92,6 +92,18 @@ def test_move_to_another_wing_updates_counts(palace):
     assert palace.list_wings() == {"wing_driftwood": 1, "wing_kai": 1}
 
 
+def test_a_drawer_can_leave_its_hall_in_the_catalog_and_in_chroma(palace):
+    a = palace.add_drawer("Kai prefers short standups.", "wing_kai", "standups", hall="preferences").drawer_ids[0]
+    b = palace.add_drawer("Standups moved to 9:30.", "wing_kai", "standups", hall="events").drawer_ids[0]
+    assert palace.update_drawer(a, hall="").hall is None
+    assert palace.hall_counts() == {"": 1, "hall_events": 1}
+    assert palace.move_drawers([b], hall="") == 1
+    palace.rebuild_index()  # read back from Chroma itself: the key is gone there too
+    assert palace.get_drawer(a).hall is None and palace.get_drawer(b).hall is None
+    assert palace.search("standups", hall="events") == []
+    assert palace.update_drawer(a, room="rituals").hall is None  # moving elsewhere keeps no hall
+
+
 def test_delete_removes_the_drawer_everywhere(palace):
     drawer_id = palace.add_drawer("Temporary note about lunch.", "wing_a", "misc").drawer_ids[0]
     deleted = palace.delete_drawer(drawer_id)

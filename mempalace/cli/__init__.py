@@ -184,13 +184,16 @@ def delete(ctx: click.Context, palace: Palace, drawer_id: str) -> None:
 @click.option("--room")
 @click.option("--wing")
 @click.option("--hall")
+@click.option("--no-hall", is_flag=True, help="Take the drawer out of its hall.")
 @palace_command()
 def move(ctx: click.Context, palace: Palace, drawer_id: str, room: str | None, wing: str | None,
-         hall: str | None) -> None:
+         hall: str | None, no_hall: bool) -> None:
     """Move a drawer to another room, wing or hall (its text never changes)."""
-    if not (room or wing or hall):
-        raise click.UsageError("Say where to: --room, --wing and/or --hall.")
-    drawer = palace.update_drawer(drawer_id, wing=wing, room=room, hall=hall)
+    if not (room or wing or hall or no_hall):
+        raise click.UsageError("Say where to: --room, --wing and/or --hall (or --no-hall).")
+    if hall and no_hall:
+        raise click.UsageError("Give --hall or --no-hall, not both.")
+    drawer = palace.update_drawer(drawer_id, wing=wing, room=room, hall="" if no_hall else hall)
     emit(ctx, drawer, lambda: f"Moved {drawer.id} to {drawer.wing}/{drawer.room}" + (f"/{drawer.hall}" if drawer.hall else "") + ".")
 
 

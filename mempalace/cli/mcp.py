@@ -119,7 +119,9 @@ def _drawer_tools(tool: Registrar, palace: Palace, roots: list[Path]) -> None:
     @tool("Move a drawer to another wing, room or hall; its text never changes.")
     def update_drawer(drawer_id: DrawerId, wing: Annotated[str | None, Field(description="New wing.")] = None,
                       room: Annotated[str | None, Field(description="New room.")] = None,
-                      hall: Hall = None) -> dict[str, Any]:
+                      hall: Annotated[str | None, Field(description="New hall: facts, events, discoveries, "
+                                                        "preferences or advice; \"\" takes it out of its hall.")] = None,
+                      ) -> dict[str, Any]:
         return palace.update_drawer(drawer_id, wing=wing, room=room, hall=hall)
 
     @tool("Delete a drawer; returns what was deleted.")
