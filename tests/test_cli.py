@@ -529,3 +529,14 @@ def test_duplicate_add_json_reports_the_match(cli) -> None:
     assert set(data["matches"][0]) == MATCH_KEYS
     assert (data["matches"][0]["wing"], data["matches"][0]["room"]) == ("dupjson_wing", "a")
     assert as_json(cli("taxonomy", "--json")) == {"dupjson_wing": {"a": 1}}
+
+
+def test_palace_and_url_may_follow_the_command_and_win(cli, runner: CliRunner, tmp_path: Path) -> None:
+    other = tmp_path / "other-palace"
+    ok(runner.invoke(main, ["init", "--palace", str(other)]))
+    add_id(cli, "only in the first palace", "first_wing", "r")
+    status = as_json(cli("status", "--palace", str(other), "--json"))  # after --palace <first> globally
+    assert (status["location"], status["drawers"]) == (str(other), 0)
+    assert as_json(runner.invoke(main, ["wings", "--palace", str(other), "--json"])) == {}
+    refused = runner.invoke(main, ["status", "--url", "http://127.0.0.1:9", "--json"])
+    assert refused.exit_code == 1 and "127.0.0.1:9" in refused.stderr

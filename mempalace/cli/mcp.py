@@ -20,7 +20,7 @@ from pydantic import Field
 from ..errors import InvalidInputError, MempalaceError
 from ..graph import find_tunnels, graph_stats, suggest_room_merges, traverse
 from ..palace import Palace
-from .support import jsonable
+from .support import jsonable, place_options
 
 MAX_SEARCH_LIMIT = 100
 INSTRUCTIONS = (
@@ -180,6 +180,7 @@ def _allowed(path: str, roots: list[Path]) -> Path:
 @click.option("--port", type=int, default=8765, show_default=True, help="With --http: the port.")
 @click.option("--allow-dir", "allowed", multiple=True, type=click.Path(file_okay=False, path_type=Path),
               help="A directory the ingest tool may read (repeat for more; none: ingest is refused).")
+@place_options
 @click.pass_context
 def mcp_command(ctx: click.Context, http: bool, host: str, port: int, allowed: tuple[Path, ...]) -> None:
     """Serve the palace to AI agents over the Model Context Protocol."""

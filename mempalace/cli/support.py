@@ -7,6 +7,7 @@ import functools
 import json
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import click
@@ -34,11 +35,30 @@ def emit(ctx: click.Context, data: Any, text: Callable[[], str]) -> None:
         click.echo(text(), color=True)  # color=True: never strip escape codes from verbatim text
 
 
+def place_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """`--palace` and `--url` after the command too (`mempalace status --url …`); they win over the
+    same options given before it."""
+
+    @click.option("--url", "command_url", help="Chroma server URL (or $MEMPALACE_URL) instead of a local palace.")
+    @click.option("--palace", "command_palace", type=click.Path(path_type=Path),
+                  help="Palace directory (default $MEMPALACE_HOME/palace).")
+    @click.pass_context
+    @functools.wraps(func)
+    def wrapper(ctx: click.Context, command_palace: Path | None, command_url: str | None, **kwargs: Any) -> Any:
+        if command_palace or command_url:
+            ctx.obj["palace"], ctx.obj["url"] = command_palace, command_url
+        return ctx.invoke(func, **kwargs)
+
+    return wrapper
+
+
 def palace_command(create: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Give a command `--json`, an open palace as its first argument, and user-facing errors."""
+    """Give a command `--json`, `--palace`/`--url`, an open palace as its first argument, and
+    user-facing errors."""
 
     def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
         @click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
+        @place_options
         @click.pass_context
         @functools.wraps(func)
         def wrapper(ctx: click.Context, as_json: bool, **kwargs: Any) -> None:
