@@ -172,3 +172,14 @@ def test_agents_cli_and_dashboard_share_one_palace_without_losing_or_doubling_an
     finally:
         fresh.close()
         reader.close()
+
+
+def test_a_second_server_on_a_taken_port_says_so_and_keeps_its_palace_free(served, env, tmp_path):
+    url, palace_dir, _ = served
+    port = url.rsplit(":", 1)[1]
+    other = tmp_path / "other-palace"
+    done = subprocess.run([sys.executable, "-m", "mempalace", "serve", "--palace", str(other), "--port", port],
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and f"127.0.0.1:{port} is already in use" in done.stderr, done.stderr
+    Palace.open(other, settings=load_settings(env["MEMPALACE_HOME"], embedder="minilm-int8")).close()  # not held
+    assert (palace_dir / "mempalace-serve.log").is_file()

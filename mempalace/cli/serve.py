@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import shutil
 import signal
+import socket
 import subprocess
 import sys
+import time
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +23,9 @@ from ..errors import MempalaceError
 from ..locking import PalaceLock
 from ..palace import Palace
 from ..store import CHROMA_FILE
+
+LOG_FILE = "mempalace-serve.log"  # in the palace directory: files named mempalace* are ours
+STARTUP_SECONDS = 60
 
 
 @click.command("serve")
@@ -42,19 +48,23 @@ def serve_command(ctx: click.Context, palace_dir: Path | None, host: str, port: 
         click.echo(f"Error: {exc}", err=True)
         sys.exit(1)
     try:
-        click.echo(f"Serving the palace at {where} on {url}. Connect with `mempalace --url {url} …` "
-                   f"or MEMPALACE_URL={url}; Ctrl-C stops.", err=True)
-        sys.exit(_run_chroma(where, host, port))
+        sys.exit(_run_chroma(where, host, port, url))
     finally:
         lock.release()
 
 
-def _run_chroma(where: Path, host: str, port: int) -> int:
-    """`chroma run` on the directory until it exits or we are told to stop; returns its exit code."""
+def _run_chroma(where: Path, host: str, port: int, url: str) -> int:
+    """`chroma run` on the directory (its log in LOG_FILE there) until it exits or we are told to
+    stop; returns its exit code."""
     chroma = shutil.which("chroma", path=str(Path(sys.executable).parent)) or shutil.which("chroma")
     if chroma is None:
         raise click.ClickException("The `chroma` command was not found; it comes with the chromadb package.")
-    process = subprocess.Popen([chroma, "run", "--path", str(where), "--host", host, "--port", str(port)])
+    if not _port_free(host, port):
+        raise click.ClickException(f"{host}:{port} is already in use: pick another port with --port.")
+    log_path = where / LOG_FILE
+    with open(log_path, "ab") as log:
+        process = subprocess.Popen([chroma, "run", "--path", str(where), "--host", host, "--port", str(port)],
+                                   stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     stopping = []
 
     def stop(*_: Any) -> None:
@@ -63,10 +73,39 @@ def _run_chroma(where: Path, host: str, port: int) -> int:
 
     previous = signal.signal(signal.SIGTERM, stop)
     try:
+        if _wait_until_up(process, url):
+            click.echo(f"Serving the palace at {where} on {url} (Chroma's log: {log_path}).\n"
+                       f"Connect with `mempalace --url {url} …` or MEMPALACE_URL={url}; Ctrl-C stops.", err=True)
         code = process.wait()
     except KeyboardInterrupt:
         stop()
         code = process.wait()
     finally:
         signal.signal(signal.SIGTERM, previous)
-    return 0 if stopping else code
+    if stopping:
+        return 0
+    tail = log_path.read_text(encoding="utf-8", errors="replace").splitlines()[-15:]
+    click.echo(f"Error: the Chroma server stopped by itself (exit code {code}). The end of its log:", err=True)
+    click.echo("\n".join(tail), err=True)
+    return code or 1
+
+
+def _port_free(host: str, port: int) -> bool:
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM) as sock:
+        try:
+            sock.bind((host, port))
+        except OSError:
+            return False
+    return True
+
+
+def _wait_until_up(process: subprocess.Popen, url: str) -> bool:
+    """True once the server answers its heartbeat; False if it exits first or takes over a minute."""
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while process.poll() is None and time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"{url}/api/v2/heartbeat", timeout=1):
+                return True
+        except OSError:
+            time.sleep(0.2)
+    return False
