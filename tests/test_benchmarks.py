@@ -54,8 +54,9 @@ def test_a_session_is_written_as_a_dated_transcript_the_plain_text_parser_reads_
                     "Ben: Look! [shares a photo: a photo of a bowl]\n")
     [parsed] = plain_text.parse(Source.from_bytes(text.encode(), "session_3.txt"))
     assert [(m.speaker, m.text) for m in parsed.messages] == [
-        ("Date", "1:56 pm on 8 May, 2023"), ("Ana", "I took up  pottery."),
+        ("", "Date: 1:56 pm on 8 May, 2023"), ("Ana", "I took up  pottery."),
         ("Ben", "Look! [shares a photo: a photo of a bowl]")]
+    assert parsed.started == "2023-05-08T13:56:00Z" and parsed.speakers == ("Ana", "Ben")
 
 
 def _sample(sample_id: str, topics: list[str]) -> dict:

@@ -278,3 +278,27 @@ def test_rejects_the_other_formats_samples(other: str) -> None:
     if not path.exists():
         pytest.skip(f"shared sample {path} is absent (see /work/shared/README.md)")
     assert not plain_text.accept(Source.from_path(path))
+
+
+DATED = "# Session 3\nDate: 1:56 pm on 8 May, 2023\n\nCaroline: I went to a support group yesterday.\nMelanie: How was it?\n"
+
+
+def test_a_date_header_dates_the_conversation_and_is_not_a_speaker(tmp_path: Path) -> None:
+    convo = parse_one(tmp_path, "dated.txt", DATED)
+    assert turns(convo) == [
+        ("", "other", "# Session 3\nDate: 1:56 pm on 8 May, 2023"),
+        ("Caroline", "other", "I went to a support group yesterday."),
+        ("Melanie", "other", "How was it?"),
+    ]
+    assert convo.speakers == ("Caroline", "Melanie") and convo.started == "2023-05-08T13:56:00Z"
+    assert_verbatim(DATED, convo)
+
+
+@pytest.mark.parametrize(("value", "started"), [
+    ("2026-01-20", "2026-01-20T00:00:00Z"), ("May 8, 2023", "2023-05-08T00:00:00Z"),
+    ("8th May 2023 10:05", "2023-05-08T10:05:00Z"), ("12:30 am on 1 Jan, 2024", "2024-01-01T00:30:00Z"),
+    ("sometime last spring", None), ("31 Feb 2023", None),
+])
+def test_date_header_values(tmp_path: Path, value: str, started: str | None) -> None:
+    convo = parse_one(tmp_path, "d.txt", f"Date: {value}\n\nAna: hi\nBen: hello\n")
+    assert convo.started == started and convo.speakers == ("Ana", "Ben")

@@ -4,6 +4,10 @@ Turns are found by the first style that fits: `> ` or `❯ ` user turns (the lin
 `● ` starts a reply too), `User:`/`Assistant:` or `Human:`/`AI:` labels (also `**User:**`), generic
 `Name:` speaker lines, else the whole file is one message. Label lines inside code fences never count.
 
+A `Date: …` line is a header, not a speaker: it stays in the text before the first label, and when
+its date reads (ISO, or `8 May 2023` / `May 8, 2023`, optionally with a time such as `1:56 pm on`),
+it becomes the conversation's start (taken as UTC).
+
 Verbatim rule: a message's text is the source from just after its label (the marker or `Name:` and the
 spaces or tabs after it) up to the start of the next label line, less its leading blank lines and its
 trailing whitespace. Text before the first label is a message of its own (speaker = the file's stem), so
@@ -14,10 +18,11 @@ from __future__ import annotations
 
 import codecs
 import re
+from datetime import datetime, timezone
 from pathlib import PurePosixPath
 from typing import NamedTuple
 
-from .base import Conversation, Message, Role, Source
+from .base import Conversation, Message, Role, Source, iso_time
 
 NAME = "plain_text"
 LABEL = "Plain text or Markdown"
@@ -35,6 +40,13 @@ _ROLES: dict[str, tuple[str, Role]] = {
     "user": ("User", "user"), "human": ("Human", "user"), "assistant": ("Assistant", "assistant"),
     "ai": ("AI", "assistant"),
 }
+_DATE_HEADER = re.compile(r"^date[ \t]*:[ \t]*(?P<value>[^\n]+)", re.IGNORECASE | re.MULTILINE)
+_MONTHS = {m: n for n, names in enumerate(("jan january", "feb february", "mar march", "apr april", "may", "jun june",
+                                           "jul july", "aug august", "sep sept september", "oct october",
+                                           "nov november", "dec december"), start=1) for m in names.split()}
+_DAY_MONTH_YEAR = re.compile(r"(?P<day>\d{1,2})(?:st|nd|rd|th)?\s+(?P<month>[a-z]+)\.?,?\s+(?P<year>\d{4})", re.I)
+_MONTH_DAY_YEAR = re.compile(r"(?P<month>[a-z]+)\.?\s+(?P<day>\d{1,2})(?:st|nd|rd|th)?,?\s+(?P<year>\d{4})", re.I)
+_CLOCK = re.compile(r"(?P<hour>\d{1,2}):(?P<minute>\d{2})\s*(?P<half>am|pm)?", re.I)
 _HEADING = re.compile(r" {0,3}#{1,6}[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*\r?$")
 _LEADING_BLANK_LINES = re.compile(r"\A(?:[ \t\r\f\v]*\n)+")
 
@@ -151,6 +163,8 @@ def _named_cuts(lines: list[_Line], roles_only: bool) -> list[_Cut]:
         if not match:
             continue
         name = match["name"]
+        if name.lower() == "date":  # a header line, not a speaker
+            continue
         if roles_only and name.lower() in _ROLES:
             speaker, role = _ROLES[name.lower()]
         elif not roles_only and name[0].isupper() and len(name) <= 32 and "_" not in name:  # not CONSTANT_NAMES
@@ -170,5 +184,25 @@ def _messages(text: str, cuts: list[_Cut], stem: str) -> list[Message]:
     for cut, end in zip(cuts, ends):
         body = _LEADING_BLANK_LINES.sub("", text[cut.text_start:end]).rstrip()
         if body:
-            messages.append(Message(cut.speaker, cut.role, body))
+            header = _DATE_HEADER.search(body) if not cut.speaker and not messages else None
+            messages.append(Message(cut.speaker, cut.role, body, timestamp=header and header_date(header["value"])))
     return messages
+
+
+def header_date(value: str) -> str | None:
+    """An ISO timestamp from a `Date:` header's value, or None if it does not read as a date."""
+    if (iso := iso_time(value.strip())) is not None:
+        return iso
+    found = _DAY_MONTH_YEAR.search(value) or _MONTH_DAY_YEAR.search(value)
+    month = _MONTHS.get(found["month"].lower()) if found else None
+    if not month:
+        return None
+    hour = minute = 0
+    if clock := _CLOCK.search(value):
+        hour, minute = int(clock["hour"]) % 12 if clock["half"] else int(clock["hour"]), int(clock["minute"])
+        hour += 12 if (clock["half"] or "").lower() == "pm" else 0
+    try:
+        moment = datetime(int(found["year"]), month, int(found["day"]), hour, minute, tzinfo=timezone.utc)
+    except ValueError:
+        return None
+    return moment.isoformat().replace("+00:00", "Z")
