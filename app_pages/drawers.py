@@ -33,12 +33,13 @@ for drawer in drawers:
         move = st.columns(4)
         new_wing = move[0].text_input("Wing", full.wing, key=f"w_{full.id}")
         new_room = move[1].text_input("Room", full.room, key=f"r_{full.id}")
-        halls = ["(none)", *HALLS]
-        new_hall = move[2].selectbox("Hall", halls, halls.index(full.hall) if full.hall in HALLS else 0,
-                                     key=f"h_{full.id}")
+        current = full.hall or "(none)"
+        halls = list(dict.fromkeys(["(none)", *HALLS, current]))  # a hall another tool wrote stays listed
+        new_hall = move[2].selectbox("Hall", halls, halls.index(current), key=f"h_{full.id}")
         if move[3].button("Move", key=f"move_{full.id}"):
             try:
-                p.update_drawer(full.id, wing=new_wing, room=new_room, hall="" if new_hall == "(none)" else new_hall)
+                hall = None if new_hall == current else "" if new_hall == "(none)" else new_hall
+                p.update_drawer(full.id, wing=new_wing, room=new_room, hall=hall)
                 st.rerun()
             except MempalaceError as exc:
                 st.error(md(str(exc)))

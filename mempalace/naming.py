@@ -43,7 +43,7 @@ def wing_name(name: object) -> str:
 
 def hall_change(name: object | None) -> str | None:
     """A hall to move to: None keeps the current one, "" takes the drawer out of its hall."""
-    return "" if isinstance(name, str) and not name.strip() else hall_name(name)
+    return "" if name == "" else hall_name(name)
 
 
 def hall_name(name: object | None) -> str | None:

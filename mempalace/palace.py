@@ -184,6 +184,8 @@ class Palace(TaxonomyView):
                       hall: str | None = None) -> Drawer:
         """Move a drawer to another wing, room or hall (hall "" takes it out of its hall); its text and
         id never change."""
+        if wing is None and room is None and hall is None:
+            raise InvalidInputError("Say where to move the drawer: a wing, a room or a hall.")
         current = self.get_drawer(drawer_id)
         place = {
             "wing": wing_name(wing) if wing is not None else current.wing,

@@ -279,7 +279,7 @@ class ChromaStore:
     def _query(self, **query: Any) -> Any:
         """`collection.query`, retried while a server is still indexing drawers that just arrived (it
         then fails with "Error creating hnsw segment reader: Nothing found on disk")."""
-        for attempt in range(1, INDEX_RETRIES):
+        for attempt in range(1, INDEX_RETRIES if self.mode == "server" else 1):
             try:
                 return self._collection.query(**query)
             except Exception as exc:

@@ -99,9 +99,9 @@ def seed(settings: Settings) -> dict[str, str]:
     return ids
 
 
-def foreign_add(palace: Palace, drawer_id: str, text: str, wing: str, room: str) -> None:
+def foreign_add(palace: Palace, drawer_id: str, text: str, wing: str, room: str, **extra: str) -> None:
     """Another client or tool writing straight into Chroma (names kept exactly as given)."""
-    palace._store.add([drawer_id], [text], [{"wing": wing, "room": room, SEQ_KEY: new_stamp()}],
+    palace._store.add([drawer_id], [text], [{"wing": wing, "room": room, SEQ_KEY: new_stamp(), **extra}],
                       palace.embed([text]))
     palace._store.bump_marker()
 
@@ -567,6 +567,18 @@ def test_a_drawer_can_change_hall_and_leave_its_hall(story):
     at.button(key=f"move_{target}").click().run()
     assert not at.exception and not at.error
     assert app_palace(at).get_drawer(target).hall is None
+
+
+def test_a_hall_written_by_another_tool_survives_a_move(story, settings):
+    with Palace.open(settings=settings) as palace:
+        foreign_add(palace, "foreign-hall", "a note another tool filed", "wing_kai", "notes", hall="hall_misc")
+    at = open_page("drawers")
+    assert at.selectbox(key="h_foreign-hall").value == "hall_misc"
+    at.text_input(key="r_foreign-hall").input("kept-notes")
+    at.button(key="move_foreign-hall").click().run()
+    assert not at.exception and not at.error
+    moved = app_palace(at).get_drawer("foreign-hall")
+    assert (moved.room, moved.hall) == ("kept-notes", "hall_misc")
 
 
 def test_drawers_filter_and_page(story, settings):

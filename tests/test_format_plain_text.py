@@ -297,8 +297,14 @@ def test_a_date_header_dates_the_conversation_and_is_not_a_speaker(tmp_path: Pat
 @pytest.mark.parametrize(("value", "started"), [
     ("2026-01-20", "2026-01-20T00:00:00Z"), ("May 8, 2023", "2023-05-08T00:00:00Z"),
     ("8th May 2023 10:05", "2023-05-08T10:05:00Z"), ("12:30 am on 1 Jan, 2024", "2024-01-01T00:30:00Z"),
-    ("sometime last spring", None), ("31 Feb 2023", None),
+    ("sometime last spring", None), ("31 Feb 2023", None), ("2023", None), ("20230508", None),
+    ("90:00 on 8 May 2023", "2023-05-08T00:00:00Z"), ("2026-01-20T10:00:00+02:00", "2026-01-20T08:00:00Z"),
 ])
 def test_date_header_values(tmp_path: Path, value: str, started: str | None) -> None:
     convo = parse_one(tmp_path, "d.txt", f"Date: {value}\n\nAna: hi\nBen: hello\n")
     assert convo.started == started and convo.speakers == ("Ana", "Ben")
+
+
+def test_a_date_inside_code_is_not_a_header(tmp_path: Path) -> None:
+    text = "```\nDate: 8 May 2023\n```\n\nAna: what does this log line mean?\nBen: it is a header.\n"
+    assert parse_one(tmp_path, "code.txt", text).started is None

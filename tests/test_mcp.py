@@ -140,6 +140,27 @@ async def test_ingest_reads_only_under_the_allowed_directories(server, palace, a
 
 
 @threaded
+async def test_links_out_of_the_allowed_directories_are_refused(server, palace, allowed, tmp_path):
+    secret = tmp_path / "secret"
+    secret.mkdir()
+    (secret / "s.txt").write_text("User: my password is hunter2\nAssistant: noted\n", encoding="utf-8")
+    (allowed / "chat.txt").write_text("User: hello\nAssistant: hi\n", encoding="utf-8")
+    sibling = tmp_path / "allowed2"  # shares the allowed folder's name as a prefix
+    sibling.mkdir()
+    (sibling / "t.txt").write_text("User: not yours\nAssistant: no\n", encoding="utf-8")
+    async with Client(server) as client:
+        assert "outside" in await refused(client, "ingest", path=str(sibling / "t.txt"))
+        (allowed / "link.txt").symlink_to(secret / "s.txt")
+        assert "links to" in await refused(client, "ingest", path=str(allowed))
+        assert "outside" in await refused(client, "ingest", path=str(allowed / "link.txt"))
+        (allowed / "link.txt").unlink()
+        (allowed / "nested").mkdir()
+        (allowed / "nested" / "folder-link").symlink_to(secret, target_is_directory=True)
+        assert "links to" in await refused(client, "ingest", path=str(allowed))
+    assert palace.count() == 0
+
+
+@threaded
 async def test_without_allowed_directories_ingest_is_refused(palace, tmp_path):
     async with Client(build_server(palace)) as client:
         assert "--allow-dir" in await refused(client, "ingest", path=str(tmp_path))

@@ -102,6 +102,10 @@ def test_a_drawer_can_leave_its_hall_in_the_catalog_and_in_chroma(palace):
     assert palace.get_drawer(a).hall is None and palace.get_drawer(b).hall is None
     assert palace.search("standups", hall="events") == []
     assert palace.update_drawer(a, room="rituals").hall is None  # moving elsewhere keeps no hall
+    with pytest.raises(InvalidInputError, match="empty"):
+        palace.update_drawer(b, hall="  ")
+    with pytest.raises(InvalidInputError, match="Say where"):
+        palace.update_drawer(b)
 
 
 def test_delete_removes_the_drawer_everywhere(palace):

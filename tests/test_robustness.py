@@ -119,12 +119,25 @@ class _Indexing:
         return getattr(self._inner, name)
 
 
+INDEXING = "Error creating hnsw segment reader: Nothing found on disk"
+
+
 def test_a_query_during_indexing_is_retried_until_the_server_answers(palace, monkeypatch):
     palace.add_drawer("The vault seals itself after three failed unseal attempts.", "wing_ops", "vault")
-    busy = _Indexing(palace._store._collection, 3, "Error creating hnsw segment reader: Nothing found on disk")
+    busy = _Indexing(palace._store._collection, 3, INDEXING)
     monkeypatch.setattr(palace._store, "_collection", busy)
+    monkeypatch.setattr(palace._store, "mode", "server")  # only a server indexes behind our back
     assert palace.check_duplicate("The vault seals itself after three failed unseal attempts.")
     assert busy.calls == 4
+
+
+def test_an_embedded_palace_does_not_wait_on_a_broken_index(palace, monkeypatch):
+    palace.add_drawer("The vault seals itself after three failed unseal attempts.", "wing_ops", "vault")
+    broken = _Indexing(palace._store._collection, 1, INDEXING)
+    monkeypatch.setattr(palace._store, "_collection", broken)
+    with pytest.raises(PalaceUnavailableError, match="segment reader"):
+        palace.check_duplicate("The vault seals itself.")
+    assert broken.calls == 1
 
 
 def test_other_query_failures_are_not_retried(palace, monkeypatch):

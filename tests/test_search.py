@@ -105,6 +105,11 @@ def test_queries_without_framing_or_with_nothing_else_are_unchanged(query):
     assert semantic_text(query) == query
 
 
-def test_framing_words_still_reach_keyword_search_unchanged(filled):
+def test_the_embedding_gets_the_query_without_framing_and_keyword_search_gets_it_whole(filled, monkeypatch):
+    embedded, searched = [], []
+    embed, lexical = filled._embed, filled._catalog.lexical
+    monkeypatch.setattr(filled, "_embed", lambda texts: embedded.extend(texts) or embed(texts))
+    monkeypatch.setattr(filled._catalog, "lexical", lambda query, *a: searched.append(query) or lexical(query, *a))
     hits = filled.search("What was the zxqv-7 error code?", limit=1)
+    assert embedded == ["the zxqv-7 error code"] and searched == ["What was the zxqv-7 error code?"]
     assert hits[0].room == "vault" and hits[0].lexical > 0

@@ -183,3 +183,22 @@ def test_a_second_server_on_a_taken_port_says_so_and_keeps_its_palace_free(serve
     assert done.returncode == 1 and f"127.0.0.1:{port} is already in use" in done.stderr, done.stderr
     Palace.open(other, settings=load_settings(env["MEMPALACE_HOME"], embedder="minilm-int8")).close()  # not held
     assert (palace_dir / "mempalace-serve.log").is_file()
+
+
+def test_the_server_does_not_outlive_a_killed_serve(tmp_path, env):
+    """SIGKILL leaves no cleanup to `serve`: the server must still go, or it would serve an unlocked palace."""
+    processes = Processes(tmp_path, env)
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    palace_dir = tmp_path / "palace"
+    process, log = processes.start("serve", "serve", "--palace", str(palace_dir), "--port", str(port))
+    try:
+        wait_until(lambda: answers(f"{url}/api/v2/heartbeat"), process, log, "mempalace serve")
+        process.kill()
+        process.wait()
+        deadline = time.monotonic() + 15
+        while answers(f"{url}/api/v2/heartbeat") and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not answers(f"{url}/api/v2/heartbeat"), "chroma run outlived mempalace serve"
+    finally:
+        processes.stop()

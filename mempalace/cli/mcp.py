@@ -7,8 +7,9 @@ becomes a tool error carrying its message, so a bad call never takes the server 
 from __future__ import annotations
 
 import functools
+import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -164,14 +165,29 @@ def _graph_tools(tool: Registrar, palace: Palace) -> None:
 
 
 def _allowed(path: str, roots: list[Path]) -> Path:
-    """`path` resolved, if it lies under one of the allowed directories."""
+    """`path` resolved, if it and every link inside it (a folder is walked) stay in the allowed directories."""
     if not roots:
         raise InvalidInputError("This server reads no files: start it with --allow-dir DIR to allow ingest.")
+    allowed = ", ".join(str(r) for r in roots)
     resolved = Path(path).expanduser().resolve()
-    if not any(resolved == root or root in resolved.parents for root in roots):
-        raise InvalidInputError(f"{path} is outside the directories this server may read "
-                                f"({', '.join(str(r) for r in roots)}).")
+    if not _inside(resolved, roots):
+        raise InvalidInputError(f"{path} is outside the directories this server may read ({allowed}).")
+    for link in _links_under(resolved):
+        if not _inside(link.resolve(), roots):
+            raise InvalidInputError(f"{link} links to {link.resolve()}, outside the directories this server may "
+                                    f"read ({allowed}); nothing was ingested.")
     return resolved
+
+
+def _inside(path: Path, roots: list[Path]) -> bool:
+    return any(path == root or root in path.parents for root in roots)
+
+
+def _links_under(path: Path) -> Iterator[Path]:
+    """Every symbolic link below the folder `path`, files and folders (links are not followed)."""
+    if path.is_dir():
+        for folder, dirs, files in os.walk(path, followlinks=False):
+            yield from (Path(folder) / name for name in [*dirs, *files] if (Path(folder) / name).is_symlink())
 
 
 @click.command("mcp")

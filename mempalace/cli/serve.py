@@ -6,6 +6,7 @@ as an embedded palace meanwhile; they connect with `--url` (or MEMPALACE_URL) in
 
 from __future__ import annotations
 
+import ctypes
 import shutil
 import signal
 import socket
@@ -26,6 +27,7 @@ from ..store import CHROMA_FILE
 
 LOG_FILE = "mempalace-serve.log"  # in the palace directory: files named mempalace* are ours
 STARTUP_SECONDS = 60
+PR_SET_PDEATHSIG = 1  # prctl option (Linux)
 
 
 @click.command("serve")
@@ -38,7 +40,7 @@ def serve_command(ctx: click.Context, palace_dir: Path | None, host: str, port: 
     """Run a Chroma server on the palace so the dashboard, agents and the CLI can share it."""
     settings = load_settings()
     where = Path(palace_dir or ctx.obj["palace"] or settings.default_palace).expanduser().resolve()
-    url = f"http://{host}:{port}"
+    url = client_url(host, port)
     lock = PalaceLock(where, settings.lock_timeout_seconds)
     try:
         if not (where / CHROMA_FILE).exists():
@@ -53,9 +55,15 @@ def serve_command(ctx: click.Context, palace_dir: Path | None, host: str, port: 
         lock.release()
 
 
+def client_url(host: str, port: int) -> str:
+    """The URL programs on this machine use: a wildcard address is reached as loopback."""
+    name = {"0.0.0.0": "127.0.0.1", "": "127.0.0.1", "::": "::1"}.get(host, host)
+    return f"http://[{name}]:{port}" if ":" in name else f"http://{name}:{port}"
+
+
 def _run_chroma(where: Path, host: str, port: int, url: str) -> int:
-    """`chroma run` on the directory (its log in LOG_FILE there) until it exits or we are told to
-    stop; returns its exit code."""
+    """`chroma run` on the directory (its log in LOG_FILE there) until it exits or we are told to stop;
+    returns the exit code for `serve`. The server never outlives this process, so never the lock."""
     chroma = shutil.which("chroma", path=str(Path(sys.executable).parent)) or shutil.which("chroma")
     if chroma is None:
         raise click.ClickException("The `chroma` command was not found; it comes with the chromadb package.")
@@ -64,24 +72,26 @@ def _run_chroma(where: Path, host: str, port: int, url: str) -> int:
     log_path = where / LOG_FILE
     with open(log_path, "ab") as log:
         process = subprocess.Popen([chroma, "run", "--path", str(where), "--host", host, "--port", str(port)],
-                                   stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-    stopping = []
+                                   stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                   preexec_fn=_die_with_parent)
+    stopping: list[bool] = []
 
     def stop(*_: Any) -> None:
         stopping.append(True)
         process.terminate()
 
-    previous = signal.signal(signal.SIGTERM, stop)
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)}
     try:
         if _wait_until_up(process, url):
             click.echo(f"Serving the palace at {where} on {url} (Chroma's log: {log_path}).\n"
                        f"Connect with `mempalace --url {url} …` or MEMPALACE_URL={url}; Ctrl-C stops.", err=True)
-        code = process.wait()
-    except KeyboardInterrupt:
-        stop()
+        elif process.poll() is None:
+            click.echo(f"The Chroma server has not answered yet; see {log_path}.", err=True)
         code = process.wait()
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        _reap(process)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
     if stopping:
         return 0
     tail = log_path.read_text(encoding="utf-8", errors="replace").splitlines()[-15:]
@@ -90,8 +100,29 @@ def _run_chroma(where: Path, host: str, port: int, url: str) -> int:
     return code or 1
 
 
+def _reap(process: subprocess.Popen) -> None:
+    """Make sure the server has exited before the lock is released."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def _die_with_parent() -> None:
+    """In the child, on Linux: be sent SIGTERM if `serve` dies without cleaning up (SIGKILL, OOM)."""
+    try:
+        ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    except (OSError, AttributeError):
+        pass
+
+
 def _port_free(host: str, port: int) -> bool:
+    """Whether a server could listen on host:port now (with SO_REUSEADDR, as Chroma's server does)."""
     with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind((host, port))
         except OSError:

@@ -46,6 +46,7 @@ _MONTHS = {m: n for n, names in enumerate(("jan january", "feb february", "mar m
                                            "nov november", "dec december"), start=1) for m in names.split()}
 _DAY_MONTH_YEAR = re.compile(r"(?P<day>\d{1,2})(?:st|nd|rd|th)?\s+(?P<month>[a-z]+)\.?,?\s+(?P<year>\d{4})", re.I)
 _MONTH_DAY_YEAR = re.compile(r"(?P<month>[a-z]+)\.?\s+(?P<day>\d{1,2})(?:st|nd|rd|th)?,?\s+(?P<year>\d{4})", re.I)
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ]|$)")
 _CLOCK = re.compile(r"(?P<hour>\d{1,2}):(?P<minute>\d{2})\s*(?P<half>am|pm)?", re.I)
 _HEADING = re.compile(r" {0,3}#{1,6}[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*\r?$")
 _LEADING_BLANK_LINES = re.compile(r"\A(?:[ \t\r\f\v]*\n)+")
@@ -184,25 +185,33 @@ def _messages(text: str, cuts: list[_Cut], stem: str) -> list[Message]:
     for cut, end in zip(cuts, ends):
         body = _LEADING_BLANK_LINES.sub("", text[cut.text_start:end]).rstrip()
         if body:
-            header = _DATE_HEADER.search(body) if not cut.speaker and not messages else None
+            header = _DATE_HEADER.search(_before_fence(body)) if not cut.speaker and not messages else None
             messages.append(Message(cut.speaker, cut.role, body, timestamp=header and header_date(header["value"])))
     return messages
 
 
+def _before_fence(text: str) -> str:
+    """`text` up to its first code fence: a `Date:` inside code is not a header."""
+    fence = re.search(r"^ {0,3}(?:`{3,}|~{3,})", text, re.MULTILINE)
+    return text[: fence.start()] if fence else text
+
+
 def header_date(value: str) -> str | None:
     """An ISO timestamp from a `Date:` header's value, or None if it does not read as a date."""
-    if (iso := iso_time(value.strip())) is not None:
-        return iso
-    found = _DAY_MONTH_YEAR.search(value) or _MONTH_DAY_YEAR.search(value)
-    month = _MONTHS.get(found["month"].lower()) if found else None
-    if not month:
+    if _ISO_DATE.match(value.strip()):
+        return iso_time(value.strip())
+    found = next((m for pattern in (_DAY_MONTH_YEAR, _MONTH_DAY_YEAR) for m in pattern.finditer(value)
+                  if m["month"].lower() in _MONTHS), None)
+    if not found:
         return None
-    hour = minute = 0
-    if clock := _CLOCK.search(value):
-        hour, minute = int(clock["hour"]) % 12 if clock["half"] else int(clock["hour"]), int(clock["minute"])
-        hour += 12 if (clock["half"] or "").lower() == "pm" else 0
     try:
-        moment = datetime(int(found["year"]), month, int(found["day"]), hour, minute, tzinfo=timezone.utc)
+        day = datetime(int(found["year"]), _MONTHS[found["month"].lower()], int(found["day"]), tzinfo=timezone.utc)
     except ValueError:
         return None
-    return moment.isoformat().replace("+00:00", "Z")
+    if clock := _CLOCK.search(value):
+        hour, minute = int(clock["hour"]), int(clock["minute"])
+        if clock["half"]:
+            hour = hour % 12 + (12 if clock["half"].lower() == "pm" else 0)
+        if hour < 24 and minute < 60:  # a time that does not read leaves the date alone
+            day = day.replace(hour=hour, minute=minute)
+    return day.isoformat().replace("+00:00", "Z")
