@@ -80,6 +80,14 @@ class Processes:
         for process in reversed(self.started):
             stop(process, timeout=15)
 
+    def serve(self, palace_dir: Path) -> tuple[subprocess.Popen, Path, str]:
+        """`mempalace serve` on a free port, once it answers; returns the process, its log and the URL."""
+        port = free_port()
+        url = f"http://127.0.0.1:{port}"
+        process, log = self.start("serve", "serve", "--palace", str(palace_dir), "--port", str(port))
+        wait_until(lambda: answers(f"{url}/api/v2/heartbeat"), process, log, "mempalace serve")
+        return process, log, url
+
 
 @pytest.fixture
 def env(tmp_path: Path) -> dict[str, str]:
@@ -90,12 +98,9 @@ def env(tmp_path: Path) -> dict[str, str]:
 @pytest.fixture
 def served(tmp_path: Path, env: dict[str, str]) -> Iterator[tuple[str, Path, Processes]]:
     processes = Processes(tmp_path, env)
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
     palace_dir = tmp_path / "palace"
-    process, log = processes.start("serve", "serve", "--palace", str(palace_dir), "--port", str(port))
     try:
-        wait_until(lambda: answers(f"{url}/api/v2/heartbeat"), process, log, "mempalace serve")
+        process, log, url = processes.serve(palace_dir)
         yield url, palace_dir, processes
     finally:
         processes.stop()
@@ -188,12 +193,8 @@ def test_a_second_server_on_a_taken_port_says_so_and_keeps_its_palace_free(serve
 def test_the_server_does_not_outlive_a_killed_serve(tmp_path, env):
     """SIGKILL leaves no cleanup to `serve`: the server must still go, or it would serve an unlocked palace."""
     processes = Processes(tmp_path, env)
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    palace_dir = tmp_path / "palace"
-    process, log = processes.start("serve", "serve", "--palace", str(palace_dir), "--port", str(port))
     try:
-        wait_until(lambda: answers(f"{url}/api/v2/heartbeat"), process, log, "mempalace serve")
+        process, _, url = processes.serve(tmp_path / "palace")
         process.kill()
         process.wait()
         deadline = time.monotonic() + 15
