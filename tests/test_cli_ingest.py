@@ -41,7 +41,15 @@ def test_dry_run_json_lists_the_planned_drawers_and_writes_nothing(tmp_path: Pat
     assert report["dry_run"] and report["new"] == 1 and report["added"] == 0
     [drawer] = report["drawers"]
     assert drawer["wing"] == "wing_kai" and drawer["status"] == "new" and drawer["content"].startswith("User: How")
-    assert json.loads(run(tmp_path / "p", "--json", "status").stdout)["drawers"] == 0
+    assert not (tmp_path / "p").exists()  # a dry run creates no palace
+
+
+def test_a_dry_run_on_an_existing_palace_sees_what_is_stored_and_adds_nothing(tmp_path: Path) -> None:
+    (tmp_path / "gpu.txt").write_text(TRANSCRIPT, encoding="utf-8")
+    assert run(tmp_path / "p", "ingest", str(tmp_path / "gpu.txt")).exit_code == 0
+    [report] = json.loads(run(tmp_path / "p", "--json", "ingest", str(tmp_path / "gpu.txt"), "--dry-run").stdout)
+    assert (report["new"], report["already_present"], report["added"]) == (0, 1, 0)
+    assert json.loads(run(tmp_path / "p", "--json", "status").stdout)["drawers"] == 1
 
 
 def test_forced_room_and_format(tmp_path: Path) -> None:

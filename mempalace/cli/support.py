@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import json
+import os
 import sys
-from collections.abc import Callable
+import tempfile
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import click
 
+from ..config import load_settings
 from ..errors import MempalaceError
 from ..palace import Palace
+from ..store import CHROMA_FILE
 
 
 def jsonable(value: Any) -> Any:
@@ -54,7 +59,8 @@ def place_options(func: Callable[..., Any]) -> Callable[..., Any]:
 
 def palace_command(create: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Give a command `--json`, `--palace`/`--url`, an open palace as its first argument, and
-    user-facing errors."""
+    user-facing errors. With `create`, a missing palace is created, except for a `--dry-run`, which
+    plans against an empty scratch palace instead."""
 
     def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
         @click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
@@ -64,7 +70,7 @@ def palace_command(create: bool = False) -> Callable[[Callable[..., Any]], Calla
         def wrapper(ctx: click.Context, as_json: bool, **kwargs: Any) -> None:
             ctx.obj["json"] = as_json or ctx.obj["json"]
             try:
-                with Palace.open(ctx.obj["palace"], ctx.obj["url"], create=create) as palace:
+                with _opened(ctx.obj["palace"], ctx.obj["url"], create, bool(kwargs.get("dry_run"))) as palace:
                     func(ctx, palace, **kwargs)
             except MempalaceError as exc:
                 click.echo(f"Error: {exc}", err=True)
@@ -73,3 +79,17 @@ def palace_command(create: bool = False) -> Callable[[Callable[..., Any]], Calla
         return wrapper
 
     return decorate
+
+
+@contextlib.contextmanager
+def _opened(path: Path | None, url: str | None, create: bool, dry_run: bool) -> Iterator[Palace]:
+    """The palace a command works on; a dry run never creates one (it plans against a scratch palace)."""
+    settings = load_settings()
+    where = None if url or os.environ.get("MEMPALACE_URL") else Path(path or settings.default_palace).expanduser()
+    if create and dry_run and where is not None and not (where / CHROMA_FILE).exists():
+        with tempfile.TemporaryDirectory(prefix="mempalace-dry-run-") as scratch:
+            with Palace.open(Path(scratch) / "palace", settings=settings) as palace:
+                yield palace
+        return
+    with Palace.open(path, url, create=create and not dry_run) as palace:
+        yield palace
