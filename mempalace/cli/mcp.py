@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 import os
-import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Annotated, Any
@@ -21,7 +20,7 @@ from pydantic import Field
 from ..errors import InvalidInputError, MempalaceError
 from ..graph import find_tunnels, graph_stats, suggest_room_merges, traverse
 from ..palace import Palace
-from .support import jsonable, place_options
+from .support import jsonable, place_options, user_errors
 
 MAX_SEARCH_LIMIT = 100
 INSTRUCTIONS = (
@@ -200,13 +199,9 @@ def _links_under(path: Path) -> Iterator[Path]:
 @click.pass_context
 def mcp_command(ctx: click.Context, http: bool, host: str, port: int, allowed: tuple[Path, ...]) -> None:
     """Serve the palace to AI agents over the Model Context Protocol."""
-    try:
-        with Palace.open(ctx.obj["palace"], ctx.obj["url"]) as palace:
-            server = build_server(palace, allowed)
-            if http:
-                server.run("streamable-http", host=host, port=port)
-            else:
-                server.run()
-    except MempalaceError as exc:
-        click.echo(f"Error: {exc}", err=True)
-        sys.exit(1)
+    with user_errors(), Palace.open(ctx.obj["palace"], ctx.obj["url"]) as palace:
+        server = build_server(palace, allowed)
+        if http:
+            server.run("streamable-http", host=host, port=port)
+        else:
+            server.run()

@@ -20,10 +20,10 @@ from typing import Any
 import click
 
 from ..config import load_settings
-from ..errors import MempalaceError
 from ..locking import PalaceLock
 from ..palace import Palace
 from ..store import CHROMA_FILE
+from .support import user_errors
 
 LOG_FILE = "mempalace-serve.log"  # in the palace directory: files named mempalace* are ours
 STARTUP_SECONDS = 60
@@ -42,13 +42,10 @@ def serve_command(ctx: click.Context, palace_dir: Path | None, host: str, port: 
     where = Path(palace_dir or ctx.obj["palace"] or settings.default_palace).expanduser().resolve()
     url = client_url(host, port)
     lock = PalaceLock(where, settings.lock_timeout_seconds)
-    try:
+    with user_errors():
         if not (where / CHROMA_FILE).exists():
             Palace.open(where, settings=settings).close()  # a new palace, in MemPalace's format
         lock.acquire(served_at=url)
-    except MempalaceError as exc:
-        click.echo(f"Error: {exc}", err=True)
-        sys.exit(1)
     try:
         sys.exit(_run_chroma(where, host, port, url))
     finally:

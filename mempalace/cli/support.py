@@ -40,6 +40,16 @@ def emit(ctx: click.Context, data: Any, text: Callable[[], str]) -> None:
         click.echo(text(), color=True)  # color=True: never strip escape codes from verbatim text
 
 
+@contextlib.contextmanager
+def user_errors() -> Iterator[None]:
+    """A MemPalace error becomes `Error: <message>` on stderr and exit code 1."""
+    try:
+        yield
+    except MempalaceError as exc:
+        click.echo(f"Error: {exc}", err=True)
+        sys.exit(1)
+
+
 def place_options(func: Callable[..., Any]) -> Callable[..., Any]:
     """`--palace` and `--url` after the command too (`mempalace status --url …`); they win over the
     same options given before it."""
@@ -69,12 +79,9 @@ def palace_command(create: bool = False) -> Callable[[Callable[..., Any]], Calla
         @functools.wraps(func)
         def wrapper(ctx: click.Context, as_json: bool, **kwargs: Any) -> None:
             ctx.obj["json"] = as_json or ctx.obj["json"]
-            try:
-                with _opened(ctx.obj["palace"], ctx.obj["url"], create, bool(kwargs.get("dry_run"))) as palace:
-                    func(ctx, palace, **kwargs)
-            except MempalaceError as exc:
-                click.echo(f"Error: {exc}", err=True)
-                sys.exit(1)
+            with user_errors(), _opened(ctx.obj["palace"], ctx.obj["url"], create,
+                                        bool(kwargs.get("dry_run"))) as palace:
+                func(ctx, palace, **kwargs)
 
         return wrapper
 
@@ -84,12 +91,12 @@ def palace_command(create: bool = False) -> Callable[[Callable[..., Any]], Calla
 @contextlib.contextmanager
 def _opened(path: Path | None, url: str | None, create: bool, dry_run: bool) -> Iterator[Palace]:
     """The palace a command works on; a dry run never creates one (it plans against a scratch palace)."""
-    settings = load_settings()
-    where = None if url or os.environ.get("MEMPALACE_URL") else Path(path or settings.default_palace).expanduser()
-    if create and dry_run and where is not None and not (where / CHROMA_FILE).exists():
-        with tempfile.TemporaryDirectory(prefix="mempalace-dry-run-") as scratch:
-            with Palace.open(Path(scratch) / "palace", settings=settings) as palace:
-                yield palace
-        return
+    if create and dry_run and not (url or os.environ.get("MEMPALACE_URL")):
+        settings = load_settings()
+        if not (Path(path or settings.default_palace).expanduser() / CHROMA_FILE).exists():
+            with tempfile.TemporaryDirectory(prefix="mempalace-dry-run-") as scratch:
+                with Palace.open(Path(scratch) / "palace", settings=settings) as palace:
+                    yield palace
+            return
     with Palace.open(path, url, create=create and not dry_run) as palace:
         yield palace

@@ -192,8 +192,8 @@ def _messages(text: str, cuts: list[_Cut], stem: str) -> list[Message]:
 
 def _before_fence(text: str) -> str:
     """`text` up to its first code fence: a `Date:` inside code is not a header."""
-    fence = re.search(r"^ {0,3}(?:`{3,}|~{3,})", text, re.MULTILINE)
-    return text[: fence.start()] if fence else text
+    lines = text.split("\n")
+    return "\n".join(lines[: next((i for i, line in enumerate(lines) if _FENCE.match(line)), len(lines))])
 
 
 def header_date(value: str) -> str | None:
