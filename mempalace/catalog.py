@@ -312,21 +312,51 @@ class Catalog:
 
     def query_terms(self, query: str) -> list[str]:
         """The words of `query` worth a keyword lookup: no stop words, none found in most drawers."""
-        terms = [t for t in dict.fromkeys(t.lower() for t in _TERM.findall(query)) if t not in STOP_WORDS][:64]
+        terms = _content_words(_TERM.findall(query))
         total = self.count()
         if not terms or total <= COMMON_MIN:
             return terms
+        documents = self._documents(terms)
+        limit = max(COMMON_MIN, COMMON_SHARE * total)
+        return [t for t in terms if documents[t] <= limit]
+
+    def common_words(self, words: Iterable[str], filters: Mapping[str, str | None], share: float,
+                     min_drawers: int) -> frozenset[str]:
+        """The (lowercased, non-stop) words found in more than `share` of the drawers within the filters.
+
+        Nothing counts as common among fewer than `min_drawers` drawers. Only words that are common
+        in the whole palace are counted within the filters, so a rare word costs one vocabulary lookup.
+        """
+        candidates = _content_words(words)
+        total = self.matching_count(filters)
+        if not candidates or total < min_drawers:
+            return frozenset()
+        limit = share * total
+        documents = self._documents(candidates)
+        place = place_tokens(**{k: filters.get(k) for k in _FILTERS})
+        common = set()
+        for word in (w for w in candidates if documents[w] > limit):
+            if place:
+                match = f'content : "{word}" AND place : (' + " AND ".join(place.split()) + ")"
+                documents[word] = self._db.execute(
+                    "SELECT count(*) FROM drawers_fts WHERE drawers_fts MATCH ?", [match]).fetchone()[0]
+            if documents[word] > limit:
+                common.add(word)
+        return frozenset(common)
+
+    def _documents(self, terms: Sequence[str]) -> dict[str, int]:
+        """Term → the number of drawers in the palace whose text holds it."""
         # The index holds Porter stems ("decided" → "decid"), which are almost always prefixes of the
         # word: look up every prefix a stem could be and take the longest one indexed.
         prefixes = sorted({t[:n] for t in terms for n in range(max(3, len(t) - 4), len(t) + 1)})
         marks = ",".join("?" * len(prefixes))
         frequency = dict(self._db.execute(f"SELECT term, doc FROM drawers_vocab WHERE term IN ({marks})", prefixes))
-        limit = max(COMMON_MIN, COMMON_SHARE * total)
+        return {t: next((frequency[t[:n]] for n in range(len(t), 2, -1) if t[:n] in frequency), 0) for t in terms}
 
-        def documents(term: str) -> int:
-            return next((frequency[term[:n]] for n in range(len(term), 2, -1) if term[:n] in frequency), 0)
 
-        return [t for t in terms if documents(t) <= limit]
+def _content_words(words: Iterable[str]) -> list[str]:
+    """Distinct lowercased words that are not stop words, at most 64 (a query is short)."""
+    return [w for w in dict.fromkeys(w.lower() for w in words) if w not in STOP_WORDS and _TERM.fullmatch(w)][:64]
 
 
 _ROW_COLUMNS = ("d.id, d.content, d.wing, d.room, d.hall, d.source_file, d.chunk_index, d.parent_id, d.filed_at,"

@@ -22,7 +22,7 @@ from .locking import PalaceLock
 from .models import AddResult, Drawer, DrawerDraft, DuplicateMatch, PalaceStatus, SearchHit
 from .naming import hall_change, hall_name, room_slug, wing_name
 from .records import best_first, draft_metadata, drawer_from_record, drawer_from_row, extra_metadata, match
-from .search import Searcher, semantic_text
+from .search import Searcher
 from .store import SEQ_KEY, ChromaStore, Record, check_palace_dir
 from .sync import CatalogSync, catalog_row, new_stamp
 from .taxonomy import TaxonomyView
@@ -317,7 +317,7 @@ class Palace(TaxonomyView):
             "hall": hall_name(hall) if hall else None, "source_file": source_file or None,
         }
         self._sync.ensure_fresh()
-        vector = self._embed([semantic_text(query)])[0]
+        vector = self._embed([self._searcher.embedded_text(query, filters, self._sync.generation)])[0]
         return self._searcher.search(query, vector, filters, limit, SEARCH_MODES[mode], self._sync.generation)
 
     def status(self) -> PalaceStatus:

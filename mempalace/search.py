@@ -4,8 +4,9 @@ score = (1 - w) * similarity + w * lexical, where lexical is the drawer's BM25 s
 the best BM25 score among the candidates (so 1.0 for the best keyword match) and w is
 `LEXICAL_WEIGHT`. Candidates are the nearest drawers by vector *and* the best keyword matches,
 so a drawer that only matches by keyword is still found. The query is embedded without its
-question framing (`semantic_text`). Both choices were made on LoCoMo's development conversations:
-benchmarks/locomo.py and benchmarks/README.md have the figures.
+question framing and without the words found in most of the drawers searched (`semantic_text`).
+These choices were made on LoCoMo's development conversations: benchmarks/locomo.py and
+benchmarks/README.md have the figures.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ LEXICAL_WEIGHT = 0.4
 MIN_POOL = 50
 VECTOR_SCAN_MAX = 50_000  # filtered sets up to this size are scanned exactly from the catalog
 CACHED_ROWS_MAX = 150_000  # vectors kept in memory across filters (about 230 MB at 384 dimensions)
+COMMON_CACHE_MAX = 50_000  # (filters, word) verdicts kept until the palace changes
 
 
 # "What did", "how does", "?": the form of a question, not its subject. Keyword search drops these
@@ -35,12 +37,29 @@ _QUESTION_FRAMING = re.compile(
     r"(?![\w'’-])|\?",
     re.IGNORECASE,
 )
+# A whole word, with its possessive: "Caroline's" is the word "Caroline".
+_WORD = re.compile(r"(?<![\w'’-])(\w+)(?:['’]s)?(?![\w'’-])")
+# A word found in more than this share of the drawers searched (a wing's owner, the project's name)
+# says nothing about which of them to pick, yet it pulls the query's vector towards all of them.
+COMMON_WORD_SHARE = 0.5
+COMMON_WORD_MIN_DRAWERS = 20
 
 
-def semantic_text(query: str) -> str:
-    """The text embedded for `query`: without its question framing, or the query itself if nothing is left."""
-    text = " ".join(_QUESTION_FRAMING.sub(" ", query).split())
-    return text if any(c.isalnum() for c in text) else query
+def semantic_text(query: str, common: frozenset[str] = frozenset()) -> str:
+    """The text embedded for `query`: without its question framing and without the (lowercase) words
+    in `common`; if that leaves nothing, without the framing only; if that leaves nothing, the query."""
+    unframed = _QUESTION_FRAMING.sub(" ", query)
+    specific = _WORD.sub(lambda m: " " if m.group(1).lower() in common else m.group(0), unframed)
+    for text in (specific, unframed):
+        text = " ".join(text.split())
+        if any(c.isalnum() for c in text):
+            return text
+    return query
+
+
+def query_words(query: str) -> list[str]:
+    """The whole words of `query` (possessives without their 's)."""
+    return _WORD.findall(query)
 
 
 def chroma_where(filters: Mapping[str, str | None]) -> dict[str, Any] | None:
@@ -57,6 +76,20 @@ class Searcher:
         self._store = store
         self._catalog = catalog
         self._scans: OrderedDict[tuple, tuple[int, list[str], np.ndarray]] = OrderedDict()
+        self._common: dict[tuple[tuple, str], bool] = {}  # (filters, word) → common there, for one generation
+        self._common_generation = -1
+
+    def embedded_text(self, query: str, filters: Mapping[str, str | None], generation: int) -> str:
+        """What to embed for `query` when searching within `filters` (see `semantic_text`)."""
+        if generation != self._common_generation or len(self._common) > COMMON_CACHE_MAX:
+            self._common, self._common_generation = {}, generation
+        key = _filter_key(filters)
+        words = list(dict.fromkeys(w.lower() for w in query_words(query)))
+        unknown = [w for w in words if (key, w) not in self._common]
+        if unknown:
+            found = self._catalog.common_words(unknown, filters, COMMON_WORD_SHARE, COMMON_WORD_MIN_DRAWERS)
+            self._common.update(((key, w), w in found) for w in unknown)
+        return semantic_text(query, frozenset(w for w in words if self._common[key, w]))
 
     def search(self, query: str, vector: np.ndarray, filters: Mapping[str, str | None], limit: int,
                hybrid: bool, generation: int) -> list[SearchHit]:
@@ -96,7 +129,7 @@ class Searcher:
         return {ids[i]: float(sims[i]) for i in top}
 
     def _scan(self, filters: Mapping[str, str | None], generation: int) -> tuple[list[str], np.ndarray]:
-        key = tuple(sorted((k, v) for k, v in filters.items() if v is not None))
+        key = _filter_key(filters)
         cached = self._scans.get(key)
         if cached is None or cached[0] != generation:
             ids, matrix = self._catalog.vectors(filters)
@@ -106,3 +139,7 @@ class Searcher:
                 self._scans.popitem(last=False)
         self._scans.move_to_end(key)
         return cached[1], cached[2]
+
+
+def _filter_key(filters: Mapping[str, str | None]) -> tuple:
+    return tuple(sorted((k, v) for k, v in filters.items() if v is not None))

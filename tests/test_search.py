@@ -113,3 +113,51 @@ def test_the_embedding_gets_the_query_without_framing_and_keyword_search_gets_it
     hits = filled.search("What was the zxqv-7 error code?", limit=1)
     assert embedded == ["the zxqv-7 error code"] and searched == ["What was the zxqv-7 error code?"]
     assert hits[0].room == "vault" and hits[0].lexical > 0
+
+
+@pytest.mark.parametrize(("query", "common", "embedded"), [
+    ("What is Caroline's identity?", {"caroline"}, "identity"),
+    ("Where has Melanie camped with Caroline?", {"caroline", "melanie"}, "has camped with"),
+    ("What does Melanie do to destress?", {"caroline"}, "Melanie to destress"),  # not common: kept
+    ("caroline-style notes", {"caroline"}, "caroline-style notes"),  # only whole words go
+    ("What did Caroline's mentor say?", {"mentor"}, "Caroline's say"),
+    ("Caroline?", {"caroline"}, "Caroline"),  # nothing else left: the query without its framing
+])
+def test_words_common_in_the_searched_drawers_are_not_embedded(query, common, embedded):
+    assert semantic_text(query, frozenset(common)) == embedded
+
+
+@pytest.fixture
+def kai_wing(palace):
+    """25 drawers in wing_kai that all mention Kai, and 25 elsewhere that do not."""
+    tags = [f"tag{n}a tag{n}b tag{n}c tag{n}d" for n in range(25)]  # keeps the hash embedder from seeing duplicates
+    for n in range(25):
+        palace.add_drawer(f"Kai noted {tags[n]}: the build took {n + 3} minutes", "wing_kai", "builds")
+        palace.add_drawer(f"Priya logged invoice {tags[n]} for {n * 7} dollars", "wing_priya", "invoices")
+    assert palace.count() == 50
+    return palace
+
+
+def test_common_words_are_counted_within_the_filters(kai_wing):
+    catalog = kai_wing._catalog
+    words = ["Kai", "build", "the", "invoice", "zebra"]
+    assert catalog.common_words(words, {"wing": "wing_kai"}, 0.5, 20) == {"kai", "build"}
+    assert catalog.common_words(words, {"wing": "wing_priya"}, 0.5, 20) == {"invoice"}
+    assert catalog.common_words(words, {}, 0.5, 20) == frozenset()  # half of the palace is not more than half
+    assert catalog.common_words(words, {"wing": "wing_kai"}, 0.5, 26) == frozenset()  # too few drawers to tell
+
+
+def test_the_embedding_leaves_out_words_common_in_the_searched_wing(kai_wing, monkeypatch):
+    embedded, searched = [], []
+    embed, lexical = kai_wing._embed, kai_wing._catalog.lexical
+    monkeypatch.setattr(kai_wing, "_embed", lambda texts: embedded.extend(texts) or embed(texts))
+    monkeypatch.setattr(kai_wing._catalog, "lexical", lambda query, *a: searched.append(query) or lexical(query, *a))
+    kai_wing.search("How long did Kai's build 7 take?", wing="wing_kai", limit=1)
+    kai_wing.search("How long did Kai's build 7 take?", limit=1)  # in the whole palace Kai is not common
+    assert embedded == ["long 7 take", "long Kai's build 7 take"]
+    assert searched == ["How long did Kai's build 7 take?"] * 2
+    for n in range(30):  # the wing changes: Kai is no longer in most of its drawers
+        kai_wing.add_drawer(f"Priya reviewed invoice tag{n}x tag{n}y tag{n}z", "wing_kai", "builds")
+    embedded.clear()
+    kai_wing.search("How long did Kai's build 7 take?", wing="wing_kai", limit=1)
+    assert embedded == ["long Kai's build 7 take"]
