@@ -39,6 +39,10 @@ without within around across along among upon toward towards onto everyone every
 anyone always never often sometimes usually instead rather quite pretty enough every either neither
 whether though although unless since until while yet already almost also again keep keeps kept take
 takes took give gives gave put puts set sets call called find found show shows shown start started
+wow awesome amazing sounds glad totally definitely absolutely honestly seriously literally basically
+especially particularly haha lol omg yay congrats congratulations cheers bye fantastic wonderful
+incredible lovely cute exciting excited super stuff guess hope hoping hopefully feel feels felt feeling
+happy fun interesting appreciate appreciated wanna gonna gotta
 """.split())
 PAIR_WEIGHT, TITLE_WEIGHT, KNOWN_WEIGHT = 2.5, 2.0, 2.0
 MAX_WORD = 30  # longer "words" are sequences or unspaced scripts, not topic names
