@@ -149,6 +149,13 @@ def test_speakers_names_are_not_chosen() -> None:
     assert choose(["Marcus Okafor, Marcus Okafor!"], names=["Marcus Okafor"]) == GENERAL
 
 
+def test_chat_interjections_are_not_chosen() -> None:
+    texts = ["Wow, that sounds awesome!", "Awesome! Wow, glad it went well, sounds amazing.",
+             "Wow. I finally finished the pottery class, so happy!", "Amazing, wow, sounds like fun.",
+             "Totally. Is the pottery class on Fridays?"]
+    assert choose(texts) == "pottery-class"
+
+
 IDS = [
     "https://auth.example.com/callback/v2?state=abc",
     "http://localhost:8080/api/v1/users",
