@@ -151,8 +151,8 @@ def test_speakers_names_are_not_chosen() -> None:
 
 def test_chat_interjections_are_not_chosen() -> None:
     texts = ["Wow, that sounds awesome!", "Awesome! Wow, glad it went well, sounds amazing.",
-             "Wow. I finally finished the pottery class, so happy!", "Amazing, wow, sounds like fun.",
-             "Totally. Is the pottery class on Fridays?"]
+             "Wow. I finally finished the pottery class, so happy!", "Amazing, wow, sounds like fun. Wow!",
+             "Wow, wow. Totally. Is the pottery class on Fridays?"]
     assert choose(texts) == "pottery-class"
 
 
