@@ -10,12 +10,16 @@ from .models import HALLS
 
 MAX_NAME_CHARS = 100
 _NOT_WORD = re.compile(r"[\W_]+", re.UNICODE)
+# "C++" and "C#" are names, not "c": spell the symbols out before the rest of the punctuation goes.
+_SYMBOL_SUFFIX = re.compile(r"(?<=[^\W\d_])(\+\+|#)(?![\w+#])")
+_SPELLED = {"++": "pp", "#": "sharp"}
 
 
 def _clean(name: object, kind: str) -> str:
     if not isinstance(name, str):
         raise InvalidInputError(f"The {kind} name must be text, not {type(name).__name__}.")
     text = unicodedata.normalize("NFKC", name).strip().lower()
+    text = _SYMBOL_SUFFIX.sub(lambda m: _SPELLED[m.group(1)], text)
     if not text:
         raise InvalidInputError(f"The {kind} name is empty.")
     return text

@@ -37,3 +37,16 @@ def test_halls_accept_short_and_full_names_only_the_five():
     assert hall_name(None) is None
     with pytest.raises(InvalidInputError, match="hall_facts, hall_events"):
         hall_name("hall_gossip")
+
+
+@pytest.mark.parametrize(("raw", "slug"), [
+    ("C++", "cpp"), ("C#", "csharp"), ("F# scripts", "fsharp-scripts"), ("c++ templates", "cpp-templates"),
+    ("Notepad++ plugins", "notepadpp-plugins"), ("a + b", "a-b"), ("#general", "general"), ("x#y", "x-y"),
+    ("LGBTQ+ events", "lgbtq-events"), ("C", "c"),
+])
+def test_language_names_with_symbols_keep_them_spelled_out(raw, slug):
+    assert room_slug(raw) == slug
+
+
+def test_wings_spell_out_the_same_symbols():
+    assert wing_name("C# tools") == "csharp_tools"

@@ -124,7 +124,7 @@ def _sentences(text: str, ignored: frozenset[str] | set[str]) -> list[list[list[
     for piece in _SENTENCE.split(_NOT_PROSE.sub(" . ", _LONG_TOKEN.sub(" . ", _fold(text.lower())))):
         runs: list[list[str]] = [[]]
         for word in _WORD.findall(piece):
-            if word in ignored or not 3 <= len(word) <= MAX_WORD:
+            if word in ignored or not (3 <= len(word) or word.endswith("#")) or len(word) > MAX_WORD:  # C#, F#
                 runs.append([])
             else:
                 runs[-1].append(word)
