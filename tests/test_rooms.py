@@ -309,5 +309,5 @@ def test_speakers_of_an_ingested_chat_do_not_become_its_room(palace, tmp_path: P
 def test_cpp_and_csharp_get_rooms_of_their_own() -> None:
     chooser = RoomChooser([])
     cpp = chooser.choose(["The C++ templates blew up compile times.", "C++ templates again: the build is slow."])
-    csharp = chooser.choose(["Our C# service deadlocks in async code.", "C# async again: the service hangs."])
+    csharp = chooser.choose(["Our C# async code deadlocks.", "C# async again: it hangs."])
     assert (cpp, csharp) == ("cpp-templates", "csharp-async")
