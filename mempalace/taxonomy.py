@@ -4,7 +4,7 @@ and kept in memory until anything changes."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from .catalog import Catalog
@@ -64,6 +64,13 @@ class TaxonomyView:
     def count(self) -> int:
         """Number of drawers in the palace."""
         return self._memoized(("count", None), lambda: sum(sum(r.values()) for r in self._tree().values()))
+
+    def common_words(self, words: Iterable[str], share: float = 0.5, min_drawers: int = 100) -> frozenset[str]:
+        """Those of `words` (lowercased, stop words aside) found in more than `share` of all drawers;
+        none in a palace of fewer than `min_drawers`. Room naming passes over such words."""
+        with self._guard:
+            self._taxonomy_sync.ensure_fresh()
+            return self._taxonomy_catalog.common_words(words, {}, share, min_drawers)
 
     def taxonomy(self) -> dict[str, dict[str, int]]:
         """{wing: {room: drawer count}}, wings and rooms in name order."""

@@ -311,3 +311,41 @@ def test_cpp_and_csharp_get_rooms_of_their_own() -> None:
     cpp = chooser.choose(["The C++ templates blew up compile times.", "C++ templates again: the build is slow."])
     csharp = chooser.choose(["Our C# async code deadlocks.", "C# async again: it hangs."])
     assert (cpp, csharp) == ("cpp-templates", "csharp-async")
+
+
+TOPICS = ["pottery glaze", "chess openings", "sourdough starter", "tide pools", "bike repair", "tax forms",
+          "kite surfing"]
+
+
+def photo_chat(topic: str) -> list[str]:
+    """A chat where everyone shares photos, about one topic mentioned twice."""
+    return [f"[shares a photo: a photo of {topic}] Look, a photo!", "Great photo, what a photo. Another photo?",
+            "Here is a photo. And a photo from yesterday, one more photo.", f"Nice photo. Is the {topic} hard?",
+            "Photo after photo, thanks for every photo."]
+
+
+def test_a_word_most_earlier_conversations_share_stops_being_chosen() -> None:
+    chooser = RoomChooser([])
+    rooms = [chooser.choose(photo_chat(topic)) for topic in TOPICS]
+    assert rooms == ["photo"] * 5 + ["tax-forms", "kite-surfing"]  # after five, "photo" is everyone's word
+
+
+def test_a_word_most_of_the_palace_has_is_not_chosen() -> None:
+    asked = []
+
+    def common(words):
+        asked.append(set(words))
+        return {"photo"} & set(words)
+
+    assert RoomChooser([], common).choose(photo_chat("tide pools")) == "tide-pools"
+    assert "photo" in asked[0]
+    assert RoomChooser(["photo"], common).choose(photo_chat("tide pools")) == "tide-pools"  # even an existing room
+    assert RoomChooser([], common).choose(photo_chat("tide pools"), title="Photos") == "photo"  # the title says so
+    assert RoomChooser([], lambda words: set(words)).choose(photo_chat("tide pools")) == GENERAL
+
+
+def test_the_palace_names_its_common_words(palace) -> None:
+    for n in range(30):
+        palace.add_drawer(f"photo {n}: tag{n}a tag{n}b tag{n}c {'glaze' if n % 3 == 0 else 'kiln'}", "wing_a", "r")
+    assert palace.common_words(["Photo", "glaze", "kiln", "the", "zebra"], 0.5, min_drawers=20) == {"photo", "kiln"}
+    assert palace.common_words(["Photo"], 0.5, min_drawers=31) == frozenset()

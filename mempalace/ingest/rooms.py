@@ -5,7 +5,10 @@ removed): single words and adjacent pairs. A pair scores 2.5 per occurrence, a w
 the title count double. A candidate whose light stem matches an existing room (`auth-migration` for
 "migrating auth" or "Auth migrations") scores double, and an existing room whose words occur
 together in a sentence at least twice is a candidate too: the same topic gets the same slug in
-every wing, which is what makes tunnels. The best candidate becomes the room; no words → `general`.
+every wing, which is what makes tunnels. A candidate made only of words that most conversations of
+the ingest so far (after the first five) or most of the palace's drawers contain is everyone's word,
+not a topic, and is passed over unless the title names it. The best candidate left becomes the
+room; none → `general`.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import functools
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from ..catalog import STOP_WORDS
 from ..errors import InvalidInputError
@@ -45,6 +48,9 @@ incredible lovely cute exciting excited super stuff guess hope hoping hopefully 
 happy fun interesting appreciate appreciated wanna gonna gotta
 """.split())
 PAIR_WEIGHT, TITLE_WEIGHT, KNOWN_WEIGHT = 2.5, 2.0, 2.0
+# A word in more than this share of the conversations seen so far (after the first few) or of the
+# palace's drawers is everyone's word ("photo" in a chat full of shared pictures), not a topic.
+GENERIC_SHARE, GENERIC_AFTER, GENERIC_CHECKED = 0.5, 5, 30
 MAX_WORD = 30  # longer "words" are sequences or unspaced scripts, not topic names
 
 
@@ -73,7 +79,12 @@ def _fold(text: str) -> str:
 class RoomChooser:
     """Chooses rooms for the conversations of one ingest, remembering the rooms it has handed out."""
 
-    def __init__(self, existing_rooms: Iterable[str]):
+    def __init__(self, existing_rooms: Iterable[str],
+                 common_words: Callable[[Iterable[str]], Iterable[str]] | None = None):
+        """`common_words(words)` names those found in most of the palace's drawers (optional)."""
+        self._common_words = common_words
+        self._seen: Counter[str] = Counter()  # stem → conversations (or segments) that used it
+        self._conversations = 0
         self._known: dict[str, str] = {}
         for slug in sorted(existing_rooms):
             if slug != GENERAL:
@@ -105,9 +116,13 @@ class RoomChooser:
                 scores[key] = max(scores.get(key, 0.0), PAIR_WEIGHT * together) * KNOWN_WEIGHT
             elif key in scores:
                 scores[key] = min(scores[key], PAIR_WEIGHT)  # mentioned once in passing: no bonus
-        if not scores:
+        order = sorted(scores, key=lambda k: (scores[k], k.count("-"), k), reverse=True)
+        generic = self._generic_stems(order[:GENERIC_CHECKED], surface)
+        self._seen.update(set().union(*stems))
+        self._conversations += 1
+        best = next((k for k in order if k in title_keys or not set(k.split("-")) <= generic), None)
+        if best is None:
             return GENERAL
-        best = max(scores, key=lambda k: (scores[k], k.count("-"), k))
         if best in self._known:
             return self._known[best]
         try:
@@ -116,6 +131,18 @@ class RoomChooser:
             return GENERAL
         self._known[best] = slug
         return slug
+
+
+    def _generic_stems(self, keys: list[str], surface: dict[str, Counter[str]]) -> set[str]:
+        """The stems of `keys` that most earlier conversations, or most of the palace's drawers, share."""
+        generic = set()
+        if self._conversations >= GENERIC_AFTER:
+            generic = {s for s, n in self._seen.items() if n > GENERIC_SHARE * self._conversations}
+        if self._common_words and keys:
+            words = {w for k in keys for w in (surface[k].most_common(1)[0][0].split() if k in surface
+                                               else self._known[k].split("-"))}
+            generic |= {stem(w) for w in self._common_words(words)}
+        return generic
 
 
 def _sentences(text: str, ignored: frozenset[str] | set[str]) -> list[list[list[str]]]:
