@@ -10,16 +10,22 @@ from .models import HALLS
 
 MAX_NAME_CHARS = 100
 _NOT_WORD = re.compile(r"[\W_]+", re.UNICODE)
-# "C++" and "C#" are names, not "c": spell the symbols out before the rest of the punctuation goes.
-_SYMBOL_SUFFIX = re.compile(r"(?<=[^\W\d_])(\+\+|#)(?![\w+#])")
+# One letter and ++ or # is a language ("C++", "C#", "F#"), not "c": spelled out before the rest of
+# the punctuation goes. Longer words keep their plain form (PR#, Notepad++ → pr, notepad).
+_LANGUAGE = re.compile(r"(?<![\w+#])([^\W\d_])(\+\+|#)(?![^\W\d_]|[+#])")
 _SPELLED = {"++": "pp", "#": "sharp"}
+
+
+def spell_symbols(text: str) -> str:
+    """`c++` → `cpp`, `c#` → `csharp` (one-letter language names only)."""
+    return _LANGUAGE.sub(lambda m: m.group(1) + _SPELLED[m.group(2)], text)
 
 
 def _clean(name: object, kind: str) -> str:
     if not isinstance(name, str):
         raise InvalidInputError(f"The {kind} name must be text, not {type(name).__name__}.")
     text = unicodedata.normalize("NFKC", name).strip().lower()
-    text = _SYMBOL_SUFFIX.sub(lambda m: _SPELLED[m.group(1)], text)
+    text = spell_symbols(text)
     if not text:
         raise InvalidInputError(f"The {kind} name is empty.")
     return text

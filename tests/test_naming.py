@@ -41,8 +41,9 @@ def test_halls_accept_short_and_full_names_only_the_five():
 
 @pytest.mark.parametrize(("raw", "slug"), [
     ("C++", "cpp"), ("C#", "csharp"), ("F# scripts", "fsharp-scripts"), ("c++ templates", "cpp-templates"),
-    ("Notepad++ plugins", "notepadpp-plugins"), ("a + b", "a-b"), ("#general", "general"), ("x#y", "x-y"),
-    ("LGBTQ+ events", "lgbtq-events"), ("C", "c"),
+    ("C++11", "cpp11"), ("Notepad++ plugins", "notepad-plugins"), ("PR#", "pr"), ("issue#42", "issue-42"),
+    ("a + b", "a-b"), ("#general", "general"), ("x#y", "x-y"), ("LGBTQ+ events", "lgbtq-events"), ("C", "c"),
+    ("c+++", "c"),
 ])
 def test_language_names_with_symbols_keep_them_spelled_out(raw, slug):
     assert room_slug(raw) == slug
