@@ -7,7 +7,6 @@ Chroma. It is a cache: `rebuild` remakes it from Chroma, the only source of trut
 from __future__ import annotations
 
 import hashlib
-import re
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -15,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from .vocabulary import WordCounts, WordTokens
 
 SCHEMA_VERSION = "4"
 _SCHEMA = """
@@ -55,18 +56,6 @@ CREATE TRIGGER IF NOT EXISTS drawers_au AFTER UPDATE OF wing, room, hall ON draw
 END;
 """
 _FILTERS = ("wing", "room", "hall", "source_file")
-_TERM = re.compile(r"\w+", re.UNICODE)
-# Words too common to say anything about a drawer; dropping them keeps BM25 fast on big palaces.
-STOP_WORDS = frozenset("""
-a about above after again against all am an and any are as at be because been before being below between
-both but by can could did do does doing down during each few for from further had has have having he her
-here hers herself him himself his how i if in into is it its itself just me more most my myself no nor not
-now of off on once only or other our ours ourselves out over own same she should so some such than that the
-their theirs them themselves then there these they this those through to too under until up very was we
-were what when where which while who whom why will with would you your yours yourself yourselves
-""".split())
-COMMON_SHARE = 0.25  # a term in more than this share of drawers (and in over COMMON_MIN drawers) is skipped
-COMMON_MIN = 2_000
 
 
 @dataclass(frozen=True)
@@ -107,12 +96,13 @@ def where_clause(filters: Mapping[str, str | None]) -> tuple[str, list[str]]:
     return (" AND ".join(parts) or "1"), args
 
 
-class Catalog:
+class Catalog(WordCounts):
     """The sidecar database of one palace."""
 
     def __init__(self, path: Path):
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
+        self._word_tokens = WordTokens()
         try:
             self._db = self._connect()
         except sqlite3.DatabaseError:  # a damaged cache: Chroma still has everything, so start afresh
@@ -293,15 +283,20 @@ class Catalog:
         matrix = np.frombuffer(b"".join(p[1] for p in pairs), dtype=np.float32).reshape(len(pairs), -1)
         return [p[0] for p in pairs], matrix
 
+    def place_match(self, filters: Mapping[str, str | None]) -> str:
+        """The FTS5 expression for the place filters ("" for none)."""
+        place = place_tokens(**{k: filters.get(k) for k in _FILTERS})
+        return "place : (" + " AND ".join(place.split()) + ")" if place else ""
+
     def lexical(self, query: str, filters: Mapping[str, str | None], limit: int) -> list[tuple[str, float]]:
         """(id, BM25 score, higher is better) of drawers containing any query term, best first."""
         terms = self.query_terms(query)
         if not terms:
             return []
         match = "content : (" + " OR ".join('"' + t.replace('"', '""') + '"' for t in terms) + ")"
-        place = place_tokens(**{k: filters.get(k) for k in _FILTERS})
+        place = self.place_match(filters)
         if place:
-            match += " AND place : (" + " AND ".join(place.split()) + ")"
+            match += " AND " + place
         rows = self._db.execute(
             "SELECT d.id, m.s FROM (SELECT rowid AS hit, -bm25(drawers_fts, 1.0, 0.0) AS s FROM drawers_fts"
             " WHERE drawers_fts MATCH ? ORDER BY s DESC LIMIT ?) AS m JOIN drawers d ON d.rowid = m.hit"
@@ -309,55 +304,6 @@ class Catalog:
             [match, limit],
         ).fetchall()
         return [(r[0], float(r[1])) for r in rows]
-
-    def query_terms(self, query: str) -> list[str]:
-        """The words of `query` worth a keyword lookup: no stop words, none found in most drawers."""
-        terms = _content_words(_TERM.findall(query))
-        total = self.count()
-        if not terms or total <= COMMON_MIN:
-            return terms
-        documents = self._documents(terms)
-        limit = max(COMMON_MIN, COMMON_SHARE * total)
-        return [t for t in terms if documents[t] <= limit]
-
-    def common_words(self, words: Iterable[str], filters: Mapping[str, str | None], share: float,
-                     min_drawers: int) -> frozenset[str]:
-        """The (lowercased, non-stop) words found in more than `share` of the drawers within the filters.
-
-        Nothing counts as common among fewer than `min_drawers` drawers. Only words that are common
-        in the whole palace are counted within the filters, so a rare word costs one vocabulary lookup.
-        """
-        candidates = _content_words(words)
-        total = self.matching_count(filters)
-        if not candidates or total < min_drawers:
-            return frozenset()
-        limit = share * total
-        documents = self._documents(candidates)
-        place = place_tokens(**{k: filters.get(k) for k in _FILTERS})
-        common = set()
-        for word in (w for w in candidates if documents[w] > limit):
-            if place:
-                match = f'content : "{word}" AND place : (' + " AND ".join(place.split()) + ")"
-                documents[word] = self._db.execute(
-                    "SELECT count(*) FROM drawers_fts WHERE drawers_fts MATCH ?", [match]).fetchone()[0]
-            if documents[word] > limit:
-                common.add(word)
-        return frozenset(common)
-
-    def _documents(self, terms: Sequence[str]) -> dict[str, int]:
-        """Term → the number of drawers in the palace whose text holds it."""
-        # The index holds Porter stems ("decided" → "decid"), which are almost always prefixes of the
-        # word: look up every prefix a stem could be and take the longest one indexed.
-        prefixes = sorted({t[:n] for t in terms for n in range(max(3, len(t) - 4), len(t) + 1)})
-        marks = ",".join("?" * len(prefixes))
-        frequency = dict(self._db.execute(f"SELECT term, doc FROM drawers_vocab WHERE term IN ({marks})", prefixes))
-        return {t: next((frequency[t[:n]] for n in range(len(t), 2, -1) if t[:n] in frequency), 0) for t in terms}
-
-
-def _content_words(words: Iterable[str]) -> list[str]:
-    """Distinct lowercased words that are not stop words, at most 64 (a query is short)."""
-    return [w for w in dict.fromkeys(w.lower() for w in words) if w not in STOP_WORDS and _TERM.fullmatch(w)][:64]
-
 
 _ROW_COLUMNS = ("d.id, d.content, d.wing, d.room, d.hall, d.source_file, d.chunk_index, d.parent_id, d.filed_at,"
                 " d.seq, d.vector, d.dated")

@@ -21,6 +21,7 @@ import numpy as np
 from .catalog import Catalog
 from .models import SearchHit
 from .store import ChromaStore
+from .vocabulary import content_words
 
 LEXICAL_WEIGHT = 0.4
 MIN_POOL = 50
@@ -84,7 +85,7 @@ class Searcher:
         if generation != self._common_generation or len(self._common) > COMMON_CACHE_MAX:
             self._common, self._common_generation = {}, generation
         key = _filter_key(filters)
-        words = list(dict.fromkeys(w.lower() for w in query_words(query)))
+        words = content_words(query_words(query))  # exactly the words common_words looks at
         unknown = [w for w in words if (key, w) not in self._common]
         if unknown:
             found = self._catalog.common_words(unknown, filters, COMMON_WORD_SHARE, COMMON_WORD_MIN_DRAWERS)

@@ -65,12 +65,12 @@ class TaxonomyView:
         """Number of drawers in the palace."""
         return self._memoized(("count", None), lambda: sum(sum(r.values()) for r in self._tree().values()))
 
-    def common_words(self, words: Iterable[str], share: float = 0.5, min_drawers: int = 100) -> frozenset[str]:
-        """Those of `words` (lowercased, stop words aside) found in more than `share` of all drawers;
-        none in a palace of fewer than `min_drawers`. Room naming passes over such words."""
+    def widespread_words(self, words: Iterable[str], share: float = 0.5, min_wing_drawers: int = 20) -> frozenset[str]:
+        """Those of `words` (lowercased, stop words aside) found in more than `share` of the drawers of
+        most wings: everyone's words ("photo" in chats full of pictures), which room naming passes over."""
         with self._guard:
             self._taxonomy_sync.ensure_fresh()
-            return self._taxonomy_catalog.common_words(words, {}, share, min_drawers)
+            return self._taxonomy_catalog.widespread_words(words, share, min_wing_drawers)
 
     def taxonomy(self) -> dict[str, dict[str, int]]:
         """{wing: {room: drawer count}}, wings and rooms in name order."""

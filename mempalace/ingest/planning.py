@@ -18,7 +18,7 @@ from ..palace import Palace
 from .chunks import MESSAGE_GAP, Chunk, chunk_conversation, prose, read_through, without_cut_labels
 from .halls import HallClassifier
 from .report import PlannedDrawer
-from .rooms import GENERIC_SHARE, RoomChooser
+from .rooms import RoomChooser
 
 Progress = Callable[[int, int], None]
 EMBED_BATCH = 256
@@ -77,7 +77,7 @@ def plan_source(palace: Palace, src: Source, fmt: str, conversations: list[Conve
             _add_present(plan, number, conversation, chunks, conversation_ids, present)
             continue
         if run.room is None and run.chooser is None:
-            run.chooser = RoomChooser(palace.list_rooms(), lambda words: palace.common_words(words, GENERIC_SHARE))
+            run.chooser = RoomChooser(palace.list_rooms(), palace.widespread_words)
         rooms = _rooms(run.chooser, conversation, chunks, run.room, names)
         place = run.wing or _default_wing(conversation, src, fmt)
         for index, (chunk, identity) in enumerate(zip(chunks, conversation_ids)):

@@ -5,10 +5,9 @@ removed): single words and adjacent pairs. A pair scores 2.5 per occurrence, a w
 the title count double. A candidate whose light stem matches an existing room (`auth-migration` for
 "migrating auth" or "Auth migrations") scores double, and an existing room whose words occur
 together in a sentence at least twice is a candidate too: the same topic gets the same slug in
-every wing, which is what makes tunnels. A candidate made only of words that most conversations of
-the ingest so far (after the first five) or most of the palace's drawers contain is everyone's word,
-not a topic, and is passed over unless the title names it. The best candidate left becomes the
-room; none → `general`.
+every wing, which is what makes tunnels. A candidate made only of words found in most drawers of
+most wings is everyone's word, not a topic ("photo" in chats full of shared pictures), and is passed
+over unless the title names it. The best candidate left becomes the room; none → `general`.
 """
 
 from __future__ import annotations
@@ -19,9 +18,9 @@ import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 
-from ..catalog import STOP_WORDS
+from ..vocabulary import STOP_WORDS
 from ..errors import InvalidInputError
-from ..naming import room_slug
+from ..naming import room_slug, spell_symbols
 
 GENERAL = "general"
 _WORD = re.compile(r"[^\W\d_][\w+#]*")
@@ -44,13 +43,11 @@ whether though although unless since until while yet already almost also again k
 takes took give gives gave put puts set sets call called find found show shows shown start started
 wow awesome amazing sounds glad totally definitely absolutely honestly seriously literally basically
 especially particularly haha lol omg yay congrats congratulations cheers bye fantastic wonderful
-incredible lovely cute exciting excited super stuff guess hope hoping hopefully feel feels felt feeling
-happy fun interesting appreciate appreciated wanna gonna gotta
+incredible lovely cute exciting excited stuff guess hope hoping hopefully feel feels felt feeling
+interesting appreciate appreciated wanna gonna gotta
 """.split())
 PAIR_WEIGHT, TITLE_WEIGHT, KNOWN_WEIGHT = 2.5, 2.0, 2.0
-# A word in more than this share of the conversations seen so far (after the first few) or of the
-# palace's drawers is everyone's word ("photo" in a chat full of shared pictures), not a topic.
-GENERIC_SHARE, GENERIC_AFTER, GENERIC_CHECKED = 0.5, 5, 30
+GENERIC_CHECKED = 30  # the best candidates checked against the palace's widespread words
 MAX_WORD = 30  # longer "words" are sequences or unspaced scripts, not topic names
 
 
@@ -80,11 +77,9 @@ class RoomChooser:
     """Chooses rooms for the conversations of one ingest, remembering the rooms it has handed out."""
 
     def __init__(self, existing_rooms: Iterable[str],
-                 common_words: Callable[[Iterable[str]], Iterable[str]] | None = None):
-        """`common_words(words)` names those found in most of the palace's drawers (optional)."""
-        self._common_words = common_words
-        self._seen: Counter[str] = Counter()  # stem → conversations (or segments) that used it
-        self._conversations = 0
+                 widespread_words: Callable[[Iterable[str]], Iterable[str]] | None = None):
+        """`widespread_words(words)` names those found in most drawers of most wings (optional)."""
+        self._widespread_words = widespread_words
         self._known: dict[str, str] = {}
         for slug in sorted(existing_rooms):
             if slug != GENERAL:
@@ -118,8 +113,6 @@ class RoomChooser:
                 scores[key] = min(scores[key], PAIR_WEIGHT)  # mentioned once in passing: no bonus
         order = sorted(scores, key=lambda k: (scores[k], k.count("-"), k), reverse=True)
         generic = self._generic_stems(order[:GENERIC_CHECKED], surface)
-        self._seen.update(set().union(*stems))
-        self._conversations += 1
         best = next((k for k in order if k in title_keys or not set(k.split("-")) <= generic), None)
         if best is None:
             return GENERAL
@@ -134,24 +127,21 @@ class RoomChooser:
 
 
     def _generic_stems(self, keys: list[str], surface: dict[str, Counter[str]]) -> set[str]:
-        """The stems of `keys` that most earlier conversations, or most of the palace's drawers, share."""
-        generic = set()
-        if self._conversations >= GENERIC_AFTER:
-            generic = {s for s, n in self._seen.items() if n > GENERIC_SHARE * self._conversations}
-        if self._common_words and keys:
-            words = {w for k in keys for w in (surface[k].most_common(1)[0][0].split() if k in surface
-                                               else self._known[k].split("-"))}
-            generic |= {stem(w) for w in self._common_words(words)}
-        return generic
+        """The stems of `keys` whose words are everyone's words in this palace."""
+        if not self._widespread_words or not keys:
+            return set()
+        words = {w for k in keys for w in (surface[k].most_common(1)[0][0].split() if k in surface
+                                           else self._known[k].split("-"))}
+        return {stem(w) for w in self._widespread_words(words)}
 
 
 def _sentences(text: str, ignored: frozenset[str] | set[str]) -> list[list[list[str]]]:
     """Each sentence-like piece of `text` as its runs of consecutive content words."""
     sentences = []
-    for piece in _SENTENCE.split(_NOT_PROSE.sub(" . ", _LONG_TOKEN.sub(" . ", _fold(text.lower())))):
+    for piece in _SENTENCE.split(_NOT_PROSE.sub(" . ", _LONG_TOKEN.sub(" . ", spell_symbols(_fold(text.lower()))))):
         runs: list[list[str]] = [[]]
         for word in _WORD.findall(piece):
-            if word in ignored or not (3 <= len(word) or word.endswith("#")) or len(word) > MAX_WORD:  # C#, F#
+            if word in ignored or not 3 <= len(word) <= MAX_WORD:
                 runs.append([])
             else:
                 runs[-1].append(word)

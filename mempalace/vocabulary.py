@@ -1,0 +1,137 @@
+"""How many drawers hold a word: exact counts from the keyword index, for skipping common words.
+
+Words are turned into the index's own tokens (Porter stems, accents off) by a private in-memory
+FTS5 table with the same tokenizer, then looked up in the index's vocabulary. Search uses the counts
+to leave very common words out of keyword search and out of the embedded query; room naming uses
+them to pass over words every wing has.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+
+TOKENIZER = "porter unicode61 remove_diacritics 2"  # the tokenizer of the catalog's drawers_fts
+_TERM = re.compile(r"\w+", re.UNICODE)
+# Words too common to say anything about a drawer; dropping them keeps BM25 fast on big palaces.
+STOP_WORDS = frozenset("""
+a about above after again against all am an and any are as at be because been before being below between
+both but by can could did do does doing down during each few for from further had has have having he her
+here hers herself him himself his how i if in into is it its itself just me more most my myself no nor not
+now of off on once only or other our ours ourselves out over own same she should so some such than that the
+their theirs them themselves then there these they this those through to too under until up very was we
+were what when where which while who whom why will with would you your yours yourself yourselves
+""".split())
+COMMON_SHARE = 0.25  # a term in more than this share of drawers (and in over COMMON_MIN drawers) is skipped
+COMMON_MIN = 2_000
+MAX_QUERY_WORDS = 64  # a query's words beyond these are searched but never counted
+MAX_RECOUNTS = 8  # words counted again inside a filter per call, the most frequent first
+
+
+def content_words(words: Iterable[str]) -> list[str]:
+    """Distinct lowercased words that are not stop words, at most MAX_QUERY_WORDS of them."""
+    found = dict.fromkeys(w.lower() for w in words)
+    return [w for w in found if w not in STOP_WORDS and _TERM.fullmatch(w)][:MAX_QUERY_WORDS]
+
+
+class WordTokens:
+    """The index's tokens for words ("Emily" → emili), memoised; safe to share between threads."""
+
+    def __init__(self) -> None:
+        self._db = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
+        self._db.executescript(f"CREATE VIRTUAL TABLE words USING fts5(w, tokenize='{TOKENIZER}');"
+                               "CREATE VIRTUAL TABLE tokens USING fts5vocab(words, 'instance');")
+        self._lock = threading.Lock()
+        self._memo: dict[str, tuple[str, ...]] = {}
+
+    def of(self, words: Sequence[str]) -> dict[str, tuple[str, ...]]:
+        with self._lock:
+            missing = [w for w in dict.fromkeys(words) if w not in self._memo]
+            if missing:
+                self._db.execute("DELETE FROM words")
+                self._db.executemany("INSERT INTO words(rowid, w) VALUES (?, ?)", list(enumerate(missing, 1)))
+                found: dict[int, list[str]] = {}
+                for doc, term in self._db.execute("SELECT doc, term FROM tokens ORDER BY doc, offset"):
+                    found.setdefault(doc, []).append(term)
+                if len(self._memo) > 100_000:
+                    self._memo.clear()
+                self._memo.update({w: tuple(found.get(i, ())) for i, w in enumerate(missing, 1)})
+            return {w: self._memo[w] for w in words}
+
+
+class WordCounts:
+    """Word statistics over the catalog's keyword index: a mixin for `Catalog`, which provides
+    `_db`, `_word_tokens`, `count`, `matching_count`, `room_counts` and `place_match`."""
+
+    _db: sqlite3.Connection
+    _word_tokens: WordTokens
+
+    def query_terms(self, query: str) -> list[str]:
+        """The words of `query` worth a keyword lookup: no stop words, none found in most drawers."""
+        terms = content_words(_TERM.findall(query))
+        total = self.count()
+        if not terms or total <= COMMON_MIN:
+            return terms
+        documents = self.documents(terms)
+        limit = max(COMMON_MIN, COMMON_SHARE * total)
+        return [t for t in terms if documents[t] <= limit]
+
+    def common_words(self, words: Iterable[str], filters: Mapping[str, str | None], share: float,
+                     min_drawers: int) -> frozenset[str]:
+        """Those of `words` (already `content_words`) found in more than `share` of the drawers within
+        the filters; none among fewer than `min_drawers` drawers. Words common in the whole palace are
+        counted again within the filters, at most MAX_RECOUNTS of them, the most frequent first."""
+        candidates = content_words(words)
+        total = self.matching_count(filters)
+        if not candidates or total < min_drawers:
+            return frozenset()
+        limit = share * total
+        documents = self.documents(candidates)
+        place = self.place_match(filters)
+        frequent = sorted((w for w in candidates if documents[w] > limit), key=lambda w: -documents[w])
+        if place:
+            frequent = [w for w in frequent[:MAX_RECOUNTS] if self._count(f"{_phrase(w)} AND {place}") > limit]
+        return frozenset(frequent)
+
+    def widespread_words(self, words: Iterable[str], share: float, min_wing_drawers: int) -> frozenset[str]:
+        """Those of `words` found in more than `share` of the drawers of more than half of the wings
+        (at least two), counting only wings of `min_wing_drawers` drawers or more."""
+        sizes: dict[str, int] = {}
+        for wing, _, _, n in self.room_counts():
+            sizes[wing] = sizes.get(wing, 0) + n
+        sizes = {w: n for w, n in sizes.items() if n >= min_wing_drawers}
+        candidates = content_words(words)
+        if len(sizes) < 2 or not candidates:
+            return frozenset()
+        needed = len(sizes) // 2 + 1
+        floor = share * sum(sorted(sizes.values())[:needed])  # the fewest drawers such a word can be in
+        documents = self.documents(candidates)
+        widespread = set()
+        for word in (w for w in candidates if documents[w] > floor):
+            per_wing = self._db.execute(
+                "SELECT d.wing, count(*) FROM drawers_fts JOIN drawers d ON d.rowid = drawers_fts.rowid"
+                " WHERE drawers_fts MATCH ? GROUP BY d.wing", [_phrase(word)]).fetchall()
+            if sum(1 for wing, n in per_wing if wing in sizes and n > share * sizes[wing]) >= needed:
+                widespread.add(word)
+        return frozenset(widespread)
+
+    def documents(self, words: Sequence[str]) -> dict[str, int]:
+        """Word → how many drawers hold it (for a word the index splits, its rarest part)."""
+        tokens = self._word_tokens.of(list(words))
+        wanted = sorted({t for parts in tokens.values() for t in parts})
+        counts: dict[str, int] = {}
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            counts.update(self._db.execute(f"SELECT term, doc FROM drawers_vocab WHERE term IN ({marks})", chunk))
+        return {w: min((counts.get(t, 0) for t in tokens[w]), default=0) for w in words}
+
+    def _count(self, match: str) -> int:
+        return int(self._db.execute("SELECT count(*) FROM drawers_fts WHERE drawers_fts MATCH ?", [match]).fetchone()[0])
+
+
+def _phrase(word: str) -> str:
+    return 'content : "' + word.replace('"', '""') + '"'
+

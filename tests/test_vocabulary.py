@@ -1,0 +1,52 @@
+"""Word counts from the keyword index: exact stems, names, filters, wings."""
+
+import pytest
+
+from mempalace.catalog import _SCHEMA
+from mempalace.naming import wing_name
+from mempalace.vocabulary import MAX_QUERY_WORDS, TOKENIZER, content_words
+
+
+def tags(key: str, n: int) -> str:
+    """Words unique to one drawer, so the hash embedder never sees near-duplicates."""
+    return " ".join(f"{key}{n}x{i}" for i in range(6))
+
+
+@pytest.fixture
+def names(palace):
+    """Wings of 25 drawers, each naming its owner in every drawer, the others in none."""
+    for owner in ("Emily", "José", "Kai"):
+        for n in range(25):
+            palace.add_drawer(f"{owner} said the kiln run {n} went fine: {tags(owner, n)}", wing_name(owner), "kiln")
+    palace.add_drawer("The therapy session moved to Tuesday.", "wing_other", "therapy")
+    assert palace.count() == 76
+    return palace
+
+
+def test_the_stemmer_uses_the_index_tokenizer():
+    assert f"tokenize='{TOKENIZER}'" in _SCHEMA
+
+
+def test_counts_are_exact_for_words_whose_stem_is_not_a_prefix(names):
+    counts = names._catalog.documents(["therapy", "theory", "emily", "josé", "jose", "kiln", "kai", "zebra"])
+    assert counts == {"therapy": 1, "theory": 0, "emily": 25, "josé": 25, "jose": 25, "kiln": 75, "kai": 25,
+                      "zebra": 0}
+
+
+def test_each_owner_is_common_in_their_own_wing(names):
+    catalog = names._catalog
+    for owner in ("Emily", "José", "Kai"):
+        found = catalog.common_words(content_words([owner, "kiln", "therapy"]), {"wing": wing_name(owner)}, 0.5, 20)
+        assert found == {owner.lower(), "kiln"}
+    assert catalog.common_words(["therapy", "theory", "emily"], {}, 0.5, 20) == frozenset()
+
+
+def test_words_past_the_cap_are_searched_but_never_judged(names, monkeypatch):
+    embedded = []
+    embed = names._embed
+    monkeypatch.setattr(names, "_embed", lambda texts: embedded.extend(texts) or embed(texts))
+    filler = " ".join(f"word{i}" for i in range(MAX_QUERY_WORDS))
+    names.search(f"{filler} Emily", wing="Emily", limit=1)
+    assert embedded[-1].endswith("Emily")  # beyond the cap: kept, not judged
+    names.search("How did Emily's kiln firing go?", wing="Emily", limit=1)
+    assert embedded[-1] == "firing go"  # and the cap left no wrong verdict behind
