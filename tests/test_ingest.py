@@ -80,6 +80,27 @@ def test_a_grown_session_adds_only_its_new_part(palace: Palace, tmp_path: Path, 
     assert stored == expected  # the old, shorter last drawer was replaced, not kept beside the new one
 
 
+def test_a_grown_session_stays_where_its_drawers_were_moved(palace: Palace, tmp_path: Path) -> None:
+    exchanges = _long_exchanges(6, steps=5)
+    path = _session(tmp_path / "grow.jsonl", exchanges[:2])
+    ingest(palace, path)
+    palace.move_drawers(_all_ids(palace), wing="wing_kai", room="ledger-rules")
+    grown = ingest(palace, _session(path, exchanges))
+    assert grown.ok and grown.added == 2 and grown.replaced == 1
+    places = {(d.wing, d.room) for d in palace.find_drawers(_all_ids(palace)).values()}
+    assert places == {("wing_kai", "ledger-rules")}  # the grown part joins the moved one, nothing is left behind
+
+
+def test_a_grown_session_goes_where_the_command_says(palace: Palace, tmp_path: Path) -> None:
+    exchanges = _long_exchanges(6, steps=5)
+    path = _session(tmp_path / "grow.jsonl", exchanges[:2])
+    ingest(palace, path)
+    palace.move_drawers(_all_ids(palace), wing="wing_kai", room="ledger-rules")
+    ingest(palace, _session(path, exchanges), room="ledger-v2")
+    new = [d for d in palace.find_drawers(_all_ids(palace)).values() if d.room != "ledger-rules"]
+    assert len(new) == 2 and {(d.wing, d.room) for d in new} == {("wing_kai", "ledger-v2")}
+
+
 def _all_ids(palace: Palace) -> list[str]:
     return [hit.drawer_id for hit in palace.search("ledger auth token", limit=1000, mode="vector")]
 

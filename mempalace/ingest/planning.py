@@ -70,7 +70,7 @@ def plan_source(palace: Palace, src: Source, fmt: str, conversations: list[Conve
         if all(i in present for i in conversation_ids):
             _add_present(plan, number, conversation, chunks, conversation_ids, present)
             continue
-        replaces, older = _versions(palace, parent, conversation, chunks, set(conversation_ids))
+        replaces, older, stored = _versions(palace, parent, conversation, chunks, set(conversation_ids))
         plan.replaces += replaces
         present.update(older)
         if all(i in present for i in conversation_ids):  # an older copy of a stored conversation
@@ -79,14 +79,17 @@ def plan_source(palace: Palace, src: Source, fmt: str, conversations: list[Conve
         if run.room is None and run.chooser is None:
             run.chooser = RoomChooser(palace.list_rooms(), palace.widespread_words)
         rooms = _rooms(run.chooser, conversation, chunks, run.room, names)
-        place = run.wing or _default_wing(conversation, src, fmt)
+        default_wing = run.wing or _default_wing(conversation, src, fmt)
+        earlier = _earlier_places(stored, len(chunks))
         for index, (chunk, identity) in enumerate(zip(chunks, conversation_ids)):
             if identity in present:
                 _add_present(plan, number, conversation, [chunk], [identity], present, index)
                 continue
-            plan.drawers.append(PlannedDrawer(wing=place, room=rooms[index], hall="", status="new",
+            wing, room = earlier.get(index, (default_wing, rooms[index]))
+            wing, room = run.wing or wing, run.room or room
+            plan.drawers.append(PlannedDrawer(wing=wing, room=room, hall="", status="new",
                                               **_where(identity, chunk, number, index, conversation)))
-            plan.drafts.append(_draft(src, fmt, conversation, chunk, identity, place, rooms[index], index, parent))
+            plan.drafts.append(_draft(src, fmt, conversation, chunk, identity, wing, room, index, parent))
     return plan
 
 
@@ -104,19 +107,32 @@ def _add_present(plan: Plan, number: int, conversation: Conversation, chunks: li
 
 
 def _versions(palace: Palace, parent: str, conversation: Conversation, chunks: list[Chunk],
-              keep: set[str]) -> tuple[list[str], dict]:
+              keep: set[str]) -> tuple[list[str], dict, list]:
     """Against the stored version of this conversation: the stored drawers the new (grown) one
-    replaces, and the new drawers an older copy of it would only repeat (id -> stored drawer)."""
-    stored = [d for d in palace.drawers_of(parent) if d.id not in keep]
+    replaces, the new drawers an older copy of it would only repeat (id -> stored drawer), and all
+    of the stored drawers."""
+    everything = palace.drawers_of(parent)
+    stored = [d for d in everything if d.id not in keep]
     if not stored:
-        return [], {}
+        return [], {}, everything
     speakers = list(conversation.speakers)
     new_text = read_through(chunks, conversation)
     replaces = [d.id for d in stored if without_cut_labels(d.content, speakers) in new_text]
     old_text = without_cut_labels(MESSAGE_GAP.join(d.content for d in stored if d.id not in replaces), speakers)
     older = {drawer_id(c.content): stored[0] for c in chunks
              if old_text and without_cut_labels(c.content, speakers) in old_text}
-    return replaces, older
+    return replaces, older, everything
+
+
+def _earlier_places(stored: list, count: int) -> dict[int, tuple[str, str]]:
+    """Drawer index → (wing, room) that a grown conversation keeps from its stored version, wherever
+    it was filed or moved: the stored drawer's at that index; for the growth, the last stored one's,
+    up to a segment further (beyond that, new segments get rooms of their own)."""
+    places = {d.chunk_index: (d.wing, d.room) for d in stored}
+    if not places:
+        return {}
+    last = max(places)
+    return {i: places.get(i, places[last]) for i in range(count) if i in places or i < last + SEGMENT_CHUNKS}
 
 
 def _rooms(chooser: RoomChooser | None, conversation: Conversation, chunks: list[Chunk], forced: str | None,
