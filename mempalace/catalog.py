@@ -130,6 +130,7 @@ class Catalog(WordCounts):
 
     def close(self) -> None:
         self._db.close()
+        self._word_tokens.close()
 
     # -- state ------------------------------------------------------------------------------------
 

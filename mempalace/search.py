@@ -88,9 +88,9 @@ class Searcher:
         words = content_words(query_words(query))  # exactly the words common_words looks at
         unknown = [w for w in words if (key, w) not in self._common]
         if unknown:
-            found = self._catalog.common_words(unknown, filters, COMMON_WORD_SHARE, COMMON_WORD_MIN_DRAWERS)
-            self._common.update(((key, w), w in found) for w in unknown)
-        return semantic_text(query, frozenset(w for w in words if self._common[key, w]))
+            verdicts = self._catalog.common_verdicts(unknown, filters, COMMON_WORD_SHARE, COMMON_WORD_MIN_DRAWERS)
+            self._common.update(((key, w), common) for w, common in verdicts.items())
+        return semantic_text(query, frozenset(w for w in words if self._common.get((key, w))))
 
     def search(self, query: str, vector: np.ndarray, filters: Mapping[str, str | None], limit: int,
                hybrid: bool, generation: int) -> list[SearchHit]:

@@ -13,6 +13,7 @@ from .models import Drawer
 from .records import drawer_from_row
 from .naming import wing_name
 from .sync import CatalogSync
+from .vocabulary import content_words
 
 
 class TaxonomyView:
@@ -67,10 +68,20 @@ class TaxonomyView:
 
     def widespread_words(self, words: Iterable[str], share: float = 0.5, min_wing_drawers: int = 20) -> frozenset[str]:
         """Those of `words` (lowercased, stop words aside) found in more than `share` of the drawers of
-        most wings: everyone's words ("photo" in chats full of pictures), which room naming passes over."""
+        most wings: everyone's words ("photo" in chats full of pictures), which room naming passes over.
+        Verdicts are remembered until the palace changes."""
+        if not 0.0 < share < 1.0:
+            raise InvalidInputError("The share must be between 0 and 1.")
+        wanted = content_words(words)
         with self._guard:
             self._taxonomy_sync.ensure_fresh()
-            return self._taxonomy_catalog.widespread_words(words, share, min_wing_drawers)
+            if self._memo_generation != self._taxonomy_sync.generation:
+                self._memo_generation, self._memo = self._taxonomy_sync.generation, {}
+            known = self._memo.setdefault(("widespread", (share, min_wing_drawers)), {})
+            unknown = [w for w in wanted if w not in known]
+            if unknown:
+                known.update(self._taxonomy_catalog.widespread_verdicts(unknown, share, min_wing_drawers))
+            return frozenset(w for w in wanted if known.get(w))
 
     def taxonomy(self) -> dict[str, dict[str, int]]:
         """{wing: {room: drawer count}}, wings and rooms in name order."""

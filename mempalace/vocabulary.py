@@ -32,7 +32,7 @@ MAX_RECOUNTS = 8  # words counted again inside a filter per call, the most frequ
 
 def content_words(words: Iterable[str]) -> list[str]:
     """Distinct lowercased words that are not stop words, at most MAX_QUERY_WORDS of them."""
-    found = dict.fromkeys(w.lower() for w in words)
+    found = dict.fromkeys(w.lower() for w in words if isinstance(w, str))
     return [w for w in found if w not in STOP_WORDS and _TERM.fullmatch(w)][:MAX_QUERY_WORDS]
 
 
@@ -45,6 +45,9 @@ class WordTokens:
                                "CREATE VIRTUAL TABLE tokens USING fts5vocab(words, 'instance');")
         self._lock = threading.Lock()
         self._memo: dict[str, tuple[str, ...]] = {}
+
+    def close(self) -> None:
+        self._db.close()
 
     def of(self, words: Sequence[str]) -> dict[str, tuple[str, ...]]:
         with self._lock:
@@ -78,47 +81,56 @@ class WordCounts:
         limit = max(COMMON_MIN, COMMON_SHARE * total)
         return [t for t in terms if documents[t] <= limit]
 
-    def common_words(self, words: Iterable[str], filters: Mapping[str, str | None], share: float,
-                     min_drawers: int) -> frozenset[str]:
-        """Those of `words` (already `content_words`) found in more than `share` of the drawers within
-        the filters; none among fewer than `min_drawers` drawers. Words common in the whole palace are
-        counted again within the filters, at most MAX_RECOUNTS of them, the most frequent first."""
+    def common_verdicts(self, words: Iterable[str], filters: Mapping[str, str | None], share: float,
+                        min_drawers: int) -> dict[str, bool]:
+        """Whether each of `words` (as `content_words`) is found in more than `share` of the drawers
+        within the filters; nothing is, among fewer than `min_drawers` drawers. Words common in the
+        whole palace are counted again within the filters, at most MAX_RECOUNTS of them, the most
+        frequent first: the others get no verdict (they are left out of the answer)."""
         candidates = content_words(words)
-        total = self.matching_count(filters)
-        if not candidates or total < min_drawers:
-            return frozenset()
+        total = self.matching_count(filters) if candidates else 0
+        if total < min_drawers:
+            return dict.fromkeys(candidates, False)
         limit = share * total
         documents = self.documents(candidates)
-        place = self.place_match(filters)
+        verdicts = {w: False for w in candidates if documents[w] <= limit}
         frequent = sorted((w for w in candidates if documents[w] > limit), key=lambda w: -documents[w])
-        if place:
-            frequent = [w for w in frequent[:MAX_RECOUNTS] if self._count(f"{_phrase(w)} AND {place}") > limit]
-        return frozenset(frequent)
+        place = self.place_match(filters)
+        if not place:
+            return verdicts | dict.fromkeys(frequent, True)
+        for word in frequent[:MAX_RECOUNTS]:
+            verdicts[word] = self._count(f"{_phrase(word)} AND {place}") > limit
+        return verdicts
 
-    def widespread_words(self, words: Iterable[str], share: float, min_wing_drawers: int) -> frozenset[str]:
-        """Those of `words` found in more than `share` of the drawers of more than half of the wings
-        (at least two), counting only wings of `min_wing_drawers` drawers or more."""
+    def common_words(self, words: Iterable[str], filters: Mapping[str, str | None], share: float,
+                     min_drawers: int) -> frozenset[str]:
+        """The words `common_verdicts` finds common."""
+        return frozenset(w for w, common in self.common_verdicts(words, filters, share, min_drawers).items() if common)
+
+    def widespread_verdicts(self, words: Iterable[str], share: float, min_wing_drawers: int) -> dict[str, bool]:
+        """Whether each of `words` is found in more than `share` of the drawers of more than half of
+        the wings (at least two), counting only wings of `min_wing_drawers` drawers or more. At most
+        MAX_RECOUNTS words are counted per wing, the most frequent first; the others get no verdict."""
         sizes: dict[str, int] = {}
         for wing, _, _, n in self.room_counts():
             sizes[wing] = sizes.get(wing, 0) + n
         sizes = {w: n for w, n in sizes.items() if n >= min_wing_drawers}
         candidates = content_words(words)
         if len(sizes) < 2 or not candidates:
-            return frozenset()
+            return dict.fromkeys(candidates, False)
         needed = len(sizes) // 2 + 1
         floor = share * sum(sorted(sizes.values())[:needed])  # the fewest drawers such a word can be in
         documents = self.documents(candidates)
-        widespread = set()
-        for word in (w for w in candidates if documents[w] > floor):
+        verdicts = {w: False for w in candidates if documents[w] <= floor}
+        for word in sorted((w for w in candidates if documents[w] > floor), key=lambda w: -documents[w])[:MAX_RECOUNTS]:
             per_wing = self._db.execute(
                 "SELECT d.wing, count(*) FROM drawers_fts JOIN drawers d ON d.rowid = drawers_fts.rowid"
                 " WHERE drawers_fts MATCH ? GROUP BY d.wing", [_phrase(word)]).fetchall()
-            if sum(1 for wing, n in per_wing if wing in sizes and n > share * sizes[wing]) >= needed:
-                widespread.add(word)
-        return frozenset(widespread)
+            verdicts[word] = sum(1 for wing, n in per_wing if wing in sizes and n > share * sizes[wing]) >= needed
+        return verdicts
 
     def documents(self, words: Sequence[str]) -> dict[str, int]:
-        """Word → how many drawers hold it (for a word the index splits, its rarest part)."""
+        """Word → how many drawers hold it (a word the index splits, like `team_work`, as a phrase)."""
         tokens = self._word_tokens.of(list(words))
         wanted = sorted({t for parts in tokens.values() for t in parts})
         counts: dict[str, int] = {}
@@ -126,7 +138,10 @@ class WordCounts:
             chunk = wanted[start : start + 500]
             marks = ",".join("?" * len(chunk))
             counts.update(self._db.execute(f"SELECT term, doc FROM drawers_vocab WHERE term IN ({marks})", chunk))
-        return {w: min((counts.get(t, 0) for t in tokens[w]), default=0) for w in words}
+        found = {w: min((counts.get(t, 0) for t in tokens[w]), default=0) for w in words}
+        for word in (w for w in words if len(tokens[w]) > 1 and found[w]):  # a_b: the phrase, not its parts
+            found[word] = self._count(_phrase(word))
+        return found
 
     def _count(self, match: str) -> int:
         return int(self._db.execute("SELECT count(*) FROM drawers_fts WHERE drawers_fts MATCH ?", [match]).fetchone()[0])

@@ -91,6 +91,43 @@ def test_a_grown_session_stays_where_its_drawers_were_moved(palace: Palace, tmp_
     assert places == {("wing_kai", "ledger-rules")}  # the grown part joins the moved one, nothing is left behind
 
 
+def test_a_long_growth_stays_in_the_moved_wing(palace: Palace, tmp_path: Path) -> None:
+    exchanges = _long_exchanges(30, steps=25)
+    path = _session(tmp_path / "grow.jsonl", exchanges[:3])
+    ingest(palace, path)
+    palace.move_drawers(_all_ids(palace), wing="wing_kai", room="ledger-rules")
+    before = len(_all_ids(palace))
+    ingest(palace, _session(path, exchanges))
+    drawers = list(palace.find_drawers(_all_ids(palace)).values())
+    assert len(drawers) > before + 8 + 2 and {d.wing for d in drawers} == {"wing_kai"}
+    by_index = sorted((d.chunk_index, d.room) for d in drawers)
+    last_stored = before - 1
+    assert {room for index, room in by_index if index <= last_stored + 8} == {"ledger-rules"}
+    assert "ledger-rules" not in {room for index, room in by_index if index > last_stored + 8}  # new segments
+
+
+def test_conversations_that_only_share_a_first_line_keep_their_own_places(palace: Palace, tmp_path: Path) -> None:
+    pottery = tmp_path / "pottery.txt"
+    pottery.write_text("User: Hi!\nAssistant: Hello.\nUser: My pottery glaze cracked. Pottery glaze tips?\n"
+                       "Assistant: Fire the pottery glaze slower.\n", encoding="utf-8")
+    taxes = tmp_path / "taxes.txt"
+    taxes.write_text("User: Hi!\nAssistant: Hello.\nUser: Which tax forms do I file? The tax forms confuse me.\n"
+                     "Assistant: Start with the tax forms your employer sent.\n", encoding="utf-8")
+    first, second = ingest(palace, pottery), ingest(palace, taxes)
+    assert first.wings == ("pottery",) and second.wings == ("taxes",)
+    assert first.rooms != second.rooms
+
+
+def test_a_forced_wing_alone_keeps_the_stored_room(palace: Palace, tmp_path: Path) -> None:
+    exchanges = _long_exchanges(6, steps=5)
+    path = _session(tmp_path / "grow.jsonl", exchanges[:2])
+    ingest(palace, path)
+    palace.move_drawers(_all_ids(palace), room="ledger-rules")
+    ingest(palace, _session(path, exchanges), wing="archive")
+    new = [d for d in palace.find_drawers(_all_ids(palace)).values() if d.wing == "archive"]
+    assert len(new) == 2 and {d.room for d in new} == {"ledger-rules"}
+
+
 def test_a_grown_session_goes_where_the_command_says(palace: Palace, tmp_path: Path) -> None:
     exchanges = _long_exchanges(6, steps=5)
     path = _session(tmp_path / "grow.jsonl", exchanges[:2])

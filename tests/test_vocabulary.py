@@ -3,6 +3,7 @@
 import pytest
 
 from mempalace.catalog import _SCHEMA
+from mempalace.errors import InvalidInputError
 from mempalace.naming import wing_name
 from mempalace.vocabulary import MAX_QUERY_WORDS, TOKENIZER, content_words
 
@@ -50,3 +51,28 @@ def test_words_past_the_cap_are_searched_but_never_judged(names, monkeypatch):
     assert embedded[-1].endswith("Emily")  # beyond the cap: kept, not judged
     names.search("How did Emily's kiln firing go?", wing="Emily", limit=1)
     assert embedded[-1] == "firing go"  # and the cap left no wrong verdict behind
+
+
+def test_words_left_uncounted_get_no_verdict_to_remember(palace, monkeypatch):
+    shared = "alpha bravo charlie delta echo foxtrot golf hotel india juliet"
+    for n in range(25):
+        palace.add_drawer(f"Emily: {shared} kiln {tags('e', n)} {tags('f', n)} {tags('g', n)}", "wing_emily", "r")
+        palace.add_drawer(f"Other: {shared} kiln {tags('o', n)} {tags('p', n)} {tags('q', n)}", "wing_other", "r")
+    assert palace.count() == 50
+    embedded = []
+    embed = palace._embed
+    monkeypatch.setattr(palace, "_embed", lambda texts: embedded.extend(texts) or embed(texts))
+    palace.search(f"{shared} Emily", wing="wing_emily", limit=1)  # more common words than are counted per call
+    palace.search("Emily kiln zebra", wing="wing_emily", limit=1)
+    assert embedded[-1] == "zebra"
+
+
+def test_a_split_word_is_counted_as_a_phrase(names):
+    names.add_drawer("The team did the work on their own.", "wing_other", "r")
+    assert names._catalog.documents(["team_work", "kiln_run"]) == {"team_work": 0, "kiln_run": 75}
+
+
+def test_widespread_words_ignore_non_text_and_check_the_share(names):
+    assert names.widespread_words(["kiln", 3, None]) == {"kiln"}
+    with pytest.raises(InvalidInputError):
+        names.widespread_words(["kiln"], share=1.5)

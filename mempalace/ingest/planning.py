@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import re
 from collections.abc import Callable
@@ -76,17 +77,17 @@ def plan_source(palace: Palace, src: Source, fmt: str, conversations: list[Conve
         if all(i in present for i in conversation_ids):  # an older copy of a stored conversation
             _add_present(plan, number, conversation, chunks, conversation_ids, present)
             continue
-        if run.room is None and run.chooser is None:
-            run.chooser = RoomChooser(palace.list_rooms(), palace.widespread_words)
-        rooms = _rooms(run.chooser, conversation, chunks, run.room, names)
-        default_wing = run.wing or _default_wing(conversation, src, fmt)
-        earlier = _earlier_places(stored, len(chunks))
+        # Only a version shown to be this conversation (it replaces, repeats or shares drawers) lends
+        # its places: conversations without an id are keyed by their first message, which can collide.
+        same = bool(replaces or older or set(conversation_ids) & {d.id for d in stored})
+        new = [i for i, identity in enumerate(conversation_ids) if identity not in present]
+        places = _places(palace, run, conversation, chunks, new, _earlier_places(stored, len(chunks)) if same else {},
+                         run.wing or _default_wing(conversation, src, fmt), names)
         for index, (chunk, identity) in enumerate(zip(chunks, conversation_ids)):
             if identity in present:
                 _add_present(plan, number, conversation, [chunk], [identity], present, index)
                 continue
-            wing, room = earlier.get(index, (default_wing, rooms[index]))
-            wing, room = run.wing or wing, run.room or room
+            wing, room = places[index]
             plan.drawers.append(PlannedDrawer(wing=wing, room=room, hall="", status="new",
                                               **_where(identity, chunk, number, index, conversation)))
             plan.drafts.append(_draft(src, fmt, conversation, chunk, identity, wing, room, index, parent))
@@ -124,22 +125,39 @@ def _versions(palace: Palace, parent: str, conversation: Conversation, chunks: l
     return replaces, older, everything
 
 
-def _earlier_places(stored: list, count: int) -> dict[int, tuple[str, str]]:
+def _earlier_places(stored: list, count: int) -> dict[int, tuple[str, str | None]]:
     """Drawer index → (wing, room) that a grown conversation keeps from its stored version, wherever
-    it was filed or moved: the stored drawer's at that index; for the growth, the last stored one's,
-    up to a segment further (beyond that, new segments get rooms of their own)."""
-    places = {d.chunk_index: (d.wing, d.room) for d in stored}
+    it was filed or moved: those of the nearest stored drawer at or before the index. Past one
+    segment beyond the last stored drawer only the wing is kept (room None: a room of its own)."""
+    places = sorted((d.chunk_index, d.wing, d.room) for d in stored)
     if not places:
         return {}
-    last = max(places)
-    return {i: places.get(i, places[last]) for i in range(count) if i in places or i < last + SEGMENT_CHUNKS}
+    starts = [p[0] for p in places]
+    earlier = {}
+    for index in range(count):
+        _, wing, room = places[max(bisect.bisect_right(starts, index) - 1, 0)]
+        earlier[index] = (wing, room if index <= starts[-1] + SEGMENT_CHUNKS else None)
+    return earlier
 
 
-def _rooms(chooser: RoomChooser | None, conversation: Conversation, chunks: list[Chunk], forced: str | None,
-           names: set[str]) -> dict[int, str]:
+def _places(palace: Palace, run: Run, conversation: Conversation, chunks: list[Chunk], new: list[int],
+            earlier: dict[int, tuple[str, str | None]], default_wing: str, names: set[str]) -> dict[int, tuple[str, str]]:
+    """(wing, room) for each new drawer: what the command forces, else what the stored version of the
+    conversation has, else the default wing and a room chosen from the conversation's words."""
+    rooms: dict[int, str] = {}
+    if run.room is None and any(earlier.get(i, (None, None))[1] is None for i in new):
+        if run.chooser is None:
+            run.chooser = RoomChooser(palace.list_rooms(), palace.widespread_words)
+        rooms = _rooms(run.chooser, conversation, chunks, names)
+    places = {}
+    for index in new:
+        wing, room = earlier.get(index, (None, None))
+        places[index] = (run.wing or wing or default_wing, run.room or room or rooms[index])
+    return places
+
+
+def _rooms(chooser: RoomChooser, conversation: Conversation, chunks: list[Chunk], names: set[str]) -> dict[int, str]:
     """A room per drawer index: one per conversation, or one per segment of a long conversation."""
-    if forced or chooser is None:
-        return {i: forced or "general" for i in range(len(chunks))}
     size = len(chunks) if len(chunks) <= SEGMENT_CHUNKS * 3 // 2 else SEGMENT_CHUNKS
     rooms: dict[int, str] = {}
     for start in range(0, len(chunks), size):

@@ -43,8 +43,8 @@ whether though although unless since until while yet already almost also again k
 takes took give gives gave put puts set sets call called find found show shows shown start started
 wow awesome amazing sounds glad totally definitely absolutely honestly seriously literally basically
 especially particularly haha lol omg yay congrats congratulations cheers bye fantastic wonderful
-incredible lovely cute exciting excited stuff guess hope hoping hopefully feel feels felt feeling
-interesting appreciate appreciated wanna gonna gotta
+incredible lovely cute exciting excited super stuff guess hope hoping hopefully feel feels felt feeling
+happy fun interesting appreciate appreciated wanna gonna gotta
 """.split())
 PAIR_WEIGHT, TITLE_WEIGHT, KNOWN_WEIGHT = 2.5, 2.0, 2.0
 GENERIC_CHECKED = 30  # the best candidates checked against the palace's widespread words
