@@ -16,6 +16,9 @@ from .sync import CatalogSync
 from .vocabulary import content_words
 
 
+WIDESPREAD_DRIFT = 0.1  # widespread-word verdicts are counted again once the palace size moves this much
+
+
 class TaxonomyView:
     """Taxonomy and counts for a palace; each call first makes sure the catalog is current."""
 
@@ -25,6 +28,7 @@ class TaxonomyView:
         self._guard = threading.RLock()  # one Palace may serve several threads (dashboard sessions)
         self._memo_generation = -1
         self._memo: dict[tuple[str, Any], Any] = {}
+        self._widespread: dict[tuple[float, int], tuple[int, dict[str, bool]]] = {}
 
     def derived(self, key: tuple[Any, ...], compute: Callable[[], Any]) -> Any:
         """`compute()`, remembered under `key` until the palace changes (by anyone); for views built
@@ -69,15 +73,17 @@ class TaxonomyView:
     def widespread_words(self, words: Iterable[str], share: float = 0.5, min_wing_drawers: int = 20) -> frozenset[str]:
         """Those of `words` (lowercased, stop words aside) found in more than `share` of the drawers of
         most wings: everyone's words ("photo" in chats full of pictures), which room naming passes over.
-        Verdicts are remembered until the palace changes."""
+        Verdicts are kept until the palace has grown or shrunk by a tenth: they change slowly, and an
+        ingest into a big palace would otherwise count them again after every batch it files."""
         if not 0.0 < share < 1.0:
             raise InvalidInputError("The share must be between 0 and 1.")
         wanted = content_words(words)
         with self._guard:
-            self._taxonomy_sync.ensure_fresh()
-            if self._memo_generation != self._taxonomy_sync.generation:
-                self._memo_generation, self._memo = self._taxonomy_sync.generation, {}
-            known = self._memo.setdefault(("widespread", (share, min_wing_drawers)), {})
+            total = self.count()
+            counted_at, known = self._widespread.get((share, min_wing_drawers), (total, {}))
+            if abs(total - counted_at) > WIDESPREAD_DRIFT * counted_at:
+                counted_at, known = total, {}
+            self._widespread[(share, min_wing_drawers)] = (counted_at, known)
             unknown = [w for w in wanted if w not in known]
             if unknown:
                 known.update(self._taxonomy_catalog.widespread_verdicts(unknown, share, min_wing_drawers))

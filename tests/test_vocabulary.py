@@ -76,3 +76,16 @@ def test_widespread_words_ignore_non_text_and_check_the_share(names):
     assert names.widespread_words(["kiln", 3, None]) == {"kiln"}
     with pytest.raises(InvalidInputError):
         names.widespread_words(["kiln"], share=1.5)
+
+
+def test_widespread_verdicts_last_until_the_palace_grows_by_a_tenth(names, monkeypatch):
+    calls = []
+    count = names._catalog.widespread_verdicts
+    monkeypatch.setattr(names._catalog, "widespread_verdicts", lambda words, *a: calls.append(list(words)) or count(words, *a))
+    assert names.widespread_words(["kiln"]) == {"kiln"}
+    names.add_drawer("A lone note about glazes and nothing else.", "wing_other", "notes")  # 77 drawers: same verdicts
+    assert names.widespread_words(["kiln", "said"]) == {"kiln", "said"} and calls == [["kiln"], ["said"]]
+    for n in range(8):
+        names.add_drawer(f"Another note {tags('z', n)}", "wing_other", "notes")  # now over a tenth more
+    names.widespread_words(["kiln"])
+    assert calls[-1] == ["kiln"]
