@@ -85,7 +85,7 @@ class Searcher:
         if generation != self._common_generation or len(self._common) > COMMON_CACHE_MAX:
             self._common, self._common_generation = {}, generation
         key = _filter_key(filters)
-        words = content_words(query_words(query))  # exactly the words common_words looks at
+        words = content_words(query_words(query))  # exactly the words common_verdicts judges
         unknown = [w for w in words if (key, w) not in self._common]
         if unknown:
             verdicts = self._catalog.common_verdicts(unknown, filters, COMMON_WORD_SHARE, COMMON_WORD_MIN_DRAWERS)
