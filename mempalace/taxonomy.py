@@ -86,7 +86,8 @@ class TaxonomyView:
             self._widespread[(share, min_wing_drawers)] = (counted_at, known)
             unknown = [w for w in wanted if w not in known]
             if unknown:
-                known.update(self._taxonomy_catalog.widespread_verdicts(unknown, share, min_wing_drawers))
+                known.update(self._taxonomy_catalog.widespread_verdicts(unknown, self.list_wings(), share,
+                                                                        min_wing_drawers))
             return frozenset(w for w in wanted if known.get(w))
 
     def taxonomy(self) -> dict[str, dict[str, int]]:

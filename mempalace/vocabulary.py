@@ -66,7 +66,7 @@ class WordTokens:
 
 class WordCounts:
     """Word statistics over the catalog's keyword index: a mixin for `Catalog`, which provides
-    `_db`, `_word_tokens`, `count`, `matching_count`, `room_counts` and `place_match`."""
+    `_db`, `_word_tokens`, `count`, `matching_count` and `place_match`."""
 
     _db: sqlite3.Connection
     _word_tokens: WordTokens
@@ -94,7 +94,7 @@ class WordCounts:
         limit = share * total
         documents = self.documents(candidates)
         verdicts = {w: False for w in candidates if documents[w] <= limit}
-        frequent = sorted((w for w in candidates if documents[w] > limit), key=lambda w: -documents[w])
+        frequent = _most_frequent_first(candidates, documents, limit)
         place = self.place_match(filters)
         if not place:
             return verdicts | dict.fromkeys(frequent, True)
@@ -107,14 +107,13 @@ class WordCounts:
         """The words `common_verdicts` finds common."""
         return frozenset(w for w, common in self.common_verdicts(words, filters, share, min_drawers).items() if common)
 
-    def widespread_verdicts(self, words: Iterable[str], share: float, min_wing_drawers: int) -> dict[str, bool]:
+    def widespread_verdicts(self, words: Iterable[str], wing_sizes: Mapping[str, int], share: float,
+                            min_wing_drawers: int) -> dict[str, bool]:
         """Whether each of `words` is found in more than `share` of the drawers of more than half of
-        the wings (at least two), counting only wings of `min_wing_drawers` drawers or more. At most
-        MAX_RECOUNTS words are counted per wing, the most frequent first; the others get no verdict."""
-        sizes: dict[str, int] = {}
-        for wing, _, _, n in self.room_counts():
-            sizes[wing] = sizes.get(wing, 0) + n
-        sizes = {w: n for w, n in sizes.items() if n >= min_wing_drawers}
+        the wings (at least two), counting only wings of `min_wing_drawers` drawers or more
+        (`wing_sizes`: wing → drawers). At most MAX_RECOUNTS words are counted per wing, the most
+        frequent first; the others get no verdict."""
+        sizes = {w: n for w, n in wing_sizes.items() if n >= min_wing_drawers}
         candidates = content_words(words)
         if len(sizes) < 2 or not candidates:
             return dict.fromkeys(candidates, False)
@@ -122,7 +121,7 @@ class WordCounts:
         floor = share * sum(sorted(sizes.values())[:needed])  # the fewest drawers such a word can be in
         documents = self.documents(candidates)
         verdicts = {w: False for w in candidates if documents[w] <= floor}
-        for word in sorted((w for w in candidates if documents[w] > floor), key=lambda w: -documents[w])[:MAX_RECOUNTS]:
+        for word in _most_frequent_first(candidates, documents, floor)[:MAX_RECOUNTS]:
             per_wing = self._db.execute(
                 "SELECT d.wing, count(*) FROM drawers_fts JOIN drawers d ON d.rowid = drawers_fts.rowid"
                 " WHERE drawers_fts MATCH ? GROUP BY d.wing", [_phrase(word)]).fetchall()
@@ -145,6 +144,10 @@ class WordCounts:
 
     def _count(self, match: str) -> int:
         return int(self._db.execute("SELECT count(*) FROM drawers_fts WHERE drawers_fts MATCH ?", [match]).fetchone()[0])
+
+
+def _most_frequent_first(words: list[str], documents: Mapping[str, int], above: float) -> list[str]:
+    return sorted((w for w in words if documents[w] > above), key=lambda w: -documents[w])
 
 
 def _phrase(word: str) -> str:

@@ -125,7 +125,6 @@ class RoomChooser:
         self._known[best] = slug
         return slug
 
-
     def _generic_stems(self, keys: list[str], surface: dict[str, Counter[str]]) -> set[str]:
         """The stems of `keys` whose words are everyone's words in this palace."""
         if not self._widespread_words or not keys:
