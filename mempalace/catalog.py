@@ -224,6 +224,34 @@ class Catalog(WordCounts):
         return {room: np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), -1)
                 for room, blobs in vectors.items()}
 
+    def room_samples(self, per_room: int) -> dict[str, list[tuple[str, str, np.ndarray]]]:
+        """{room: (wing, text, vector) of up to `per_room` of its drawers, first filed first}."""
+        found: dict[str, list[tuple[str, str, np.ndarray]]] = {}
+        rows = self._db.execute("SELECT room, wing, content, vector FROM drawers WHERE vector IS NOT NULL"
+                                " AND rowid IN (SELECT rowid FROM (SELECT rowid, ROW_NUMBER() OVER"
+                                " (PARTITION BY room ORDER BY rowid) AS n FROM drawers) WHERE n <= ?)"
+                                " ORDER BY room, rowid", (per_room,))
+        for room, wing, content, blob in rows:
+            found.setdefault(room, []).append((wing, content, np.frombuffer(blob, dtype=np.float32)))
+        return found
+
+    def in_filing_order(self) -> list[Row]:
+        """Every drawer that has a vector, first filed first."""
+        return [_row(v) for v in self._db.execute(
+            f"SELECT {_ROW_COLUMNS} FROM drawers d WHERE d.vector IS NOT NULL ORDER BY d.rowid").fetchall()]
+
+    def wing_vectors(self, per_wing: int) -> dict[str, np.ndarray]:
+        """{wing: the vectors of up to `per_wing` of its drawers, spread over its filing order}."""
+        counts = dict(self._db.execute("SELECT wing, SUM(n) FROM room_counts GROUP BY wing").fetchall())
+        found: dict[str, list[bytes]] = {}
+        for wing, total in counts.items():
+            step = max(1, -(-int(total) // per_wing))
+            found[wing] = [blob for (blob,) in self._db.execute(
+                "SELECT vector FROM (SELECT vector, ROW_NUMBER() OVER (ORDER BY rowid) AS n FROM drawers"
+                " WHERE wing = ? AND vector IS NOT NULL) WHERE n % ? = 0", (wing, step))]
+        return {wing: np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), -1)
+                for wing, blobs in found.items() if blobs}
+
     def stamps(self, ids: Sequence[str]) -> dict[str, int]:
         return {values[0]: values[1] for values in self._by_ids("id, seq", ids)}
 

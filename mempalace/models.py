@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+ROOM_BY = "room_by"  # metadata: who chose a drawer's room, "ingest" (re-roomable) or "person" (never moved)
 HALLS = ("hall_facts", "hall_events", "hall_discoveries", "hall_preferences", "hall_advice")
 
 

@@ -19,7 +19,8 @@ from .config import Settings, load_settings
 from .embedding import PalaceEmbeddingFunction
 from .errors import ConfigError, DrawerNotFoundError, InvalidInputError
 from .locking import PalaceLock
-from .models import AddResult, Drawer, DrawerDraft, DuplicateMatch, PalaceStatus, SearchHit
+from .inventory import PERSON, RoomedDrawer, room_inventory
+from .models import ROOM_BY, AddResult, Drawer, DrawerDraft, DuplicateMatch, PalaceStatus, SearchHit
 from .naming import hall_change, hall_name, room_slug, wing_name
 from .records import best_first, draft_metadata, drawer_from_record, drawer_from_row, extra_metadata, match
 from .search import Searcher
@@ -141,7 +142,7 @@ class Palace(TaxonomyView):
             "wing": wing, "room": room, **({"hall": hall} if hall else {}),
             **({"source_file": source_file} if source_file else {}), "chunk_count": len(pieces),
             "parent_id": parent, "filed_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "added_by": str(extra.pop("added_by", "mempalace")), SEQ_KEY: new_stamp(), **extra,
+            "added_by": str(extra.pop("added_by", "mempalace")), SEQ_KEY: new_stamp(), ROOM_BY: PERSON, **extra,
         }
         metadatas = [{**common, "chunk_index": index} for index, _, _ in new]
         self._sync.begin_write()
@@ -198,9 +199,10 @@ class Palace(TaxonomyView):
 
     @_serialized
     def move_drawers(self, ids: Sequence[str], wing: str | None = None, room: str | None = None,
-                     hall: str | None = None) -> int:
+                     hall: str | None = None, chosen_by: str = PERSON) -> int:
         """Move many drawers in one write (metadata only: text, vectors and ids stay; hall "" takes them
-        out of their hall); returns how many."""
+        out of their hall); returns how many. A new room counts as `chosen_by` a person unless
+        re-rooming says "ingest"."""
         place = {"wing": wing_name(wing) if wing is not None else None,
                  "room": room_slug(room) if room is not None else None,
                  "hall": hall_change(hall)}
@@ -209,7 +211,7 @@ class Palace(TaxonomyView):
         self._sync.ensure_fresh()
         present = sorted(self._catalog.stamps(_id_list(ids)))
         if present:
-            self._move(present, place)
+            self._move(present, place, chosen_by)
         return len(present)
 
     @_serialized
@@ -223,6 +225,12 @@ class Palace(TaxonomyView):
         if ids:
             self._move(ids, {"room": target})
         return len(ids), wings
+
+    @_serialized
+    def room_inventory(self) -> list[RoomedDrawer]:
+        """Every drawer with its vector and who chose its room, first filed first (for re-rooming)."""
+        self._sync.ensure_fresh()
+        return room_inventory(self._store, self._catalog)
 
     @_serialized
     def delete_drawer(self, drawer_id: str) -> Drawer:
@@ -344,12 +352,15 @@ class Palace(TaxonomyView):
                 f"The content is {len(content):,} characters; the limit is {self.settings.max_content_chars:,}."
             )
 
-    def _move(self, ids: list[str], place: dict[str, str | None]) -> None:
-        """Apply `place` (None: unchanged; "": removed, which only a hall can be) to the drawers."""
+    def _move(self, ids: list[str], place: dict[str, str | None], chosen_by: str = PERSON) -> None:
+        """Apply `place` (None: unchanged; "": removed, which only a hall can be) to the drawers; a
+        new room records who chose it."""
         changes = {k: v for k, v in place.items() if v is not None}
         seq = new_stamp()
         self._sync.begin_write()
         stored = {k: v or None for k, v in changes.items()}  # None deletes the key in Chroma
+        if "room" in changes:
+            stored[ROOM_BY] = chosen_by
         self._store.update_metadata(ids, [{**stored, SEQ_KEY: seq}] * len(ids))
         self._catalog.move(ids, seq, **changes)
         self._sync.finish_write(seq=seq)

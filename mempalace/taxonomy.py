@@ -140,6 +140,18 @@ class TaxonomyView:
             samples = self._taxonomy_catalog.room_vectors(per_room)
         return {room: vectors.mean(axis=0) for room, vectors in samples.items()}
 
+    def room_samples(self, per_room: int = 20) -> dict[str, list[tuple[str, str, Any]]]:
+        """{room: (wing, text, vector) of up to `per_room` of its drawers}, to learn what rooms hold."""
+        with self._guard:
+            self._taxonomy_sync.ensure_fresh()
+            return self._taxonomy_catalog.room_samples(per_room)
+
+    def wing_vectors(self, per_wing: int = 500) -> dict[str, Any]:
+        """{wing: the vectors of up to `per_wing` of its drawers}, for what a wing's chats share."""
+        with self._guard:
+            self._taxonomy_sync.ensure_fresh()
+            return self._taxonomy_catalog.wing_vectors(per_wing)
+
     def drawer_ids(self, wing: str | None = None, room: str | None = None, hall: str | None = None) -> list[str]:
         """Ids of the drawers in a place, names exactly as stored (rooms other tools filed may be unslugged)."""
         filters = _text_names(wing=wing, room=room, hall=hall)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -13,6 +14,7 @@ from ..demo import DEMO_WINGS, load_demo
 from ..errors import InvalidInputError, MempalaceError
 from ..formats import FORMATS
 from ..ingest import IngestReport, ingest_paths
+from ..ingest.reroom import ReroomReport, reroom
 from ..graph.merges import DEFAULT_MIN_SCORE
 from ..models import HALLS
 from ..palace import Palace
@@ -64,9 +66,19 @@ def wings(ctx: click.Context, palace: Palace) -> None:
 @click.option("--wing", help="Only rooms in this wing.")
 @click.option("--suggest-merges", is_flag=True, help="List room names that probably mean the same concept.")
 @click.option("--min-score", type=float, help=f"With --suggest-merges: the lowest score to list (default {DEFAULT_MIN_SCORE}).")
+@click.option("--rebuild", is_flag=True, help="Choose again the rooms ingest chose (rooms a person chose never move).")
+@click.option("--dry-run", is_flag=True, help="With --rebuild: show which drawers would move where, change nothing.")
 @palace_command()
-def rooms(ctx: click.Context, palace: Palace, wing: str | None, suggest_merges: bool, min_score: float | None) -> None:
-    """Rooms and their drawer counts."""
+def rooms(ctx: click.Context, palace: Palace, wing: str | None, suggest_merges: bool, min_score: float | None,
+          rebuild: bool, dry_run: bool) -> None:
+    """Rooms and their drawer counts; --rebuild re-rooms the palace."""
+    if dry_run and not rebuild:
+        raise click.UsageError("--dry-run goes with --rebuild.")
+    if rebuild:
+        if wing or suggest_merges or min_score is not None:
+            raise click.UsageError("--rebuild re-rooms the whole palace; use it alone (or with --dry-run).")
+        show_reroom(ctx, reroom(palace, dry_run=dry_run))
+        return
     if suggest_merges:
         if wing:
             raise click.UsageError("--suggest-merges looks at every wing; leave out --wing.")
@@ -76,6 +88,19 @@ def rooms(ctx: click.Context, palace: Palace, wing: str | None, suggest_merges: 
         raise click.UsageError("--min-score goes with --suggest-merges.")
     found = palace.list_rooms(wing)
     emit(ctx, found, lambda: "\n".join(f"{n:6d}  {r}" for r, n in found.items()) or "No rooms yet.")
+
+
+def show_reroom(ctx: click.Context, report: ReroomReport) -> None:
+    """Print what re-rooming moved (or would move), grouped by wing and rooms."""
+    def text() -> str:
+        verb = "Would move" if report.dry_run else "Moved"
+        lines = [f"{verb} {len(report.moves)} of {report.considered} drawer(s) whose room ingest chose;"
+                 f" {report.kept} drawer(s) in rooms a person chose stay where they are."]
+        lines += [f"{n:6d}  {wing}: {old} -> {new}" for wing, old, new, n in report.summary()]
+        return "\n".join(lines)
+
+    emit(ctx, {"dry_run": report.dry_run, "considered": report.considered, "kept": report.kept,
+               "moves": [dataclasses.asdict(m) for m in report.moves]}, text)
 
 
 @main.command()

@@ -23,7 +23,7 @@ from ..formats.base import Conversation, Source
 from ..models import DrawerDraft
 from ..naming import room_slug, wing_name
 from ..palace import Palace
-from .planning import Plan, Progress, Run, classify, plan_source
+from .planning import Plan, Progress, Run, assign_rooms, classify, plan_source
 from .report import IngestReport
 
 WRITE_BATCH = 2_000
@@ -38,7 +38,7 @@ def ingest(palace: Palace, source: str | os.PathLike[str] | bytes, filename: str
     """Ingest one file, folder (Slack export) or uploaded bytes; problems are reported, not raised."""
     run = Run(wing=wing_name(wing) if wing else None, room=room_slug(room) if room else None)
     outcome = _prepare(palace, run, source, filename, format_name, dry_run, walked=False)
-    return outcome if isinstance(outcome, IngestReport) else _finish(palace, [outcome], dry_run, progress)[0]
+    return outcome if isinstance(outcome, IngestReport) else _finish(palace, [outcome], run, dry_run, progress)[0]
 
 
 def ingest_paths(palace: Palace, paths: Iterable[str | os.PathLike[str]], wing: str | None = None,
@@ -59,7 +59,7 @@ def ingest_paths(palace: Palace, paths: Iterable[str | os.PathLike[str]], wing: 
                 on_report(report)
 
     def flush() -> None:
-        emit(_finish(palace, pending, dry_run, progress))
+        emit(_finish(palace, pending, run, dry_run, progress))
         pending.clear()
 
     for path, walked in _walk(paths):
@@ -99,13 +99,14 @@ def _prepare(palace: Palace, run: Run, source: str | os.PathLike[str] | bytes, f
                             errors=(f"{name} could not be read ({type(exc).__name__}: {exc}).",))
 
 
-def _finish(palace: Palace, plans: list[Plan], dry_run: bool, progress: Progress | None) -> list[IngestReport]:
-    """Embed and classify the plans' new drawers together, then preview or file them."""
+def _finish(palace: Palace, plans: list[Plan], run: Run, dry_run: bool, progress: Progress | None) -> list[IngestReport]:
+    """Embed the plans' new drawers together, give them halls and rooms, then preview or file them."""
     if not plans:
         return []
     _drop_repeats(plans)
     try:
         classify(palace, plans, progress)
+        assign_rooms(palace, plans, run)
     except MempalaceError as exc:
         return [IngestReport(source=p.source, format=p.format, conversations=p.conversations, errors=(str(exc),),
                              dry_run=dry_run) for p in plans]

@@ -13,17 +13,20 @@ import numpy as np
 
 from ..errors import MempalaceError
 from ..formats.base import Conversation, Source
-from ..models import DrawerDraft
+from ..models import ROOM_BY, DrawerDraft
 from ..naming import wing_name
 from ..palace import Palace
 from .chunks import MESSAGE_GAP, Chunk, chunk_conversation, prose, read_through, without_cut_labels
 from .halls import HallClassifier
 from .report import PlannedDrawer
-from .rooms import RoomChooser
+from .rooms import GENERAL, RoomChooser
+from .topics import TopicRooms
 
 Progress = Callable[[int, int], None]
 EMBED_BATCH = 256
-SEGMENT_CHUNKS = 8  # a conversation longer than 1.5 × this gets a room per segment of this many drawers
+SEGMENT_CHUNKS = 8  # a grown conversation's new drawers keep its stored room up to this many past it
+PROFILE_DRAWERS = 20  # drawers per existing room read to learn what it holds
+WING_SAMPLE = 500  # drawers per wing read for what its chats share
 _GENERIC_NAME = re.compile(r"^(conversations?|session-.*|rollout-.*|export|chats?|transcript|upload|untitled)$",
                            re.IGNORECASE)
 _CLASSIFIERS: dict[str, HallClassifier] = {}  # by embedder name: the examples are embedded once
@@ -41,6 +44,18 @@ class Plan:
     replaces: list[str] = field(default_factory=list)
     parents: set[str] = field(default_factory=set)
     vectors: np.ndarray | None = None
+    pending: list["Pending"] = field(default_factory=list)
+
+
+@dataclass
+class Pending:
+    """Drafts of one conversation in one wing whose room is chosen once they are embedded."""
+
+    wing: str
+    title: str | None
+    names: tuple[str, ...]
+    positions: list[int] = field(default_factory=list)  # indexes into Plan.drafts
+    texts: list[str] = field(default_factory=list)  # the people's words of each
 
 
 @dataclass
@@ -49,7 +64,7 @@ class Run:
 
     wing: str | None = None
     room: str | None = None
-    chooser: RoomChooser | None = None
+    rooms: TopicRooms | None = None
 
 
 def drawer_id(content: str) -> str:
@@ -81,16 +96,23 @@ def plan_source(palace: Palace, src: Source, fmt: str, conversations: list[Conve
         # its places: conversations without an id are keyed by their first message, which can collide.
         same = bool(replaces or older or set(conversation_ids) & {d.id for d in stored})
         new = [i for i, identity in enumerate(conversation_ids) if identity not in present]
-        places = _places(palace, run, conversation, chunks, new, _earlier_places(stored, len(chunks)) if same else {},
-                         run.wing or _default_wing(conversation, src, fmt), names)
+        places = _places(run, new, _earlier_places(stored, len(chunks)) if same else {},
+                         run.wing or _default_wing(conversation, src, fmt))
+        waiting: dict[str, Pending] = {}
         for index, (chunk, identity) in enumerate(zip(chunks, conversation_ids)):
             if identity in present:
                 _add_present(plan, number, conversation, [chunk], [identity], present, index)
                 continue
             wing, room = places[index]
-            plan.drawers.append(PlannedDrawer(wing=wing, room=room, hall="", status="new",
+            if room is None:
+                later = waiting.setdefault(wing, Pending(wing, _text(conversation.title), tuple(sorted(names))))
+                later.positions.append(len(plan.drafts))
+                later.texts.append(prose(chunk, conversation))
+            plan.drawers.append(PlannedDrawer(wing=wing, room=room or GENERAL, hall="", status="new",
                                               **_where(identity, chunk, number, index, conversation)))
-            plan.drafts.append(_draft(src, fmt, conversation, chunk, identity, wing, room, index, parent))
+            plan.drafts.append(_draft(src, fmt, conversation, chunk, identity, wing, room or GENERAL, index, parent,
+                                      "person" if run.room else "ingest"))
+        plan.pending += waiting.values()
     return plan
 
 
@@ -140,39 +162,56 @@ def _earlier_places(stored: list, count: int) -> dict[int, tuple[str, str | None
     return earlier
 
 
-def _places(palace: Palace, run: Run, conversation: Conversation, chunks: list[Chunk], new: list[int],
-            earlier: dict[int, tuple[str, str | None]], default_wing: str, names: set[str]) -> dict[int, tuple[str, str]]:
+def _places(run: Run, new: list[int], earlier: dict[int, tuple[str, str | None]],
+            default_wing: str) -> dict[int, tuple[str, str | None]]:
     """(wing, room) for each new drawer: what the command forces, else what the stored version of the
-    conversation has, else the default wing and a room chosen from the conversation's words."""
-    rooms: dict[int, str] = {}
-    if run.room is None and any(earlier.get(i, (None, None))[1] is None for i in new):
-        if run.chooser is None:
-            run.chooser = RoomChooser(palace.list_rooms(), palace.widespread_words)
-        rooms = _rooms(run.chooser, conversation, chunks, names)
+    conversation has, else the default wing and room None: chosen by meaning once embedded."""
     places = {}
     for index in new:
         wing, room = earlier.get(index, (None, None))
-        places[index] = (run.wing or wing or default_wing, run.room or room or rooms[index])
+        places[index] = (run.wing or wing or default_wing, run.room or room)
     return places
 
 
-def _rooms(chooser: RoomChooser, conversation: Conversation, chunks: list[Chunk], names: set[str]) -> dict[int, str]:
-    """A room per drawer index: one per conversation, or one per segment of a long conversation."""
-    size = len(chunks) if len(chunks) <= SEGMENT_CHUNKS * 3 // 2 else SEGMENT_CHUNKS
-    rooms: dict[int, str] = {}
-    for start in range(0, len(chunks), size):
-        segment = chunks[start : start + size]
-        chosen = chooser.choose([prose(c, conversation) for c in segment], conversation.title, names)
-        rooms.update({start + i: chosen for i in range(len(segment))})
+def assign_rooms(palace: Palace, plans: list[Plan], run: Run) -> None:
+    """Give the embedded drafts waiting for a room their rooms, conversation by conversation."""
+    if not any(plan.pending for plan in plans):
+        return
+    if run.rooms is None:
+        run.rooms = topic_rooms(palace)
+    for plan in plans:
+        for later in plan.pending:
+            run.rooms.observe(later.wing, plan.vectors[later.positions])
+    for plan in plans:
+        chosen: dict[int, str] = {}
+        for later in plan.pending:
+            rooms = run.rooms.assign(later.wing, plan.vectors[later.positions], later.texts, later.title, later.names)
+            chosen.update(zip(later.positions, rooms))
+        plan.drafts = [replace(d, room=chosen[i]) if i in chosen else d for i, d in enumerate(plan.drafts)]
+        by_id = {d.id: d.room for d in plan.drafts}
+        plan.drawers = [replace(d, room=by_id[d.id]) if d.status == "new" else d for d in plan.drawers]
+        plan.pending = []
+
+
+def topic_rooms(palace: Palace, keep: set[str] | None = None) -> TopicRooms:
+    """Room choice that knows the palace's rooms (all, or only those in `keep`) and its wings."""
+    existing = palace.list_rooms() if keep is None else keep
+    namer = RoomChooser(existing, palace.widespread_words, reuse_known=False)
+    rooms = TopicRooms(namer, wing_vectors=palace.wing_vectors(WING_SAMPLE), embed=palace.embed)
+    for room, samples in sorted(palace.room_samples(PROFILE_DRAWERS).items()):
+        if keep is None or room in keep:
+            for wing, content, vector in samples:
+                rooms.remember(room, wing, vector[None, :], [content])
     return rooms
 
 
 def _draft(src: Source, fmt: str, conversation: Conversation, chunk: Chunk, identity: str, wing: str, room: str,
-           index: int, parent: str) -> DrawerDraft:
+           index: int, parent: str, room_by: str) -> DrawerDraft:
     extra = {
         "format": fmt, "conversation_id": _text(conversation.id), "conversation_title": _text(conversation.title),
         "speakers": ", ".join(conversation.speakers) or None, "conversation_date": conversation.started,
         "content_hash": hashlib.sha256(chunk.content.encode("utf-8")).hexdigest(), "added_by": "mempalace-ingest",
+        ROOM_BY: room_by,
     }
     return DrawerDraft(id=identity, content=chunk.content, wing=wing, room=room, source_file=src.name,
                        chunk_index=index, parent_id=parent, extra={k: v for k, v in extra.items() if v})

@@ -12,7 +12,9 @@ over unless the title names it. The best candidate left becomes the room; none â
 
 from __future__ import annotations
 
+import calendar
 import functools
+import math
 import re
 import unicodedata
 from collections import Counter
@@ -21,6 +23,7 @@ from collections.abc import Callable, Iterable, Sequence
 from ..vocabulary import STOP_WORDS
 from ..errors import InvalidInputError
 from ..naming import room_slug, spell_symbols
+from .frequency import specificity
 
 GENERAL = "general"
 _WORD = re.compile(r"[^\W\d_][\w+#]*")
@@ -46,7 +49,26 @@ especially particularly haha lol omg yay congrats congratulations cheers bye fan
 incredible lovely cute exciting excited super stuff guess hope hoping hopefully feel feels felt feeling
 happy fun interesting appreciate appreciated wanna gonna gotta
 """.split())
+_GENERIC = frozenset("""
+update updates list lists install installed installing assist assistance problem problems question issue issues
+test tests testing plan plans planning idea ideas general misc other chat conversation discussion thread topic
+topics note notes meeting sync team project today tomorrow yesterday week weeks month months year years hour
+hours minute minutes morning evening night afternoon tonight follow help thanks step steps option options version
+example examples detail details info information case cases number numbers place standard huge long title mixed
+text uploaded upload check checking change changes fix fixes fixed support wall pass egg sandwich
+""".split())
+_NUMBER_WORDS = frozenset("""
+zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen
+eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand million billion half
+first second third fourth fifth sixth seventh eighth ninth tenth dozen couple
+""".split())
+_CALENDAR = frozenset(w.lower() for w in (*calendar.month_name[1:], *calendar.month_abbr[1:], *calendar.day_name,
+                                          *calendar.day_abbr, "sept"))
+_TITLE_WORD = re.compile(r"\b[A-Z][a-z]+\b")
+_LOWER_WORD = re.compile(r"\b[a-z]+\b")
+_NEVER_TOPICS = STOP_WORDS | _FILLER | _GENERIC | _NUMBER_WORDS | _CALENDAR
 PAIR_WEIGHT, TITLE_WEIGHT, KNOWN_WEIGHT = 2.5, 2.0, 2.0
+NAME_CANDIDATES = 8  # the best-scored phrases a `rank` function chooses among
 GENERIC_CHECKED = 30  # the best candidates checked against the palace's widespread words
 MAX_WORD = 30  # longer "words" are sequences or unspaced scripts, not topic names
 
@@ -77,17 +99,21 @@ class RoomChooser:
     """Chooses rooms for the conversations of one ingest, remembering the rooms it has handed out."""
 
     def __init__(self, existing_rooms: Iterable[str],
-                 widespread_words: Callable[[Iterable[str]], Iterable[str]] | None = None):
-        """`widespread_words(words)` names those found in most drawers of most wings (optional)."""
+                 widespread_words: Callable[[Iterable[str]], Iterable[str]] | None = None, reuse_known: bool = True):
+        """`widespread_words(words)` names those found in most drawers of most wings (optional). With
+        `reuse_known` off, existing rooms are names already taken (meaning chose not to reuse them)."""
         self._widespread_words = widespread_words
+        self._reuse_known = reuse_known
         self._known: dict[str, str] = {}
         for slug in sorted(existing_rooms):
             if slug != GENERAL:
                 self._known.setdefault(room_key(slug), slug)
 
-    def choose(self, texts: Sequence[str], title: str | None = None, names: Iterable[str] = ()) -> str:
-        """The room for a conversation (or a segment of one) made of `texts`."""
-        ignored = STOP_WORDS | _FILLER | {w for n in names for w in _WORD.findall(_fold(n.lower()))}
+    def choose(self, texts: Sequence[str], title: str | None = None, names: Iterable[str] = (),
+               rank: Callable[[list[str]], Sequence[float]] | None = None) -> str:
+        """The room for a conversation (or a segment of one) made of `texts`. `rank(phrases)`, if
+        given, says how well each of the best few candidates sums the texts up; the best is chosen."""
+        ignored = _ignored([*texts, title or ""], names)
         sentences = [sentence for text in texts for sentence in _sentences(text, ignored)]
         runs = [run for sentence in sentences for run in sentence]
         titled = [run for sentence in _sentences(title or "", ignored) for run in sentence]
@@ -100,12 +126,12 @@ class RoomChooser:
                     if size == 2 and stem(words[0]) == stem(words[1]):
                         continue  # "thread thread" is not a topic
                     key = "-".join(sorted(stem(w) for w in words))
-                    scores[key] += weight * bonus
+                    scores[key] += weight * bonus * sum(specificity(w) for w in words) / size
                     surface.setdefault(key, Counter())[" ".join(words)] += 1
         stems = [{stem(w) for run in sentence for w in run} for sentence in sentences]
         title_keys = {"-".join(sorted(stem(w) for w in pair)) for run in titled for pair in zip(run, run[1:])}
         title_keys |= {stem(w) for run in titled for w in run}
-        for key in self._known:
+        for key in self._known if self._reuse_known else ():
             together = max(_co_occurrences(key.split("-"), stems), round(scores.get(key, 0.0) / PAIR_WEIGHT))
             if together >= 2 or key in title_keys:
                 scores[key] = max(scores.get(key, 0.0), PAIR_WEIGHT * together) * KNOWN_WEIGHT
@@ -113,9 +139,15 @@ class RoomChooser:
                 scores[key] = min(scores[key], PAIR_WEIGHT)  # mentioned once in passing: no bonus
         order = sorted(scores, key=lambda k: (scores[k], k.count("-"), k), reverse=True)
         generic = self._generic_stems(order[:GENERIC_CHECKED], surface)
-        best = next((k for k in order if k in title_keys or not set(k.split("-")) <= generic), None)
-        if best is None:
+        taken = () if self._reuse_known else self._known
+        eligible = [k for k in order if k not in taken and (k in title_keys or not set(k.split("-")) <= generic)]
+        if not eligible:
             return GENERAL
+        best = eligible[0]
+        if rank and len(eligible) > 1:
+            shortlist = [k for k in eligible[:NAME_CANDIDATES] if k in surface]
+            fits = rank([surface[k].most_common(1)[0][0] for k in shortlist])
+            best = shortlist[max(range(len(shortlist)), key=lambda i: (fits[i], -i))] if shortlist else best
         if best in self._known:
             return self._known[best]
         try:
@@ -132,6 +164,35 @@ class RoomChooser:
         words = {w for k in keys for w in (surface[k].most_common(1)[0][0].split() if k in surface
                                            else self._known[k].split("-"))}
         return {stem(w) for w in self._widespread_words(words)}
+
+
+def word_signature(texts: Sequence[str], names: Iterable[str] = ()) -> Counter[str]:
+    """The topic words of `texts` by light stem, (1 + log count) Ã— how specific the word is."""
+    counts: Counter[str] = Counter()
+    surface: dict[str, str] = {}
+    ignored = _ignored(texts, names)
+    for text in texts:
+        for sentence in _sentences(text, ignored):
+            for run in sentence:
+                for word in run:
+                    key = stem(word)
+                    counts[key] += 1
+                    surface.setdefault(key, word)
+    return Counter({k: (1.0 + math.log(n)) * specificity(surface[k]) for k, n in counts.items()})
+
+
+def _ignored(texts: Sequence[str], names: Iterable[str]) -> frozenset[str]:
+    """Words that never name a topic here: stop words, filler, generic and calendar words, numbers,
+    the speakers' names and the capitalised words these texts never write in lower case."""
+    spoken = {w for n in names for w in _WORD.findall(_fold(n.lower()))}
+    return _NEVER_TOPICS | spoken | proper_names(texts)
+
+
+def proper_names(texts: Iterable[str]) -> set[str]:
+    """Capitalised words never written in lower case in `texts` (people, handles, places): not topics."""
+    joined = "\n".join(texts)
+    lower = set(_LOWER_WORD.findall(joined))
+    return {w.lower() for w in _TITLE_WORD.findall(joined) if w.lower() not in lower}
 
 
 def _sentences(text: str, ignored: frozenset[str] | set[str]) -> list[list[list[str]]]:

@@ -1,0 +1,153 @@
+"""Rooms by meaning: a conversation is cut where its topic changes, and each part joins the room
+whose drawers it is most like, in any wing, or opens a room of its own named from its words.
+
+Likeness blends two views of a part and of a room. Meaning: the drawers' embedding vectors, each
+with a share of its wing's mean vector taken off, so that what every chat of a wing has in common
+(its people, its style, its project) does not make unrelated topics look alike. Words: the specific
+words they use, weighted by how rare the words are in English. A part joins the best room when the
+blend reaches `JOIN_SIMILARITY`; rooms already filed only ever gain drawers.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .rooms import GENERAL, RoomChooser, word_signature
+
+SEGMENT_PENALTY = 0.7  # the cost of one more topic in a conversation, against how far drawers stray from it
+LONGEST_SEGMENT = 12  # drawers: a long chat is looked at in parts at least this small
+WING_SHRINK = 10.0  # a wing of n drawers has n / (n + this) of its mean vector taken off
+JOIN_SIMILARITY = 0.25  # the blended likeness at which a part joins an existing room
+WORD_SHARE = 0.3  # the words' share of the blend (the meaning's is the rest)
+WORD_CANDIDATES = 20  # rooms, nearest by meaning, whose words are compared too
+
+
+def topic_segments(vectors: np.ndarray, penalty: float = SEGMENT_PENALTY,
+                   longest: int = LONGEST_SEGMENT) -> list[tuple[int, int]]:
+    """(start, end) of each topic of consecutive unit vectors: the cut that minimises how far the
+    vectors stray from their part's mean direction, plus `penalty` per part (exact, by dynamic
+    programming). Parts have two drawers or more, unless the conversation has one."""
+    count = len(vectors)
+    if count <= 2:
+        return [(0, count)] if count else []
+    sums = np.vstack([np.zeros((1, vectors.shape[1]), np.float64), np.cumsum(vectors, axis=0, dtype=np.float64)])
+    best = [0.0] + [math.inf] * count
+    back = [0] * (count + 1)
+    for end in range(2, count + 1):
+        for start in range(max(0, end - longest), end - 1):
+            if best[start] == math.inf:
+                continue
+            cost = best[start] + (end - start) - float(np.linalg.norm(sums[end] - sums[start])) + penalty
+            if cost < best[end] - 1e-12:
+                best[end], back[end] = cost, start
+    cuts, end = [], count
+    while end > 0:
+        cuts.append((back[end], end))
+        end = back[end]
+    return cuts[::-1]
+
+
+@dataclass
+class RoomProfile:
+    """What a room holds: the sum of its drawers' centred unit vectors and of their word signatures."""
+
+    meaning: np.ndarray
+    words: Counter[str] = field(default_factory=Counter)
+
+    def add(self, meaning: np.ndarray, words: Counter[str]) -> None:
+        self.meaning = self.meaning + meaning
+        self.words.update(words)
+
+
+class TopicRooms:
+    """Hands out rooms for the drawers of one ingest (or a re-rooming), remembering what it filed."""
+
+    def __init__(self, namer: RoomChooser, profiles: dict[str, RoomProfile] | None = None,
+                 wing_vectors: dict[str, np.ndarray] | None = None,
+                 embed: Callable[[list[str]], np.ndarray] | None = None):
+        """`profiles`: the palace's rooms; `wing_vectors`: a sample of each wing's drawer vectors;
+        `embed`: the palace's embedder, to pick the candidate name nearest a new room's meaning."""
+        self._namer = namer
+        self._embed = embed
+        self._profiles = {k: v for k, v in (profiles or {}).items() if k != GENERAL}
+        self._wings: dict[str, tuple[np.ndarray, int]] = {}
+        for wing, vectors in (wing_vectors or {}).items():
+            self.observe(wing, vectors)
+
+    def observe(self, wing: str, vectors: np.ndarray) -> None:
+        """Count more of a wing's drawers into its mean (before they are given rooms)."""
+        if not len(vectors):
+            return
+        total, count = self._wings.get(wing, (np.zeros(vectors.shape[1], np.float64), 0))
+        self._wings[wing] = (total + vectors.sum(axis=0), count + len(vectors))
+
+    def remember(self, room: str, wing: str, vectors: np.ndarray, texts: Sequence[str]) -> None:
+        """Count drawers already filed in `room` into what it holds."""
+        if room == GENERAL or not len(vectors):
+            return
+        meaning = self.centred(wing, np.asarray(vectors, np.float32)).sum(axis=0)
+        signature: Counter[str] = Counter()
+        for text in texts:
+            signature.update(word_signature([text]))
+        self._profiles.setdefault(room, RoomProfile(np.zeros_like(meaning))).add(meaning, signature)
+
+    def centred(self, wing: str, vectors: np.ndarray) -> np.ndarray:
+        """Unit vectors with the wing's shrunken mean taken off."""
+        total, count = self._wings.get(wing, (None, 0))
+        if count:
+            vectors = vectors - (total / count) * (count / (count + WING_SHRINK))
+        return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
+
+    def assign(self, wing: str, vectors: np.ndarray, texts: Sequence[str], title: str | None = None,
+               names: Iterable[str] = ()) -> list[str]:
+        """A room for each drawer of one conversation (its vectors and people's words, in order)."""
+        names = tuple(names)
+        centred = self.centred(wing, np.asarray(vectors, np.float32))
+        words = [word_signature([t], names) for t in texts]
+        rooms: list[str] = []
+        for start, end in topic_segments(np.asarray(vectors, np.float32)):
+            meaning = centred[start:end].sum(axis=0)
+            signature: Counter[str] = Counter()
+            for w in words[start:end]:
+                signature.update(w)
+            room = self._nearest(meaning, signature)
+            if room is None:
+                room = self._namer.choose(list(texts[start:end]), title, names, self._ranker(vectors[start:end]))
+            if room != GENERAL:
+                self._profiles.setdefault(room, RoomProfile(np.zeros_like(meaning))).add(meaning, signature)
+            rooms += [room] * (end - start)
+        return rooms
+
+    def _ranker(self, vectors: np.ndarray) -> Callable[[list[str]], Sequence[float]] | None:
+        """How near each phrase's vector is to the part's mean vector (KeyBERT's idea, on our embedder)."""
+        if self._embed is None:
+            return None
+        mean = np.asarray(vectors, np.float32).mean(axis=0)
+        return lambda phrases: [float(v @ mean) for v in self._embed(phrases)]
+
+    def _nearest(self, meaning: np.ndarray, words: Counter[str]) -> str | None:
+        """The room most like this part, if it is alike enough; ties go to the first name."""
+        if not self._profiles:
+            return None
+        names = sorted(self._profiles)
+        sums = np.stack([self._profiles[n].meaning for n in names])
+        dense = sums @ meaning / np.maximum(np.linalg.norm(sums, axis=1) * np.linalg.norm(meaning), 1e-9)
+        nearest = np.argsort(-dense, kind="stable")[:WORD_CANDIDATES]
+        scored = [((1 - WORD_SHARE) * float(dense[i]) + WORD_SHARE * _cosine(words, self._profiles[names[i]].words),
+                   -int(i)) for i in nearest]
+        score, index = max(scored)
+        return names[-index] if score >= JOIN_SIMILARITY else None
+
+
+def _cosine(a: Counter[str], b: Counter[str]) -> float:
+    if not a or not b:
+        return 0.0
+    if len(a) > len(b):
+        a, b = b, a
+    dot = sum(v * b.get(k, 0.0) for k, v in a.items())
+    return dot / math.sqrt(sum(v * v for v in a.values()) * sum(v * v for v in b.values()))
