@@ -4,6 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.render import md
+from dashboard.reroom import HOW_ROOMS_ARE_CHOSEN, reroom_panel
 from dashboard.views import key, merges, network, palace, stats, tunnels, walk
 from mempalace import HALLS, MempalaceError
 from mempalace.graph import merge_rooms
@@ -12,7 +13,8 @@ ANY = "(any)"
 p = palace()
 st.title("Tunnels")
 st.caption("A room filed in two or more wings is a tunnel between them. Wings are boxes; rooms are dots sized "
-           "by drawers; tunnel rooms are orange, with edges as wide as the tunnel is informative.")
+           "by drawers; tunnel rooms are orange, with edges as wide as the tunnel is informative. "
+           + HOW_ROOMS_ARE_CHOSEN)
 wings = list(p.list_wings())
 rooms = [r for r in p.list_rooms() if r not in p.settings.graph_hidden_rooms]
 if not wings:
@@ -65,3 +67,5 @@ for number, suggestion in enumerate(suggestions[:15]):
             st.rerun()
         except MempalaceError as exc:
             st.error(md(str(exc)))
+
+reroom_panel(p)

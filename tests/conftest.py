@@ -37,3 +37,11 @@ def palace(palace_path: Path, settings: Settings) -> Iterator[Palace]:
     """A fresh embedded palace (real Chroma PersistentClient in tmp_path) with the fake embedder."""
     with Palace.open(palace_path, settings=settings) as opened:
         yield opened
+
+
+@pytest.fixture
+def model_palace(palace_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Palace]:
+    """A fresh embedded palace with the real model (for tests marked `model`, where meaning matters)."""
+    monkeypatch.setenv("MEMPALACE_EMBEDDER", "minilm-int8")
+    with Palace.open(palace_path, settings=load_settings(home)) as opened:
+        yield opened

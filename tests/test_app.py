@@ -390,7 +390,7 @@ def test_tunnels_page_draws_the_network_and_lists_tunnels_and_a_walk(story):
     assert walk.iloc[0]["room"] == "auth-migration" and walk.iloc[0]["hop"] == 0
     assert {"gpu-pricing", "deploy-pipeline", "security-review"} <= set(walk["room"])
     assert [m.value for m in at.markdown] == ["No likely duplicate rooms."]
-    assert not at.main.button
+    assert [b.label for b in at.main.button] == ["Preview re-rooming"]  # no merge buttons
 
 
 def test_tunnel_filters_narrow_the_network_and_the_tables(story):

@@ -100,10 +100,11 @@ def test_a_long_growth_stays_in_the_moved_wing(palace: Palace, tmp_path: Path) -
     ingest(palace, _session(path, exchanges))
     drawers = list(palace.find_drawers(_all_ids(palace)).values())
     assert len(drawers) > before + 8 + 2 and {d.wing for d in drawers} == {"wing_kai"}
-    by_index = sorted((d.chunk_index, d.room) for d in drawers)
+    by_index = sorted((d.chunk_index, d.room, d.id) for d in drawers)
     last_stored = before - 1
-    assert {room for index, room in by_index if index <= last_stored + 8} == {"ledger-rules"}
-    assert "ledger-rules" not in {room for index, room in by_index if index > last_stored + 8}  # new segments
+    assert {room for index, room, _ in by_index if index <= last_stored + 8} == {"ledger-rules"}
+    beyond = [palace.get_drawer(i).extra for index, _, i in by_index if index > last_stored + 8]
+    assert beyond and all(extra["room_by"] == "ingest" for extra in beyond)  # new segments: rooms chosen by meaning
 
 
 def test_conversations_that_only_share_a_first_line_keep_their_own_places(palace: Palace, tmp_path: Path) -> None:

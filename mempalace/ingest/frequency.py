@@ -35,12 +35,18 @@ def _checked() -> None:
 
 
 @functools.lru_cache(maxsize=131_072)
-def specificity(word: str) -> float:
-    """About 0.3 for everyday words up to 3.5 for rare ones (zipf 2.5 and below)."""
+def zipf(word: str) -> float:
+    """log10 of a word's frequency per billion English words (0 for words the list lacks)."""
     _checked()
     from wordfreq import zipf_frequency
 
-    zipf = zipf_frequency(word, "en")
-    if zipf <= 0:
+    return zipf_frequency(word, "en")
+
+
+@functools.lru_cache(maxsize=131_072)
+def specificity(word: str) -> float:
+    """About 0.3 for everyday words up to 3.5 for rare ones (zipf 2.5 and below)."""
+    frequency = zipf(word)
+    if frequency <= 0:
         return UNKNOWN_SPECIFICITY
-    return min(max(COMMONEST_ZIPF - zipf, FLOOR), CEILING)
+    return min(max(COMMONEST_ZIPF - frequency, FLOOR), CEILING)

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Sequence
 from ..vocabulary import STOP_WORDS
 from ..errors import InvalidInputError
 from ..naming import room_slug, spell_symbols
-from .frequency import specificity
+from .frequency import specificity, zipf
 
 GENERAL = "general"
 _WORD = re.compile(r"[^\W\d_][\w+#]*")
@@ -64,7 +64,8 @@ first second third fourth fifth sixth seventh eighth ninth tenth dozen couple
 """.split())
 _CALENDAR = frozenset(w.lower() for w in (*calendar.month_name[1:], *calendar.month_abbr[1:], *calendar.day_name,
                                           *calendar.day_abbr, "sept"))
-_TITLE_WORD = re.compile(r"\b[A-Z][a-z]+\b")
+_TITLE_RUN = re.compile(r"\b[A-Z][a-z]+\b(?:[ \t]+[A-Z][a-z]+\b)*")
+RARE_ZIPF = 2.5  # a Title Case run with a word this rare (Bilinski, Dumesnil) is a name, not a concept
 _LOWER_WORD = re.compile(r"\b[a-z]+\b")
 _NEVER_TOPICS = STOP_WORDS | _FILLER | _GENERIC | _NUMBER_WORDS | _CALENDAR
 PAIR_WEIGHT, TITLE_WEIGHT, KNOWN_WEIGHT = 2.5, 2.0, 2.0
@@ -113,7 +114,7 @@ class RoomChooser:
                rank: Callable[[list[str]], Sequence[float]] | None = None) -> str:
         """The room for a conversation (or a segment of one) made of `texts`. `rank(phrases)`, if
         given, says how well each of the best few candidates sums the texts up; the best is chosen."""
-        ignored = _ignored([*texts, title or ""], names)
+        ignored = _ignored(texts, names)
         sentences = [sentence for text in texts for sentence in _sentences(text, ignored)]
         runs = [run for sentence in sentences for run in sentence]
         titled = [run for sentence in _sentences(title or "", ignored) for run in sentence]
@@ -189,10 +190,17 @@ def _ignored(texts: Sequence[str], names: Iterable[str]) -> frozenset[str]:
 
 
 def proper_names(texts: Iterable[str]) -> set[str]:
-    """Capitalised words never written in lower case in `texts` (people, handles, places): not topics."""
+    """Capitalised words never written in lower case in `texts`, alone (Carmen, Nico) or in a Title Case
+    run with a rare word (Anthony Bilinski): people and places, not topics. A run of everyday words
+    ("Auth Migration", "Quarterly Roadmap") is a topic written in Title Case."""
     joined = "\n".join(texts)
     lower = set(_LOWER_WORD.findall(joined))
-    return {w.lower() for w in _TITLE_WORD.findall(joined) if w.lower() not in lower}
+    names: set[str] = set()
+    for run in _TITLE_RUN.findall(joined):
+        words = [w.lower() for w in run.split()]
+        if len(words) == 1 or any(zipf(w) < RARE_ZIPF for w in words):
+            names.update(w for w in words if w not in lower)
+    return names
 
 
 def _sentences(text: str, ignored: frozenset[str] | set[str]) -> list[list[list[str]]]:

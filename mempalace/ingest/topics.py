@@ -19,19 +19,24 @@ import numpy as np
 
 from .rooms import GENERAL, RoomChooser, word_signature
 
-SEGMENT_PENALTY = 0.7  # the cost of one more topic in a conversation, against how far drawers stray from it
+SEGMENT_PENALTY = 0.55  # the cost of one more topic in a conversation, against how far drawers stray from it
 LONGEST_SEGMENT = 12  # drawers: a long chat is looked at in parts at least this small
 WING_SHRINK = 10.0  # a wing of n drawers has n / (n + this) of its mean vector taken off
 JOIN_SIMILARITY = 0.25  # the blended likeness at which a part joins an existing room
 WORD_SHARE = 0.3  # the words' share of the blend (the meaning's is the rest)
+CENTRE_MAX = 1.0  # at most this share of a wing's mean is taken off
+CROWDING = 2.0  # a room holding share s of a wing of n drawers needs JOIN_SIMILARITY + CROWDING × s × n / (n + CROWD_SIZE)
+CROWD_SIZE = 100.0
 WORD_CANDIDATES = 20  # rooms, nearest by meaning, whose words are compared too
 
 
-def topic_segments(vectors: np.ndarray, penalty: float = SEGMENT_PENALTY,
-                   longest: int = LONGEST_SEGMENT) -> list[tuple[int, int]]:
+def topic_segments(vectors: np.ndarray, penalty: float | None = None,
+                   longest: int | None = None) -> list[tuple[int, int]]:
     """(start, end) of each topic of consecutive unit vectors: the cut that minimises how far the
     vectors stray from their part's mean direction, plus `penalty` per part (exact, by dynamic
     programming). Parts have two drawers or more, unless the conversation has one."""
+    penalty = SEGMENT_PENALTY if penalty is None else penalty
+    longest = int(LONGEST_SEGMENT if longest is None else longest)
     count = len(vectors)
     if count <= 2:
         return [(0, count)] if count else []
@@ -58,10 +63,12 @@ class RoomProfile:
 
     meaning: np.ndarray
     words: Counter[str] = field(default_factory=Counter)
+    wings: Counter[str] = field(default_factory=Counter)  # drawers per wing
 
-    def add(self, meaning: np.ndarray, words: Counter[str]) -> None:
+    def add(self, meaning: np.ndarray, words: Counter[str], wing: str, drawers: int) -> None:
         self.meaning = self.meaning + meaning
         self.words.update(words)
+        self.wings[wing] += drawers
 
 
 class TopicRooms:
@@ -94,20 +101,23 @@ class TopicRooms:
         signature: Counter[str] = Counter()
         for text in texts:
             signature.update(word_signature([text]))
-        self._profiles.setdefault(room, RoomProfile(np.zeros_like(meaning))).add(meaning, signature)
+        self._profiles.setdefault(room, RoomProfile(np.zeros_like(meaning))).add(meaning, signature, wing, len(vectors))
 
-    def centred(self, wing: str, vectors: np.ndarray) -> np.ndarray:
-        """Unit vectors with the wing's shrunken mean taken off."""
+    def centred(self, wing: str, vectors: np.ndarray, observed: bool = False) -> np.ndarray:
+        """Unit vectors with the shrunken mean of the wing's other drawers taken off (`observed`:
+        these vectors are already counted in the wing and are left out of its mean)."""
         total, count = self._wings.get(wing, (None, 0))
-        if count:
-            vectors = vectors - (total / count) * (count / (count + WING_SHRINK))
+        if observed and count:
+            total, count = total - vectors.sum(axis=0), count - len(vectors)
+        if count > 0:
+            vectors = vectors - (total / count) * min(CENTRE_MAX, count / (count + WING_SHRINK))
         return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
 
     def assign(self, wing: str, vectors: np.ndarray, texts: Sequence[str], title: str | None = None,
                names: Iterable[str] = ()) -> list[str]:
         """A room for each drawer of one conversation (its vectors and people's words, in order)."""
         names = tuple(names)
-        centred = self.centred(wing, np.asarray(vectors, np.float32))
+        centred = self.centred(wing, np.asarray(vectors, np.float32), observed=True)
         words = [word_signature([t], names) for t in texts]
         rooms: list[str] = []
         for start, end in topic_segments(np.asarray(vectors, np.float32)):
@@ -115,11 +125,12 @@ class TopicRooms:
             signature: Counter[str] = Counter()
             for w in words[start:end]:
                 signature.update(w)
-            room = self._nearest(meaning, signature)
+            room = self._nearest(wing, meaning, signature)
             if room is None:
                 room = self._namer.choose(list(texts[start:end]), title, names, self._ranker(vectors[start:end]))
             if room != GENERAL:
-                self._profiles.setdefault(room, RoomProfile(np.zeros_like(meaning))).add(meaning, signature)
+                self._profiles.setdefault(room, RoomProfile(np.zeros_like(meaning))).add(meaning, signature, wing,
+                                                                                          end - start)
             rooms += [room] * (end - start)
         return rooms
 
@@ -130,18 +141,23 @@ class TopicRooms:
         mean = np.asarray(vectors, np.float32).mean(axis=0)
         return lambda phrases: [float(v @ mean) for v in self._embed(phrases)]
 
-    def _nearest(self, meaning: np.ndarray, words: Counter[str]) -> str | None:
+    def _nearest(self, wing: str, meaning: np.ndarray, words: Counter[str]) -> str | None:
         """The room most like this part, if it is alike enough; ties go to the first name."""
         if not self._profiles:
             return None
+        wing_size = max(self._wings.get(wing, (None, 0))[1], 1)
         names = sorted(self._profiles)
         sums = np.stack([self._profiles[n].meaning for n in names])
         dense = sums @ meaning / np.maximum(np.linalg.norm(sums, axis=1) * np.linalg.norm(meaning), 1e-9)
         nearest = np.argsort(-dense, kind="stable")[:WORD_CANDIDATES]
-        scored = [((1 - WORD_SHARE) * float(dense[i]) + WORD_SHARE * _cosine(words, self._profiles[names[i]].words),
-                   -int(i)) for i in nearest]
-        score, index = max(scored)
-        return names[-index] if score >= JOIN_SIMILARITY else None
+        scored = []
+        for i in nearest:
+            profile = self._profiles[names[i]]
+            likeness = (1 - WORD_SHARE) * float(dense[i]) + WORD_SHARE * _cosine(words, profile.words)
+            needed = JOIN_SIMILARITY + CROWDING * profile.wings[wing] / (wing_size + CROWD_SIZE)
+            scored.append((likeness - needed, -int(i)))
+        margin, index = max(scored)
+        return names[-index] if margin >= 0 else None
 
 
 def _cosine(a: Counter[str], b: Counter[str]) -> float:

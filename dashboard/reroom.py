@@ -1,0 +1,47 @@
+"""The Tunnels page's re-rooming panel: preview which drawers would move where, then apply."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from mempalace import MempalaceError
+from mempalace.ingest.reroom import reroom
+from mempalace.palace import Palace
+
+from .render import md
+
+HOW_ROOMS_ARE_CHOSEN = (
+    "Ingest cuts each conversation where its topic changes and files each part in the room whose drawers "
+    "it is most like, in any wing, by meaning (the embedding of the text, minus what all of a wing's chats "
+    "share) and by its specific words. A part like no room yet opens a new one, named by the phrase of its "
+    "own words nearest its meaning; people's names, dates, numbers and everyday words never name a room. "
+    "So the same concept gets the same room in every wing, and that room is a tunnel.")
+
+
+def reroom_panel(p: Palace) -> None:
+    """Preview and apply `mempalace rooms --rebuild`; rooms a person chose are never touched."""
+    st.subheader("Re-room the palace")
+    st.caption("Re-rooming chooses again the rooms ingest chose for every drawer, as ingest would today; "
+               "rooms a person chose (moves, merges, --room, add) stay.")
+    if st.button("Preview re-rooming", key="reroom_preview"):
+        try:
+            st.session_state["reroom_plan"] = reroom(p, dry_run=True)
+        except MempalaceError as exc:
+            st.error(md(str(exc)))
+    preview = st.session_state.get("reroom_plan")
+    if preview is None:
+        return
+    st.write(f"{len(preview.moves)} of {preview.considered} drawer(s) would move; "
+             f"{preview.kept} in rooms a person chose stay.")
+    rows = [{"wing": w, "from room": old, "to room": new, "drawers": n} for w, old, new, n in preview.summary()]
+    st.dataframe(pd.DataFrame(rows, columns=["wing", "from room", "to room", "drawers"]), hide_index=True,
+                 width="stretch")
+    if preview.moves and st.button("Apply re-rooming", key="reroom_apply", type="primary"):
+        try:
+            done = reroom(p)
+            st.session_state.pop("reroom_plan", None)
+            st.toast(f"Moved {len(done.moves)} drawer(s).")
+            st.rerun()
+        except MempalaceError as exc:
+            st.error(md(str(exc)))
