@@ -1,5 +1,6 @@
-"""RoomChooser: rooms named from a conversation's own words, the same topic reusing the same slug in every
-wing (which is what makes tunnels), and never a speaker's name, a URL, a path or an id."""
+"""RoomChooser: new rooms named from a conversation's own words, never a name already taken, a speaker's or
+another person's name, a URL, a path or an id; ingest end to end (which room a part joins is meaning's choice:
+tests/test_rooms_model.py)."""
 
 from __future__ import annotations
 
@@ -93,9 +94,10 @@ def _reuse_cases():
 
 
 @pytest.mark.parametrize("existing, wording", _reuse_cases())
-def test_the_same_topic_in_other_words_reuses_the_existing_room(existing: str, wording: str) -> None:
+def test_a_name_already_taken_is_never_handed_out_again(existing: str, wording: str) -> None:
     room = first_room() if existing == "first" else existing
-    assert choose(WORDINGS[wording], existing=[*OTHER_ROOMS, room]) == room
+    named = choose(WORDINGS[wording], existing=[*OTHER_ROOMS, room])  # meaning chose none of these rooms
+    assert named not in {*OTHER_ROOMS, room} and SLUG.match(named), named
 
 
 def test_an_unrelated_conversation_gets_another_room() -> None:
@@ -103,7 +105,7 @@ def test_an_unrelated_conversation_gets_another_room() -> None:
     other = choose(SOURDOUGH, existing=[room])
     assert other != room and other != GENERAL
     assert SLUG.match(other)
-    assert choose(SOURDOUGH, existing=[room, "sourdough-starter"]) == "sourdough-starter"
+    assert choose(SOURDOUGH, existing=[room, "sourdough-starter"]) not in {room, "sourdough-starter", GENERAL}
 
 
 SWALLOW_BUG = (
@@ -123,19 +125,12 @@ def test_an_existing_room_does_not_swallow_a_conversation_that_mentions_it_once(
     assert choose(SOURDOUGH_WITH_AN_ASIDE, existing=["auth-migration"]) == "sourdough-starter"
 
 
-def test_the_chooser_remembers_rooms_it_handed_out() -> None:
+def test_the_chooser_never_hands_out_one_name_twice() -> None:
     chooser = RoomChooser([])
     first = chooser.choose(WORDINGS["Auth Migration"], names=SPEAKERS)
-    assert first == "auth-migration"
-    # a fresh chooser names this wording `auth-migrations` today; this one reuses the room it handed out
-    assert chooser.choose(WORDINGS["auth migrations"], names=SPEAKERS) == first
-    assert chooser.choose(SOURDOUGH, names=SPEAKERS) != first
-
-
-def test_the_chooser_remembers_a_room_across_wordings_of_one_verb() -> None:
-    chooser = RoomChooser([])
-    first = chooser.choose(AUTH_OAUTH, names=SPEAKERS)
-    assert chooser.choose(WORDINGS["auth migrations"], names=SPEAKERS) == first
+    assert first == "auth-migration"  # a Title Case topic is a topic, not a name
+    assert chooser.choose(WORDINGS["auth migrations"], names=SPEAKERS) not in {first, GENERAL}
+    assert chooser.choose(AUTH_OAUTH, names=SPEAKERS) != first
 
 
 # -- what never becomes a room ----------------------------------------------------------------------------------
@@ -360,10 +355,10 @@ def test_one_wing_words_are_never_everyones(palace) -> None:
     assert palace.widespread_words(["auth", "migration"]) == frozenset()
 
 
-def test_an_existing_language_room_is_reused_and_ticket_marks_are_not_languages() -> None:
+def test_language_names_are_spelled_out_and_ticket_marks_are_not_languages() -> None:
     texts = ["Async C# again: the async C# code deadlocks.", "Is async C# always this painful? async C# hangs."]
-    assert RoomChooser(["csharp-async"]).choose(texts) == "csharp-async"
-    assert RoomChooser(["templates-cpp"]).choose(["C++ templates again.", "The C++ templates are slow."]) == "templates-cpp"
+    assert "csharp" in RoomChooser([]).choose(texts).split("-")
+    assert "cpp" in RoomChooser([]).choose(["C++ templates again.", "The C++ templates are slow."]).split("-")
     assert RoomChooser([]).choose(["PR#123 fixes it. PR#124 too.", "PR#126 and PR#127 merged."]) == "pr"
 
 

@@ -50,3 +50,18 @@ def specificity(word: str) -> float:
     if frequency <= 0:
         return UNKNOWN_SPECIFICITY
     return min(max(COMMONEST_ZIPF - frequency, FLOOR), CEILING)
+
+
+NAME_PEAK_ZIPF = 3.0  # the words that name topics best are known but not everyday ("mortgage", "insomnia")
+
+
+@functools.lru_cache(maxsize=131_072)
+def name_weight(word: str) -> float:
+    """Specificity for naming a room: highest around zipf 3, lower for everyday words and for rare
+    ones (a fungicide's brand name describes one chat, not the concept others will join)."""
+    frequency = zipf(word)
+    if frequency <= 0:
+        return FLOOR * 3
+    if frequency < NAME_PEAK_ZIPF:
+        return max(frequency, FLOOR * 3)
+    return min(max(COMMONEST_ZIPF - frequency, FLOOR), CEILING)

@@ -196,7 +196,7 @@ def assign_rooms(palace: Palace, plans: list[Plan], run: Run) -> None:
 def topic_rooms(palace: Palace, keep: set[str] | None = None) -> TopicRooms:
     """Room choice that knows the palace's rooms (all, or only those in `keep`) and its wings."""
     existing = palace.list_rooms() if keep is None else keep
-    namer = RoomChooser(existing, palace.widespread_words, reuse_known=False)
+    namer = RoomChooser(existing, palace.widespread_words)
     rooms = TopicRooms(namer, wing_vectors=palace.wing_vectors(WING_SAMPLE), embed=palace.embed)
     for room, samples in sorted(palace.room_samples(PROFILE_DRAWERS).items()):
         if keep is None or room in keep:

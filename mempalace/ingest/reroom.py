@@ -54,7 +54,7 @@ def reroom(palace: Palace, dry_run: bool = False) -> ReroomReport:
     for d in drawers:
         wing_vectors.setdefault(d.wing, []).append(d.vector)
     kept_rooms = {d.room for d in person}
-    namer = RoomChooser(kept_rooms, palace.widespread_words, reuse_known=False)
+    namer = RoomChooser(kept_rooms, palace.widespread_words)
     rooms = TopicRooms(namer, wing_vectors={w: np.stack(v) for w, v in wing_vectors.items()}, embed=palace.embed)
     seeded: Counter[str] = Counter()
     for d in person:

@@ -1,13 +1,13 @@
-"""Room names from a conversation's own words, reusing a room the palace already has for the topic.
+"""Names for new rooms, from a part of a conversation's own words (which room a part joins is
+`topics`' choice, by meaning).
 
-Candidates are the runs of content words in the text (stop words, filler and the speakers' names
-removed): single words and adjacent pairs. A pair scores 2.5 per occurrence, a word 1, and words of
-the title count double. A candidate whose light stem matches an existing room (`auth-migration` for
-"migrating auth" or "Auth migrations") scores double, and an existing room whose words occur
-together in a sentence at least twice is a candidate too: the same topic gets the same slug in
-every wing, which is what makes tunnels. A candidate made only of words found in most drawers of
-most wings is everyone's word, not a topic ("photo" in chats full of shared pictures), and is passed
-over unless the title names it. The best candidate left becomes the room; none → `general`.
+Candidates are the runs of content words in the text: single words and adjacent pairs, with stop
+words, filler, generic chat words, calendar and number words, the speakers' names and other
+people's names removed. Each occurrence scores the words' naming weight (from `wordfreq`: known but
+not everyday words name topics best), a pair 2.5 times that, title words double. A candidate made
+only of words found in most drawers of most wings is everyone's word ("photo" in chats full of
+shared pictures) and is passed over unless the title names it. Names already taken are never handed
+out again. Of the best few, the one nearest the part's meaning wins; none → `general`.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Sequence
 from ..vocabulary import STOP_WORDS
 from ..errors import InvalidInputError
 from ..naming import room_slug, spell_symbols
-from .frequency import specificity, zipf
+from .frequency import name_weight, specificity, zipf
 
 GENERAL = "general"
 _WORD = re.compile(r"[^\W\d_][\w+#]*")
@@ -68,7 +68,7 @@ _TITLE_RUN = re.compile(r"\b[A-Z][a-z]+\b(?:[ \t]+[A-Z][a-z]+\b)*")
 RARE_ZIPF = 2.5  # a Title Case run with a word this rare (Bilinski, Dumesnil) is a name, not a concept
 _LOWER_WORD = re.compile(r"\b[a-z]+\b")
 _NEVER_TOPICS = STOP_WORDS | _FILLER | _GENERIC | _NUMBER_WORDS | _CALENDAR
-PAIR_WEIGHT, TITLE_WEIGHT, KNOWN_WEIGHT = 2.5, 2.0, 2.0
+PAIR_WEIGHT, TITLE_WEIGHT = 2.5, 2.0
 NAME_CANDIDATES = 8  # the best-scored phrases a `rank` function chooses among
 GENERIC_CHECKED = 30  # the best candidates checked against the palace's widespread words
 MAX_WORD = 30  # longer "words" are sequences or unspaced scripts, not topic names
@@ -100,11 +100,11 @@ class RoomChooser:
     """Chooses rooms for the conversations of one ingest, remembering the rooms it has handed out."""
 
     def __init__(self, existing_rooms: Iterable[str],
-                 widespread_words: Callable[[Iterable[str]], Iterable[str]] | None = None, reuse_known: bool = True):
-        """`widespread_words(words)` names those found in most drawers of most wings (optional). With
-        `reuse_known` off, existing rooms are names already taken (meaning chose not to reuse them)."""
+                 widespread_words: Callable[[Iterable[str]], Iterable[str]] | None = None):
+        """`existing_rooms` are names already taken: a new room never reuses one (meaning decided the
+        part belongs in none of them). `widespread_words(words)` names those found in most drawers
+        of most wings (optional)."""
         self._widespread_words = widespread_words
-        self._reuse_known = reuse_known
         self._known: dict[str, str] = {}
         for slug in sorted(existing_rooms):
             if slug != GENERAL:
@@ -127,21 +127,13 @@ class RoomChooser:
                     if size == 2 and stem(words[0]) == stem(words[1]):
                         continue  # "thread thread" is not a topic
                     key = "-".join(sorted(stem(w) for w in words))
-                    scores[key] += weight * bonus * sum(specificity(w) for w in words) / size
+                    scores[key] += weight * bonus * sum(name_weight(w) for w in words) / size
                     surface.setdefault(key, Counter())[" ".join(words)] += 1
-        stems = [{stem(w) for run in sentence for w in run} for sentence in sentences]
         title_keys = {"-".join(sorted(stem(w) for w in pair)) for run in titled for pair in zip(run, run[1:])}
         title_keys |= {stem(w) for run in titled for w in run}
-        for key in self._known if self._reuse_known else ():
-            together = max(_co_occurrences(key.split("-"), stems), round(scores.get(key, 0.0) / PAIR_WEIGHT))
-            if together >= 2 or key in title_keys:
-                scores[key] = max(scores.get(key, 0.0), PAIR_WEIGHT * together) * KNOWN_WEIGHT
-            elif key in scores:
-                scores[key] = min(scores[key], PAIR_WEIGHT)  # mentioned once in passing: no bonus
         order = sorted(scores, key=lambda k: (scores[k], k.count("-"), k), reverse=True)
         generic = self._generic_stems(order[:GENERIC_CHECKED], surface)
-        taken = () if self._reuse_known else self._known
-        eligible = [k for k in order if k not in taken and (k in title_keys or not set(k.split("-")) <= generic)]
+        eligible = [k for k in order if k not in self._known and (k in title_keys or not set(k.split("-")) <= generic)]
         if not eligible:
             return GENERAL
         best = eligible[0]
@@ -149,8 +141,6 @@ class RoomChooser:
             shortlist = [k for k in eligible[:NAME_CANDIDATES] if k in surface]
             fits = rank([surface[k].most_common(1)[0][0] for k in shortlist])
             best = shortlist[max(range(len(shortlist)), key=lambda i: (fits[i], -i))] if shortlist else best
-        if best in self._known:
-            return self._known[best]
         try:
             slug = room_slug(surface[best].most_common(1)[0][0])
         except InvalidInputError:
@@ -216,9 +206,3 @@ def _sentences(text: str, ignored: frozenset[str] | set[str]) -> list[list[list[
         if any(runs):
             sentences.append([run for run in runs if run])
     return sentences
-
-
-def _co_occurrences(stems: list[str], sentences: list[set[str]]) -> int:
-    """In how many sentences all of a multi-word room's stems appear together."""
-    wanted = set(stems)
-    return sum(1 for words in sentences if wanted <= words) if len(wanted) > 1 else 0

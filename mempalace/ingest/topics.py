@@ -128,11 +128,16 @@ class TopicRooms:
             room = self._nearest(wing, meaning, signature)
             if room is None:
                 room = self._namer.choose(list(texts[start:end]), title, names, self._ranker(vectors[start:end]))
-            if room != GENERAL:
+            if room == GENERAL:  # no topic words: the conversation's other part, else the nearest room
+                room = next((r for r in rooms if r != GENERAL), None) or self._nearest(wing, meaning, signature, True)
+            if room is None:
+                room = GENERAL
+            else:
                 self._profiles.setdefault(room, RoomProfile(np.zeros_like(meaning))).add(meaning, signature, wing,
                                                                                           end - start)
             rooms += [room] * (end - start)
-        return rooms
+        later = next((r for r in reversed(rooms) if r != GENERAL), GENERAL)
+        return [later if r == GENERAL else r for r in rooms]
 
     def _ranker(self, vectors: np.ndarray) -> Callable[[list[str]], Sequence[float]] | None:
         """How near each phrase's vector is to the part's mean vector (KeyBERT's idea, on our embedder)."""
@@ -141,8 +146,9 @@ class TopicRooms:
         mean = np.asarray(vectors, np.float32).mean(axis=0)
         return lambda phrases: [float(v @ mean) for v in self._embed(phrases)]
 
-    def _nearest(self, wing: str, meaning: np.ndarray, words: Counter[str]) -> str | None:
-        """The room most like this part, if it is alike enough; ties go to the first name."""
+    def _nearest(self, wing: str, meaning: np.ndarray, words: Counter[str], however_far: bool = False) -> str | None:
+        """The room most like this part, if it is alike enough (or `however_far`); ties go to the
+        first name."""
         if not self._profiles:
             return None
         wing_size = max(self._wings.get(wing, (None, 0))[1], 1)
@@ -157,7 +163,7 @@ class TopicRooms:
             needed = JOIN_SIMILARITY + CROWDING * profile.wings[wing] / (wing_size + CROWD_SIZE)
             scored.append((likeness - needed, -int(i)))
         margin, index = max(scored)
-        return names[-index] if margin >= 0 else None
+        return names[-index] if margin >= 0.0 or however_far else None
 
 
 def _cosine(a: Counter[str], b: Counter[str]) -> float:
