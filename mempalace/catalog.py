@@ -224,15 +224,15 @@ class Catalog(WordCounts):
         return {room: np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), -1)
                 for room, blobs in vectors.items()}
 
-    def room_samples(self, per_room: int) -> dict[str, list[tuple[str, str, np.ndarray]]]:
-        """{room: (wing, text, vector) of up to `per_room` of its drawers, first filed first}."""
-        found: dict[str, list[tuple[str, str, np.ndarray]]] = {}
-        rows = self._db.execute("SELECT room, wing, content, vector FROM drawers WHERE vector IS NOT NULL"
+    def room_samples(self, per_room: int) -> dict[str, list[tuple[str, str, str, np.ndarray]]]:
+        """{room: (wing, parent id, text, vector) of up to `per_room` of its drawers, first filed first}."""
+        found: dict[str, list[tuple[str, str, str, np.ndarray]]] = {}
+        rows = self._db.execute("SELECT room, wing, parent_id, content, vector FROM drawers WHERE vector IS NOT NULL"
                                 " AND rowid IN (SELECT rowid FROM (SELECT rowid, ROW_NUMBER() OVER"
                                 " (PARTITION BY room ORDER BY rowid) AS n FROM drawers) WHERE n <= ?)"
                                 " ORDER BY room, rowid", (per_room,))
-        for room, wing, content, blob in rows:
-            found.setdefault(room, []).append((wing, content, np.frombuffer(blob, dtype=np.float32)))
+        for room, wing, parent, content, blob in rows:
+            found.setdefault(room, []).append((wing, parent, content, np.frombuffer(blob, dtype=np.float32)))
         return found
 
     def in_filing_order(self) -> list[Row]:

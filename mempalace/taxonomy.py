@@ -140,8 +140,8 @@ class TaxonomyView:
             samples = self._taxonomy_catalog.room_vectors(per_room)
         return {room: vectors.mean(axis=0) for room, vectors in samples.items()}
 
-    def room_samples(self, per_room: int = 20) -> dict[str, list[tuple[str, str, Any]]]:
-        """{room: (wing, text, vector) of up to `per_room` of its drawers}, to learn what rooms hold."""
+    def room_samples(self, per_room: int = 20) -> dict[str, list[tuple[str, str, str, Any]]]:
+        """{room: (wing, parent id, text, vector) of up to `per_room` of its drawers}, to learn what rooms hold."""
         with self._guard:
             self._taxonomy_sync.ensure_fresh()
             return self._taxonomy_catalog.room_samples(per_room)

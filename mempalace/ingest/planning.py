@@ -193,16 +193,24 @@ def assign_rooms(palace: Palace, plans: list[Plan], run: Run) -> None:
         plan.pending = []
 
 
-def topic_rooms(palace: Palace, keep: set[str] | None = None) -> TopicRooms:
-    """Room choice that knows the palace's rooms (all, or only those in `keep`) and its wings."""
-    existing = palace.list_rooms() if keep is None else keep
-    namer = RoomChooser(existing, palace.widespread_words)
-    rooms = TopicRooms(namer, wing_vectors=palace.wing_vectors(WING_SAMPLE), embed=palace.embed)
+def topic_rooms(palace: Palace) -> TopicRooms:
+    """Room choice that knows the palace's rooms (from a sample of each one's drawers) and wings."""
+    rooms = TopicRooms(RoomChooser(palace.list_rooms(), palace.widespread_words),
+                       wing_vectors=palace.wing_vectors(WING_SAMPLE), embed=palace.embed)
     for room, samples in sorted(palace.room_samples(PROFILE_DRAWERS).items()):
-        if keep is None or room in keep:
-            for wing, content, vector in samples:
-                rooms.remember(room, wing, vector[None, :], [content])
+        remember_room(rooms, room, samples)
+    for wing, room, _, drawers in palace.places():
+        rooms.size(room, wing, drawers)
     return rooms
+
+
+def remember_room(rooms: TopicRooms, room: str, samples: list[tuple[str, str, str, np.ndarray]]) -> None:
+    """Teach `rooms` what a stored room holds from (wing, conversation, text, vector) samples."""
+    groups: dict[tuple[str, str], list[tuple[str, np.ndarray]]] = {}
+    for wing, parent, content, vector in samples:
+        groups.setdefault((wing, parent), []).append((content, vector))
+    for (wing, _), members in sorted(groups.items()):
+        rooms.remember(room, wing, np.stack([v for _, v in members]), [c for c, _ in members])
 
 
 def _draft(src: Source, fmt: str, conversation: Conversation, chunk: Chunk, identity: str, wing: str, room: str,

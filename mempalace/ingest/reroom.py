@@ -13,9 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..models import ROOM_BY
 from ..palace import Palace
-from .planning import PROFILE_DRAWERS
+from .planning import PROFILE_DRAWERS, remember_room
 from .rooms import RoomChooser
 from .topics import TopicRooms
 
@@ -56,11 +55,14 @@ def reroom(palace: Palace, dry_run: bool = False) -> ReroomReport:
     kept_rooms = {d.room for d in person}
     namer = RoomChooser(kept_rooms, palace.widespread_words)
     rooms = TopicRooms(namer, wing_vectors={w: np.stack(v) for w, v in wing_vectors.items()}, embed=palace.embed)
-    seeded: Counter[str] = Counter()
+    samples: dict[str, list] = {}
     for d in person:
-        if seeded[d.room] < PROFILE_DRAWERS:
-            seeded[d.room] += 1
-            rooms.remember(d.room, d.wing, d.vector[None, :], [d.content])
+        if len(samples.setdefault(d.room, [])) < PROFILE_DRAWERS:
+            samples[d.room].append((d.wing, d.parent_id or d.id, d.content, d.vector))
+    for room, picked in sorted(samples.items()):
+        remember_room(rooms, room, picked)
+    for (wing, room), held in sorted(Counter((d.wing, d.room) for d in person).items()):
+        rooms.size(room, wing, held)
     moves = []
     for group in _conversations([d for d in drawers if d.room_by == "ingest"]):
         chosen = rooms.assign(group[0].wing, np.stack([vectors[d.id] for d in group]), [d.content for d in group],

@@ -21,11 +21,12 @@ from .rooms import GENERAL, RoomChooser, word_signature
 
 SEGMENT_PENALTY = 0.55  # the cost of one more topic in a conversation, against how far drawers stray from it
 LONGEST_SEGMENT = 12  # drawers: a long chat is looked at in parts at least this small
-WING_SHRINK = 10.0  # a wing of n drawers has n / (n + this) of its mean vector taken off
-JOIN_SIMILARITY = 0.25  # the blended likeness at which a part joins an existing room
+WING_SHRINK = 10.0  # what a wing's chats share is estimated from n drawers as if this many more were the palace's
+JOIN_SIMILARITY = 0.22  # the blended likeness at which a part joins an existing room
 WORD_SHARE = 0.3  # the words' share of the blend (the meaning's is the rest)
-CENTRE_MAX = 1.0  # at most this share of a wing's mean is taken off
-CROWDING = 2.0  # a room holding share s of a wing of n drawers needs JOIN_SIMILARITY + CROWDING × s × n / (n + CROWD_SIZE)
+PALACE_SHRINK = 50.0  # and the palace's mean from m drawers as m / (m + this) of it: a few chats say little
+CENTRE_SHARE = 0.9  # how much of what the other chats share is taken off
+CROWDING = 2.5  # a room holding share s of a wing of n drawers needs JOIN_SIMILARITY + CROWDING × s × n / (n + CROWD_SIZE)
 CROWD_SIZE = 100.0
 WORD_CANDIDATES = 20  # rooms, nearest by meaning, whose words are compared too
 
@@ -83,34 +84,48 @@ class TopicRooms:
         self._embed = embed
         self._profiles = {k: v for k, v in (profiles or {}).items() if k != GENERAL}
         self._wings: dict[str, tuple[np.ndarray, int]] = {}
-        for wing, vectors in (wing_vectors or {}).items():
+        for wing, vectors in sorted((wing_vectors or {}).items()):
             self.observe(wing, vectors)
 
     def observe(self, wing: str, vectors: np.ndarray) -> None:
-        """Count more of a wing's drawers into its mean (before they are given rooms)."""
+        """Count more of a wing's drawers into its mean and the palace's (before they get rooms)."""
         if not len(vectors):
             return
-        total, count = self._wings.get(wing, (np.zeros(vectors.shape[1], np.float64), 0))
-        self._wings[wing] = (total + vectors.sum(axis=0), count + len(vectors))
+        for key in (wing, None):
+            total, count = self._wings.get(key, (np.zeros(vectors.shape[1], np.float64), 0))
+            self._wings[key] = (total + vectors.sum(axis=0), count + len(vectors))
+
+    def size(self, room: str, wing: str, drawers: int) -> None:
+        """How many drawers a stored room holds in a wing (profiles learn from a sample of them)."""
+        if room in self._profiles:
+            self._profiles[room].wings[wing] = drawers
 
     def remember(self, room: str, wing: str, vectors: np.ndarray, texts: Sequence[str]) -> None:
-        """Count drawers already filed in `room` into what it holds."""
+        """Count drawers already filed in `room` from one conversation into what the room holds,
+        seen as `assign` saw them."""
         if room == GENERAL or not len(vectors):
             return
-        meaning = self.centred(wing, np.asarray(vectors, np.float32)).sum(axis=0)
+        meaning = self.centred(wing, np.asarray(vectors, np.float32), observed=True).sum(axis=0)
         signature: Counter[str] = Counter()
         for text in texts:
             signature.update(word_signature([text]))
         self._profiles.setdefault(room, RoomProfile(np.zeros_like(meaning))).add(meaning, signature, wing, len(vectors))
 
     def centred(self, wing: str, vectors: np.ndarray, observed: bool = False) -> np.ndarray:
-        """Unit vectors with the shrunken mean of the wing's other drawers taken off (`observed`:
-        these vectors are already counted in the wing and are left out of its mean)."""
-        total, count = self._wings.get(wing, (None, 0))
-        if observed and count:
-            total, count = total - vectors.sum(axis=0), count - len(vectors)
-        if count > 0:
-            vectors = vectors - (total / count) * min(CENTRE_MAX, count / (count + WING_SHRINK))
+        """Unit vectors less what the other chats share: the mean of the wing's other drawers, shrunk
+        towards the palace's mean while the wing is small, itself shrunk while the palace is small
+        (`observed`: these vectors are already counted and are left out of both means)."""
+        means = []
+        for key in (wing, None):
+            total, count = self._wings.get(key, (None, 0))
+            if observed and count:
+                total, count = total - vectors.sum(axis=0), count - len(vectors)
+            means.append((total / count, count) if count > 0 else (None, 0))
+        (own, n), (palace, everyone) = means
+        if palace is not None:
+            palace = palace * everyone / (everyone + PALACE_SHRINK)
+            shared = (own * n + palace * WING_SHRINK) / (n + WING_SHRINK) if n else palace
+            vectors = vectors - CENTRE_SHARE * shared
         return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
 
     def assign(self, wing: str, vectors: np.ndarray, texts: Sequence[str], title: str | None = None,
