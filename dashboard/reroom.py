@@ -6,10 +6,11 @@ import pandas as pd
 import streamlit as st
 
 from mempalace import MempalaceError
-from mempalace.ingest.reroom import reroom
+from mempalace.ingest.reroom import apply_moves, reroom
 from mempalace.palace import Palace
 
 from .render import md
+from .views import key
 
 HOW_ROOMS_ARE_CHOSEN = (
     "Ingest cuts each conversation where its topic changes and files each part in the room whose drawers "
@@ -26,11 +27,12 @@ def reroom_panel(p: Palace) -> None:
                "rooms a person chose (moves, merges, --room, add) stay.")
     if st.button("Preview re-rooming", key="reroom_preview"):
         try:
-            st.session_state["reroom_plan"] = reroom(p, dry_run=True)
+            with st.spinner("Choosing every room again…"):
+                st.session_state["reroom_plan"] = (key(p), reroom(p, dry_run=True))
         except MempalaceError as exc:
             st.error(md(str(exc)))
-    preview = st.session_state.get("reroom_plan")
-    if preview is None:
+    made_for, preview = st.session_state.get("reroom_plan", (None, None))
+    if preview is None or made_for != key(p):  # another palace, or this one changed since: preview again
         return
     st.write(f"{len(preview.moves)} of {preview.considered} drawer(s) would move; "
              f"{preview.kept} in rooms a person chose stay.")
@@ -39,9 +41,9 @@ def reroom_panel(p: Palace) -> None:
                  width="stretch")
     if preview.moves and st.button("Apply re-rooming", key="reroom_apply", type="primary"):
         try:
-            done = reroom(p)
+            moved = apply_moves(p, preview.moves)
             st.session_state.pop("reroom_plan", None)
-            st.toast(f"Moved {len(done.moves)} drawer(s).")
+            st.toast(f"Moved {moved} drawer(s).")
             st.rerun()
         except MempalaceError as exc:
             st.error(md(str(exc)))

@@ -56,6 +56,7 @@ CREATE TRIGGER IF NOT EXISTS drawers_au AFTER UPDATE OF wing, room, hall ON draw
 END;
 """
 _FILTERS = ("wing", "room", "hall", "source_file")
+FILING_ORDER = "d.filed_at, d.source_file, d.parent_id, d.chunk_index, d.id"  # the same on every machine
 
 
 @dataclass(frozen=True)
@@ -227,10 +228,10 @@ class Catalog(WordCounts):
     def room_samples(self, per_room: int) -> dict[str, list[tuple[str, str, str, np.ndarray]]]:
         """{room: (wing, parent id, text, vector) of up to `per_room` of its drawers, first filed first}."""
         found: dict[str, list[tuple[str, str, str, np.ndarray]]] = {}
-        rows = self._db.execute("SELECT room, wing, parent_id, content, vector FROM drawers WHERE vector IS NOT NULL"
+        rows = self._db.execute("SELECT room, wing, parent_id, content, vector FROM drawers d WHERE vector IS NOT NULL"
                                 " AND rowid IN (SELECT rowid FROM (SELECT rowid, ROW_NUMBER() OVER"
-                                " (PARTITION BY room ORDER BY rowid) AS n FROM drawers) WHERE n <= ?)"
-                                " ORDER BY room, rowid", (per_room,))
+                                f" (PARTITION BY room ORDER BY {FILING_ORDER}) AS n FROM drawers d) WHERE n <= ?)"
+                                f" ORDER BY room, {FILING_ORDER}", (per_room,))
         for room, wing, parent, content, blob in rows:
             found.setdefault(room, []).append((wing, parent, content, np.frombuffer(blob, dtype=np.float32)))
         return found
@@ -238,7 +239,7 @@ class Catalog(WordCounts):
     def in_filing_order(self) -> list[Row]:
         """Every drawer that has a vector, first filed first."""
         return [_row(v) for v in self._db.execute(
-            f"SELECT {_ROW_COLUMNS} FROM drawers d WHERE d.vector IS NOT NULL ORDER BY d.rowid").fetchall()]
+            f"SELECT {_ROW_COLUMNS} FROM drawers d WHERE d.vector IS NOT NULL ORDER BY {FILING_ORDER}").fetchall()]
 
     def wing_vectors(self, per_wing: int) -> dict[str, np.ndarray]:
         """{wing: the vectors of up to `per_wing` of its drawers, spread over its filing order}."""
@@ -247,7 +248,7 @@ class Catalog(WordCounts):
         for wing, total in counts.items():
             step = max(1, -(-int(total) // per_wing))
             found[wing] = [blob for (blob,) in self._db.execute(
-                "SELECT vector FROM (SELECT vector, ROW_NUMBER() OVER (ORDER BY rowid) AS n FROM drawers"
+                f"SELECT vector FROM (SELECT vector, ROW_NUMBER() OVER (ORDER BY {FILING_ORDER}) AS n FROM drawers d"
                 " WHERE wing = ? AND vector IS NOT NULL) WHERE n % ? = 0", (wing, step))]
         return {wing: np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), -1)
                 for wing, blobs in found.items() if blobs}

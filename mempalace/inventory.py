@@ -1,17 +1,21 @@
-"""Every drawer with its vector and who chose its room, for re-rooming a palace."""
+"""Who chose each drawer's room, and every drawer with its vector, for re-rooming a palace."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
 
 import numpy as np
 
 from .catalog import Catalog
 from .models import ROOM_BY
-from .store import ChromaStore
+from .store import SEQ_KEY, ChromaStore
 
 INGEST = "ingest"
 PERSON = "person"
+MOVED_AFTER_SECONDS = 60  # an unrecorded drawer written again this long after filing was moved by someone
 
 
 @dataclass(frozen=True)
@@ -30,17 +34,37 @@ class RoomedDrawer:
     speakers: tuple[str, ...]
 
 
+def chooser(meta: Mapping[str, Any]) -> str:
+    """"ingest" or "person". A drawer filed before rooms recorded it counts as ingest's if ingest
+    filed it and nobody wrote to it since (a move or merge stamps it again)."""
+    if meta.get(ROOM_BY) in (INGEST, PERSON):
+        return str(meta[ROOM_BY])
+    if meta.get("added_by") != "mempalace-ingest":
+        return PERSON
+    try:
+        filed = datetime.fromisoformat(str(meta.get("filed_at"))).timestamp()
+        stamped = int(meta.get(SEQ_KEY) or 0) / 1_000_000
+    except (TypeError, ValueError):
+        return PERSON
+    return PERSON if stamped - filed > MOVED_AFTER_SECONDS else INGEST
+
+
 def room_inventory(store: ChromaStore, catalog: Catalog) -> list[RoomedDrawer]:
-    """All drawers in filing order. A drawer filed before rooms recorded who chose them counts as
-    chosen by ingest if ingest filed it, else by a person."""
-    meta = {r.id: r.metadata for page in store.scan() for r in page}
+    """All drawers that have a vector, in filing order."""
+    meta = {r.id: r.metadata for page in store.scan(documents=False) for r in page}
     found = []
     for row in catalog.in_filing_order():
         m = meta.get(row.id)
         if m is None:
             continue
-        chooser = m.get(ROOM_BY) or (INGEST if m.get("added_by") == "mempalace-ingest" else PERSON)
         speakers = tuple(s.strip() for s in str(m.get("speakers") or "").split(",") if s.strip())
         found.append(RoomedDrawer(row.id, row.wing, row.room, row.parent_id, row.chunk_index, row.content,
-                                  row.vector, str(chooser), m.get("conversation_title"), speakers))
+                                  row.vector, chooser(m), m.get("conversation_title"), speakers))
     return found
+
+
+def still_ingests(store: ChromaStore, catalog: Catalog, moves: Sequence[tuple[str, str]]) -> list[str]:
+    """Of (drawer id, room it was in), the ids still in that room by ingest's choice."""
+    rows = catalog.rows([i for i, _ in moves])
+    choosers = {r.id: chooser(r.metadata) for r in store.get([i for i, _ in moves])}
+    return [i for i, room in moves if i in rows and rows[i].room == room and choosers.get(i) == INGEST]

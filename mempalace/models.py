@@ -24,6 +24,7 @@ class Drawer:
     filed_at: str | None = None
     added_by: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    room_by: str | None = None  # "ingest" (re-roomable) or "person"; None where unknown (catalog views)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -42,6 +43,7 @@ class DrawerDraft:
     chunk_index: int = 0
     parent_id: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    room_by: str = "person"  # who chose the room: "ingest" lets re-rooming choose it again
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from .config import Settings, load_settings
 from .embedding import PalaceEmbeddingFunction
 from .errors import ConfigError, DrawerNotFoundError, InvalidInputError
 from .locking import PalaceLock
-from .inventory import PERSON, RoomedDrawer, room_inventory
+from .inventory import INGEST, PERSON, RoomedDrawer, chooser, room_inventory, still_ingests
 from .models import ROOM_BY, AddResult, Drawer, DrawerDraft, DuplicateMatch, PalaceStatus, SearchHit
 from .naming import hall_change, hall_name, room_slug, wing_name
 from .records import best_first, draft_metadata, drawer_from_record, drawer_from_row, extra_metadata, match
@@ -142,7 +142,7 @@ class Palace(TaxonomyView):
             "wing": wing, "room": room, **({"hall": hall} if hall else {}),
             **({"source_file": source_file} if source_file else {}), "chunk_count": len(pieces),
             "parent_id": parent, "filed_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "added_by": str(extra.pop("added_by", "mempalace")), SEQ_KEY: new_stamp(), ROOM_BY: PERSON, **extra,
+            "added_by": str(extra.pop("added_by", "mempalace")), SEQ_KEY: new_stamp(), **extra, ROOM_BY: PERSON,
         }
         metadatas = [{**common, "chunk_index": index} for index, _, _ in new]
         self._sync.begin_write()
@@ -188,21 +188,17 @@ class Palace(TaxonomyView):
         if wing is None and room is None and hall is None:
             raise InvalidInputError("Say where to move the drawer: a wing, a room or a hall.")
         current = self.get_drawer(drawer_id)
-        place = {
-            "wing": wing_name(wing) if wing is not None else current.wing,
-            "room": room_slug(room) if room is not None else current.room,
-            "hall": hall_change(hall) if hall is not None else current.hall,
-        }
+        place = {"wing": None if wing is None else wing_name(wing), "room": None if room is None else room_slug(room),
+                 "hall": None if hall is None else hall_change(hall)}
         self._sync.ensure_fresh()
         self._move([current.id], place)
         return self.get_drawer(current.id)
 
     @_serialized
     def move_drawers(self, ids: Sequence[str], wing: str | None = None, room: str | None = None,
-                     hall: str | None = None, chosen_by: str = PERSON) -> int:
+                     hall: str | None = None) -> int:
         """Move many drawers in one write (metadata only: text, vectors and ids stay; hall "" takes them
-        out of their hall); returns how many. A new room counts as `chosen_by` a person unless
-        re-rooming says "ingest"."""
+        out of their hall); returns how many. A room given here is a person's choice."""
         place = {"wing": wing_name(wing) if wing is not None else None,
                  "room": room_slug(room) if room is not None else None,
                  "hall": hall_change(hall)}
@@ -211,7 +207,7 @@ class Palace(TaxonomyView):
         self._sync.ensure_fresh()
         present = sorted(self._catalog.stamps(_id_list(ids)))
         if present:
-            self._move(present, place, chosen_by)
+            self._move(present, place)
         return len(present)
 
     @_serialized
@@ -231,6 +227,25 @@ class Palace(TaxonomyView):
         """Every drawer with its vector and who chose its room, first filed first (for re-rooming)."""
         self._sync.ensure_fresh()
         return room_inventory(self._store, self._catalog)
+
+    @_serialized
+    def room_choosers(self, ids: Sequence[str]) -> dict[str, str]:
+        """{drawer id: "ingest" or "person"}: who chose each stored drawer's room."""
+        return {r.id: chooser(r.metadata) for r in self._store.get(sorted(set(_id_list(ids))))} if ids else {}
+
+    @_serialized
+    def reroom_drawers(self, moves: Sequence[tuple[str, str, str]]) -> int:
+        """Apply re-rooming's (drawer id, room it was in, new room) moves to the drawers still in that
+        room by ingest's choice (a person's move meanwhile wins); returns how many moved."""
+        self._sync.ensure_fresh()
+        keep = set(still_ingests(self._store, self._catalog, [(i, old) for i, old, _ in moves]))
+        targets: dict[str, list[str]] = {}
+        for drawer_id, _, room in moves:
+            if drawer_id in keep:
+                targets.setdefault(room_slug(room), []).append(drawer_id)
+        for room, ids in sorted(targets.items()):
+            self._move(sorted(ids), {"room": room}, INGEST)
+        return sum(len(ids) for ids in targets.values())
 
     @_serialized
     def delete_drawer(self, drawer_id: str) -> Drawer:

@@ -6,13 +6,13 @@ from typing import Any
 
 from .catalog import Row
 from .errors import InvalidInputError
-from .models import Drawer, DrawerDraft, DuplicateMatch
+from .models import ROOM_BY, Drawer, DrawerDraft, DuplicateMatch
 from .naming import hall_name, room_slug, wing_name
 from .store import SEQ_KEY, Record
 from .sync import GENERAL_ROOM, UNSORTED_WING
 
 RESERVED_KEYS = {"wing", "room", "hall", "source_file", "chunk_index", "chunk_count", "parent_id",
-                 "filed_at", "added_by", SEQ_KEY}
+                 "filed_at", "added_by", ROOM_BY, SEQ_KEY}
 
 
 def extra_metadata(meta: dict[str, Any]) -> dict[str, Any]:
@@ -43,7 +43,7 @@ def draft_metadata(draft: DrawerDraft, filed_at: str, stamp: int) -> dict[str, A
         "wing": wing_name(draft.wing), "room": room_slug(draft.room), **({"hall": hall} if hall else {}),
         **({"source_file": draft.source_file} if draft.source_file else {}), "chunk_index": draft.chunk_index,
         **({"parent_id": draft.parent_id} if draft.parent_id else {}), "filed_at": filed_at,
-        "added_by": str(extra.pop("added_by", "mempalace")), SEQ_KEY: stamp, **extra,
+        "added_by": str(extra.pop("added_by", "mempalace")), SEQ_KEY: stamp, **extra, ROOM_BY: draft.room_by,
     }
 
 
@@ -60,5 +60,5 @@ def drawer_from_record(record: Record) -> Drawer:
         id=record.id, content=record.document, wing=str(known["wing"] or UNSORTED_WING),
         room=str(known["room"] or GENERAL_ROOM), hall=known["hall"], source_file=known["source_file"],
         chunk_index=int(known["chunk_index"] or 0), parent_id=known["parent_id"],
-        filed_at=known["filed_at"], added_by=known["added_by"], extra=meta,
+        filed_at=known["filed_at"], added_by=known["added_by"], extra=meta, room_by=known[ROOM_BY],
     )

@@ -238,16 +238,16 @@ class ChromaStore:
             found += _records(self._collection.get(ids=list(ids[start : start + PAGE]), include=include))
         return found
 
-    def scan(self, embeddings: bool = False, page: int = PAGE) -> Iterator[list[Record]]:
-        """Every drawer, a page at a time."""
+    def scan(self, embeddings: bool = False, page: int = PAGE, documents: bool = True) -> Iterator[list[Record]]:
+        """Every drawer, a page at a time (`documents` off: metadata only, text left empty)."""
         offset = 0
-        while rows := self._page(offset, page, embeddings):
+        while rows := self._page(offset, page, embeddings, documents):
             yield rows
             offset += len(rows)
 
     @_guarded
-    def _page(self, offset: int, page: int, embeddings: bool) -> list[Record]:
-        include = ["documents", "metadatas"] + (["embeddings"] if embeddings else [])
+    def _page(self, offset: int, page: int, embeddings: bool, documents: bool = True) -> list[Record]:
+        include = (["documents"] if documents else []) + ["metadatas"] + (["embeddings"] if embeddings else [])
         return _records(self._collection.get(include=include, limit=page, offset=offset))
 
     @_guarded

@@ -300,7 +300,7 @@ def test_reserved_metadata_is_refused_but_added_by_and_plain_extras_are_allowed(
     result = filled.add_drawer("Another fine memory.", "wing_kai", "notes", added_by="tester", topic="misc")
     assert result.added
     drawer = filled.get_drawer(result.drawer_ids[0])
-    assert drawer.added_by == "tester" and drawer.extra == {"topic": "misc", "room_by": "person"}
+    assert drawer.added_by == "tester" and drawer.extra == {"topic": "misc"} and drawer.room_by == "person"
 
 
 def test_a_chroma_database_of_another_app_is_not_turned_into_a_palace(tmp_path, settings):

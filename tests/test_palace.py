@@ -19,7 +19,7 @@ def test_metadata_keeps_the_upstream_keys(palace):
     assert (drawer.wing, drawer.room, drawer.hall) == ("wing_kai", "database-choice", "hall_facts")
     assert drawer.source_file == "chat.txt" and drawer.chunk_index == 0 and drawer.added_by == "kai"
     assert drawer.filed_at and drawer.filed_at[:4].isdigit() and "T" in drawer.filed_at
-    assert drawer.extra == {"topic": "db", "room_by": "person"}  # who chose the room: re-rooming never moves it
+    assert drawer.extra == {"topic": "db"} and drawer.room_by == "person"  # re-rooming never moves it
 
 
 def test_readding_identical_content_to_the_same_place_is_a_no_op(palace):

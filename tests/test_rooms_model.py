@@ -399,7 +399,7 @@ def test_generic_words_months_and_number_words_never_name_a_room(palace, tmp_pat
 
 
 def room_by(palace: Palace, drawer_id: str) -> str | None:
-    return palace.get_drawer(drawer_id).extra.get("room_by")
+    return palace.get_drawer(drawer_id).room_by
 
 
 @model
@@ -418,7 +418,7 @@ def test_reroom_never_moves_a_drawer_a_person_moved(model_palace: Palace, tmp_pa
     assert not report.dry_run and report.kept == 1 and report.considered == count - 1
     assert moved.id not in {m.drawer_id for m in report.moves}, report.moves
     after = model_palace.get_drawer(moved.id)
-    assert (after.wing, after.room, after.extra.get("room_by")) == ("wing_dba", "my-room", "person")
+    assert (after.wing, after.room, after.room_by) == ("wing_dba", "my-room", "person")
     assert model_palace.count() == count
     # what re-rooming filed is still ingest's choice; a second pass finds nothing to move
     assert all(room_by(model_palace, d.id) == "ingest" for d in drawers(model_palace) if d.id != moved.id)
@@ -441,7 +441,7 @@ def test_a_forced_room_is_a_persons_choice(palace, tmp_path: Path) -> None:
     assert report.kept == len(forced) and report.considered == len(chosen)
     assert not {m.drawer_id for m in report.moves} & {d.id for d in forced}
     after = [palace.get_drawer(d.id) for d in forced]
-    assert {(d.room, d.extra.get("room_by")) for d in after} == {("knee-rehab", "person")}
+    assert {(d.room, d.room_by) for d in after} == {("knee-rehab", "person")}
 
 
 # -- 7. the CLI: rooms --rebuild --dry-run ------------------------------------------------------------------------------

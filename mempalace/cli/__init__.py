@@ -93,14 +93,16 @@ def rooms(ctx: click.Context, palace: Palace, wing: str | None, suggest_merges: 
 def show_reroom(ctx: click.Context, report: ReroomReport) -> None:
     """Print what re-rooming moved (or would move), grouped by wing and rooms."""
     def text() -> str:
-        verb = "Would move" if report.dry_run else "Moved"
-        lines = [f"{verb} {len(report.moves)} of {report.considered} drawer(s) whose room ingest chose;"
+        done = f"Would move {len(report.moves)}" if report.dry_run else f"Moved {report.moved}"
+        lines = [f"{done} of {report.considered} drawer(s) whose room ingest chose;"
                  f" {report.kept} drawer(s) in rooms a person chose stay where they are."]
+        if not report.dry_run and report.moved < len(report.moves):
+            lines.append(f"{len(report.moves) - report.moved} drawer(s) changed meanwhile and were left as they are.")
         lines += [f"{n:6d}  {wing}: {old} -> {new}" for wing, old, new, n in report.summary()]
         return "\n".join(lines)
 
     emit(ctx, {"dry_run": report.dry_run, "considered": report.considered, "kept": report.kept,
-               "moves": [dataclasses.asdict(m) for m in report.moves]}, text)
+               "moved": report.moved, "moves": [dataclasses.asdict(m) for m in report.moves]}, text)
 
 
 @main.command()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import bisect
 import hashlib
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
@@ -13,13 +14,13 @@ import numpy as np
 
 from ..errors import MempalaceError
 from ..formats.base import Conversation, Source
-from ..models import ROOM_BY, DrawerDraft
+from ..models import DrawerDraft
 from ..naming import wing_name
 from ..palace import Palace
 from .chunks import MESSAGE_GAP, Chunk, chunk_conversation, prose, read_through, without_cut_labels
 from .halls import HallClassifier
 from .report import PlannedDrawer
-from .rooms import GENERAL, RoomChooser
+from .rooms import GENERAL, RoomChooser, people_words
 from .topics import TopicRooms
 
 Progress = Callable[[int, int], None]
@@ -54,7 +55,7 @@ class Pending:
     wing: str
     title: str | None
     names: tuple[str, ...]
-    positions: list[int] = field(default_factory=list)  # indexes into Plan.drafts
+    ids: list[str] = field(default_factory=list)  # of drafts in Plan.drafts (a repeat may drop some)
     texts: list[str] = field(default_factory=list)  # the people's words of each
 
 
@@ -96,8 +97,9 @@ def plan_source(palace: Palace, src: Source, fmt: str, conversations: list[Conve
         # its places: conversations without an id are keyed by their first message, which can collide.
         same = bool(replaces or older or set(conversation_ids) & {d.id for d in stored})
         new = [i for i, identity in enumerate(conversation_ids) if identity not in present]
-        places = _places(run, new, _earlier_places(stored, len(chunks)) if same else {},
-                         run.wing or _default_wing(conversation, src, fmt))
+        earlier = _earlier_places(stored, len(chunks)) if same else {}
+        places = _places(run, new, earlier, run.wing or _default_wing(conversation, src, fmt))
+        choosers = palace.room_choosers([earlier[i][2] for i in new if i in earlier]) if earlier and not run.room else {}
         waiting: dict[str, Pending] = {}
         for index, (chunk, identity) in enumerate(zip(chunks, conversation_ids)):
             if identity in present:
@@ -105,13 +107,14 @@ def plan_source(palace: Palace, src: Source, fmt: str, conversations: list[Conve
                 continue
             wing, room = places[index]
             if room is None:
-                later = waiting.setdefault(wing, Pending(wing, _text(conversation.title), tuple(sorted(names))))
-                later.positions.append(len(plan.drafts))
-                later.texts.append(prose(chunk, conversation))
+                part = waiting.setdefault(wing, Pending(wing, _text(conversation.title), tuple(sorted(names))))
+                part.ids.append(identity)
+                part.texts.append(prose(chunk, conversation))
             plan.drawers.append(PlannedDrawer(wing=wing, room=room or GENERAL, hall="", status="new",
                                               **_where(identity, chunk, number, index, conversation)))
+            chooser = "person" if run.room else choosers.get(earlier[index][2], "ingest") if room else "ingest"
             plan.drafts.append(_draft(src, fmt, conversation, chunk, identity, wing, room or GENERAL, index, parent,
-                                      "person" if run.room else "ingest"))
+                                      chooser))
         plan.pending += waiting.values()
     return plan
 
@@ -147,60 +150,75 @@ def _versions(palace: Palace, parent: str, conversation: Conversation, chunks: l
     return replaces, older, everything
 
 
-def _earlier_places(stored: list, count: int) -> dict[int, tuple[str, str | None]]:
-    """Drawer index → (wing, room) that a grown conversation keeps from its stored version, wherever
-    it was filed or moved: those of the nearest stored drawer at or before the index. Past one
-    segment beyond the last stored drawer only the wing is kept (room None: a room of its own)."""
-    places = sorted((d.chunk_index, d.wing, d.room) for d in stored)
+def _earlier_places(stored: list, count: int) -> dict[int, tuple[str, str | None, str]]:
+    """Drawer index → (wing, room, stored drawer id) that a grown conversation keeps from its stored
+    version, wherever it was filed or moved: those of the nearest stored drawer at or before the
+    index. Past one segment beyond the last stored drawer only the wing is kept (room None: chosen
+    by meaning)."""
+    places = sorted((d.chunk_index, d.wing, d.room, d.id) for d in stored)
     if not places:
         return {}
     starts = [p[0] for p in places]
     earlier = {}
     for index in range(count):
-        _, wing, room = places[max(bisect.bisect_right(starts, index) - 1, 0)]
-        earlier[index] = (wing, room if index <= starts[-1] + SEGMENT_CHUNKS else None)
+        _, wing, room, identity = places[max(bisect.bisect_right(starts, index) - 1, 0)]
+        earlier[index] = (wing, room if index <= starts[-1] + SEGMENT_CHUNKS else None, identity)
     return earlier
 
 
-def _places(run: Run, new: list[int], earlier: dict[int, tuple[str, str | None]],
+def _places(run: Run, new: list[int], earlier: dict[int, tuple[str, str | None, str]],
             default_wing: str) -> dict[int, tuple[str, str | None]]:
     """(wing, room) for each new drawer: what the command forces, else what the stored version of the
     conversation has, else the default wing and room None: chosen by meaning once embedded."""
     places = {}
     for index in new:
-        wing, room = earlier.get(index, (None, None))
+        wing, room, _ = earlier.get(index, (None, None, ""))
         places[index] = (run.wing or wing or default_wing, run.room or room)
     return places
 
 
 def assign_rooms(palace: Palace, plans: list[Plan], run: Run) -> None:
     """Give the embedded drafts waiting for a room their rooms, conversation by conversation."""
-    if not any(plan.pending for plan in plans):
+    parts = [(plan, part, rows) for plan in plans for part, rows in _pending_rows(plan)]
+    if not parts:
         return
     if run.rooms is None:
         run.rooms = topic_rooms(palace)
+    for plan, part, rows in parts:
+        run.rooms.observe(part.wing, plan.vectors[rows])
     for plan in plans:
-        for later in plan.pending:
-            run.rooms.observe(later.wing, plan.vectors[later.positions])
-    for plan in plans:
-        chosen: dict[int, str] = {}
-        for later in plan.pending:
-            rooms = run.rooms.assign(later.wing, plan.vectors[later.positions], later.texts, later.title, later.names)
-            chosen.update(zip(later.positions, rooms))
-        plan.drafts = [replace(d, room=chosen[i]) if i in chosen else d for i, d in enumerate(plan.drafts)]
-        by_id = {d.id: d.room for d in plan.drafts}
-        plan.drawers = [replace(d, room=by_id[d.id]) if d.status == "new" else d for d in plan.drawers]
+        chosen: dict[str, str] = {}
+        for owner, part, rows in parts:
+            if owner is plan:
+                text_of = dict(zip(part.ids, part.texts))
+                texts = [text_of[plan.drafts[r].id] for r in rows]
+                rooms = run.rooms.assign(part.wing, plan.vectors[rows], texts, part.title, part.names)
+                chosen.update(zip((plan.drafts[r].id for r in rows), rooms))
+        plan.drafts = [replace(d, room=chosen[d.id]) if d.id in chosen else d for d in plan.drafts]
+        plan.drawers = [replace(d, room=chosen[d.id]) if d.status == "new" and d.id in chosen else d
+                        for d in plan.drawers]
         plan.pending = []
+
+
+def _pending_rows(plan: Plan) -> list[tuple[Pending, list[int]]]:
+    """Each waiting part with the rows of its drafts still in the plan (a repeat filed by an
+    earlier file of the group is dropped from this one)."""
+    row_of = {d.id: i for i, d in enumerate(plan.drafts)}
+    found = [(part, [row_of[i] for i in part.ids if i in row_of]) for part in plan.pending]
+    return [(part, rows) for part, rows in found if rows]
 
 
 def topic_rooms(palace: Palace) -> TopicRooms:
     """Room choice that knows the palace's rooms (from a sample of each one's drawers) and wings."""
     rooms = TopicRooms(RoomChooser(palace.list_rooms(), palace.widespread_words),
-                       wing_vectors=palace.wing_vectors(WING_SAMPLE), embed=palace.embed)
+                       wing_vectors=palace.wing_vectors(WING_SAMPLE), embed=palace.embed, wing_sizes=palace.list_wings())
     for room, samples in sorted(palace.room_samples(PROFILE_DRAWERS).items()):
         remember_room(rooms, room, samples)
+    held: Counter[tuple[str, str]] = Counter()
     for wing, room, _, drawers in palace.places():
-        rooms.size(room, wing, drawers)
+        held[(wing, room)] += drawers
+    for (wing, room), drawers in sorted(held.items()):
+        rooms.set_room_size(room, wing, drawers)
     return rooms
 
 
@@ -210,7 +228,7 @@ def remember_room(rooms: TopicRooms, room: str, samples: list[tuple[str, str, st
     for wing, parent, content, vector in samples:
         groups.setdefault((wing, parent), []).append((content, vector))
     for (wing, _), members in sorted(groups.items()):
-        rooms.remember(room, wing, np.stack([v for _, v in members]), [c for c, _ in members])
+        rooms.remember(room, wing, np.stack([v for _, v in members]), [people_words(c) for c, _ in members])
 
 
 def _draft(src: Source, fmt: str, conversation: Conversation, chunk: Chunk, identity: str, wing: str, room: str,
@@ -219,10 +237,9 @@ def _draft(src: Source, fmt: str, conversation: Conversation, chunk: Chunk, iden
         "format": fmt, "conversation_id": _text(conversation.id), "conversation_title": _text(conversation.title),
         "speakers": ", ".join(conversation.speakers) or None, "conversation_date": conversation.started,
         "content_hash": hashlib.sha256(chunk.content.encode("utf-8")).hexdigest(), "added_by": "mempalace-ingest",
-        ROOM_BY: room_by,
     }
     return DrawerDraft(id=identity, content=chunk.content, wing=wing, room=room, source_file=src.name,
-                       chunk_index=index, parent_id=parent, extra={k: v for k, v in extra.items() if v})
+                       chunk_index=index, parent_id=parent, extra={k: v for k, v in extra.items() if v}, room_by=room_by)
 
 
 def _text(value: object) -> str | None:

@@ -1,9 +1,9 @@
-"""Re-rooming a palace: the drawers whose room ingest chose get the rooms ingest would choose today.
+"""Re-rooming a palace: the drawers whose room ingest chose get the rooms ingest would choose today,
+knowing every wing at once.
 
-Rooms a person chose (`--room`, `add`, moves, merges) are never touched; they seed the new rooms as
-rooms the palace already has. Drawers filed before rooms recorded who chose them count as chosen by
-ingest when ingest filed them. Conversations are replayed in filing order, so the result is the
-same for the same palace.
+Rooms a person chose (`--room`, `add`, moves, merges) are never touched; they are rooms the palace
+already has. Conversations are replayed in filing order, so the same palace gives the same result.
+Moves are applied only to drawers still where the preview found them (a person's move meanwhile wins).
 """
 
 from __future__ import annotations
@@ -13,9 +13,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..inventory import INGEST
 from ..palace import Palace
 from .planning import PROFILE_DRAWERS, remember_room
-from .rooms import RoomChooser
+from .rooms import RoomChooser, people_words
 from .topics import TopicRooms
 
 
@@ -37,6 +38,7 @@ class ReroomReport:
     kept: int  # drawers whose room a person chose: never moved
     moves: tuple[RoomMove, ...]
     dry_run: bool
+    moved: int = 0  # of the moves, how many were applied (the others changed meanwhile)
 
     def summary(self) -> list[tuple[str, str, str, int]]:
         """(wing, old room, new room, drawers) for each kind of move, biggest first."""
@@ -47,14 +49,24 @@ class ReroomReport:
 def reroom(palace: Palace, dry_run: bool = False) -> ReroomReport:
     """Choose again the rooms of every drawer whose room ingest chose; move them unless `dry_run`."""
     drawers = palace.room_inventory()
-    person = [d for d in drawers if d.room_by != "ingest"]
-    vectors = {d.id: d.vector for d in drawers}
+    person = [d for d in drawers if d.room_by != INGEST]
+    moves = tuple(_replay(palace, drawers, person))
+    moved = 0 if dry_run else apply_moves(palace, moves)
+    return ReroomReport(len(drawers) - len(person), len(person), moves, dry_run, moved)
+
+
+def apply_moves(palace: Palace, moves: tuple[RoomMove, ...]) -> int:
+    """Apply a (previewed) re-rooming; returns how many drawers moved."""
+    return palace.reroom_drawers([(m.drawer_id, m.old_room, m.new_room) for m in moves])
+
+
+def _replay(palace: Palace, drawers: list, person: list) -> list[RoomMove]:
+    """Ingest's room choice again, conversation by conversation, over the drawers ingest filed."""
     wing_vectors: dict[str, list[np.ndarray]] = {}
     for d in drawers:
         wing_vectors.setdefault(d.wing, []).append(d.vector)
-    kept_rooms = {d.room for d in person}
-    namer = RoomChooser(kept_rooms, palace.widespread_words)
-    rooms = TopicRooms(namer, wing_vectors={w: np.stack(v) for w, v in wing_vectors.items()}, embed=palace.embed)
+    rooms = TopicRooms(RoomChooser({d.room for d in person}, palace.widespread_words),
+                       wing_vectors={w: np.stack(v) for w, v in wing_vectors.items()}, embed=palace.embed)
     samples: dict[str, list] = {}
     for d in person:
         if len(samples.setdefault(d.room, [])) < PROFILE_DRAWERS:
@@ -62,19 +74,14 @@ def reroom(palace: Palace, dry_run: bool = False) -> ReroomReport:
     for room, picked in sorted(samples.items()):
         remember_room(rooms, room, picked)
     for (wing, room), held in sorted(Counter((d.wing, d.room) for d in person).items()):
-        rooms.size(room, wing, held)
+        rooms.set_room_size(room, wing, held)
     moves = []
-    for group in _conversations([d for d in drawers if d.room_by == "ingest"]):
-        chosen = rooms.assign(group[0].wing, np.stack([vectors[d.id] for d in group]), [d.content for d in group],
-                              group[0].title, group[0].speakers)
+    for group in _conversations([d for d in drawers if d.room_by == INGEST]):
+        chosen = rooms.assign(group[0].wing, np.stack([d.vector for d in group]),
+                              [people_words(d.content) for d in group], group[0].title,
+                              (*group[0].speakers, "continued"))
         moves += [RoomMove(d.id, d.wing, d.room, room) for d, room in zip(group, chosen) if room != d.room]
-    if not dry_run:
-        targets: dict[str, list[str]] = {}
-        for move in moves:
-            targets.setdefault(move.new_room, []).append(move.drawer_id)
-        for room, ids in sorted(targets.items()):
-            palace.move_drawers(ids, room=room, chosen_by="ingest")
-    return ReroomReport(considered=len(drawers) - len(person), kept=len(person), moves=tuple(moves), dry_run=dry_run)
+    return moves
 
 
 def _conversations(drawers: list) -> list[list]:

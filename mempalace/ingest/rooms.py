@@ -69,6 +69,7 @@ RARE_ZIPF = 2.5  # a Title Case run with a word this rare (Bilinski, Dumesnil) i
 _LOWER_WORD = re.compile(r"\b[a-z]+\b")
 _NEVER_TOPICS = STOP_WORDS | _FILLER | _GENERIC | _NUMBER_WORDS | _CALENDAR
 PAIR_WEIGHT, TITLE_WEIGHT = 2.5, 2.0
+TOOL_MARK = "→"  # how transcripts of coding agents summarise a tool call in a drawer
 NAME_CANDIDATES = 8  # the best-scored phrases a `rank` function chooses among
 GENERIC_CHECKED = 30  # the best candidates checked against the palace's widespread words
 MAX_WORD = 30  # longer "words" are sequences or unspaced scripts, not topic names
@@ -114,7 +115,7 @@ class RoomChooser:
                rank: Callable[[list[str]], Sequence[float]] | None = None) -> str:
         """The room for a conversation (or a segment of one) made of `texts`. `rank(phrases)`, if
         given, says how well each of the best few candidates sums the texts up; the best is chosen."""
-        ignored = _ignored(texts, names)
+        ignored = ignored_words(texts, names)
         sentences = [sentence for text in texts for sentence in _sentences(text, ignored)]
         runs = [run for sentence in sentences for run in sentence]
         titled = [run for sentence in _sentences(title or "", ignored) for run in sentence]
@@ -157,11 +158,13 @@ class RoomChooser:
         return {stem(w) for w in self._widespread_words(words)}
 
 
-def word_signature(texts: Sequence[str], names: Iterable[str] = ()) -> Counter[str]:
-    """The topic words of `texts` by light stem, (1 + log count) × how specific the word is."""
+def word_signature(texts: Sequence[str], names: Iterable[str] = (),
+                   ignored: frozenset[str] | None = None) -> Counter[str]:
+    """The topic words of `texts` by light stem, (1 + log count) × how specific the word is
+    (`ignored`: the words `ignored_words` found for the whole conversation, if known)."""
     counts: Counter[str] = Counter()
     surface: dict[str, str] = {}
-    ignored = _ignored(texts, names)
+    ignored = ignored_words(texts, names) if ignored is None else ignored
     for text in texts:
         for sentence in _sentences(text, ignored):
             for run in sentence:
@@ -172,11 +175,16 @@ def word_signature(texts: Sequence[str], names: Iterable[str] = ()) -> Counter[s
     return Counter({k: (1.0 + math.log(n)) * specificity(surface[k]) for k, n in counts.items()})
 
 
-def _ignored(texts: Sequence[str], names: Iterable[str]) -> frozenset[str]:
+def ignored_words(texts: Sequence[str], names: Iterable[str]) -> frozenset[str]:
     """Words that never name a topic here: stop words, filler, generic and calendar words, numbers,
     the speakers' names and the capitalised words these texts never write in lower case."""
     spoken = {w for n in names for w in _WORD.findall(_fold(n.lower()))}
     return _NEVER_TOPICS | spoken | proper_names(texts)
+
+
+def people_words(content: str) -> str:
+    """A stored drawer's text as room choice reads a new one: without tool lines (`→ Bash: …`)."""
+    return "\n".join(line for line in content.split("\n") if not line.lstrip().startswith(TOOL_MARK))
 
 
 def proper_names(texts: Iterable[str]) -> set[str]:

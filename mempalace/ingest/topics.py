@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .rooms import GENERAL, RoomChooser, word_signature
+from .rooms import GENERAL, RoomChooser, ignored_words, word_signature
 
 SEGMENT_PENALTY = 0.55  # the cost of one more topic in a conversation, against how far drawers stray from it
 LONGEST_SEGMENT = 12  # drawers: a long chat is looked at in parts at least this small
@@ -28,6 +28,7 @@ PALACE_SHRINK = 50.0  # and the palace's mean from m drawers as m / (m + this) o
 CENTRE_SHARE = 0.9  # how much of what the other chats share is taken off
 CROWDING = 2.5  # a room holding share s of a wing of n drawers needs JOIN_SIMILARITY + CROWDING × s × n / (n + CROWD_SIZE)
 CROWD_SIZE = 100.0
+WORDLESS_SHARE = 0.5  # a part without topic words joins a room only this much as alike as others need
 WORD_CANDIDATES = 20  # rooms, nearest by meaning, whose words are compared too
 
 
@@ -77,25 +78,30 @@ class TopicRooms:
 
     def __init__(self, namer: RoomChooser, profiles: dict[str, RoomProfile] | None = None,
                  wing_vectors: dict[str, np.ndarray] | None = None,
-                 embed: Callable[[list[str]], np.ndarray] | None = None):
-        """`profiles`: the palace's rooms; `wing_vectors`: a sample of each wing's drawer vectors;
-        `embed`: the palace's embedder, to pick the candidate name nearest a new room's meaning."""
+                 embed: Callable[[list[str]], np.ndarray] | None = None, wing_sizes: dict[str, int] | None = None):
+        """`profiles`: the palace's rooms; `wing_vectors`: a sample of each wing's drawer vectors and
+        `wing_sizes` how many drawers each holds; `embed`: the palace's embedder, to pick the
+        candidate name nearest a new room's meaning."""
         self._namer = namer
         self._embed = embed
         self._profiles = {k: v for k, v in (profiles or {}).items() if k != GENERAL}
-        self._wings: dict[str, tuple[np.ndarray, int]] = {}
+        self._wings: dict[str | None, tuple[np.ndarray, int]] = {}
+        self._sizes: Counter[str] = Counter(wing_sizes or {})
         for wing, vectors in sorted((wing_vectors or {}).items()):
-            self.observe(wing, vectors)
+            self.observe(wing, vectors, counted=wing_sizes is not None)
 
-    def observe(self, wing: str, vectors: np.ndarray) -> None:
-        """Count more of a wing's drawers into its mean and the palace's (before they get rooms)."""
+    def observe(self, wing: str, vectors: np.ndarray, counted: bool = False) -> None:
+        """Count more of a wing's drawers into its mean and the palace's (before they get rooms);
+        `counted`: they are already in the wing's size."""
         if not len(vectors):
             return
+        if not counted:
+            self._sizes[wing] += len(vectors)
         for key in (wing, None):
             total, count = self._wings.get(key, (np.zeros(vectors.shape[1], np.float64), 0))
             self._wings[key] = (total + vectors.sum(axis=0), count + len(vectors))
 
-    def size(self, room: str, wing: str, drawers: int) -> None:
+    def set_room_size(self, room: str, wing: str, drawers: int) -> None:
         """How many drawers a stored room holds in a wing (profiles learn from a sample of them)."""
         if room in self._profiles:
             self._profiles[room].wings[wing] = drawers
@@ -106,9 +112,10 @@ class TopicRooms:
         if room == GENERAL or not len(vectors):
             return
         meaning = self.centred(wing, np.asarray(vectors, np.float32), observed=True).sum(axis=0)
+        ignored = ignored_words(texts, ())
         signature: Counter[str] = Counter()
         for text in texts:
-            signature.update(word_signature([text]))
+            signature.update(word_signature([text], ignored=ignored))
         self._profiles.setdefault(room, RoomProfile(np.zeros_like(meaning))).add(meaning, signature, wing, len(vectors))
 
     def centred(self, wing: str, vectors: np.ndarray, observed: bool = False) -> np.ndarray:
@@ -133,7 +140,8 @@ class TopicRooms:
         """A room for each drawer of one conversation (its vectors and people's words, in order)."""
         names = tuple(names)
         centred = self.centred(wing, np.asarray(vectors, np.float32), observed=True)
-        words = [word_signature([t], names) for t in texts]
+        ignored = ignored_words(texts, names)
+        words = [word_signature([t], ignored=ignored) for t in texts]
         rooms: list[str] = []
         for start, end in topic_segments(np.asarray(vectors, np.float32)):
             meaning = centred[start:end].sum(axis=0)
@@ -143,8 +151,9 @@ class TopicRooms:
             room = self._nearest(wing, meaning, signature)
             if room is None:
                 room = self._namer.choose(list(texts[start:end]), title, names, self._ranker(vectors[start:end]))
-            if room == GENERAL:  # no topic words: the conversation's other part, else the nearest room
-                room = next((r for r in rooms if r != GENERAL), None) or self._nearest(wing, meaning, signature, True)
+            if room == GENERAL:  # no topic words: the conversation's other part, else a room it is a bit like
+                room = next((r for r in rooms if r != GENERAL), None) or self._nearest(wing, meaning, signature,
+                                                                                       WORDLESS_SHARE)
             if room is None:
                 room = GENERAL
             else:
@@ -161,24 +170,24 @@ class TopicRooms:
         mean = np.asarray(vectors, np.float32).mean(axis=0)
         return lambda phrases: [float(v @ mean) for v in self._embed(phrases)]
 
-    def _nearest(self, wing: str, meaning: np.ndarray, words: Counter[str], however_far: bool = False) -> str | None:
-        """The room most like this part, if it is alike enough (or `however_far`); ties go to the
-        first name."""
+    def _nearest(self, wing: str, meaning: np.ndarray, words: Counter[str], bar: float = 1.0) -> str | None:
+        """The room most like this part if the likeness reaches `bar` × what the room needs; ties go
+        to the first name."""
         if not self._profiles:
             return None
-        wing_size = max(self._wings.get(wing, (None, 0))[1], 1)
+        wing_size = max(self._sizes[wing], 1)
         names = sorted(self._profiles)
         sums = np.stack([self._profiles[n].meaning for n in names])
         dense = sums @ meaning / np.maximum(np.linalg.norm(sums, axis=1) * np.linalg.norm(meaning), 1e-9)
         nearest = np.argsort(-dense, kind="stable")[:WORD_CANDIDATES]
-        scored = []
-        for i in nearest:
+        best, best_margin = None, 0.0
+        for i in sorted(int(i) for i in nearest):  # in name order, so the first name wins a tie
             profile = self._profiles[names[i]]
             likeness = (1 - WORD_SHARE) * float(dense[i]) + WORD_SHARE * _cosine(words, profile.words)
-            needed = JOIN_SIMILARITY + CROWDING * profile.wings[wing] / (wing_size + CROWD_SIZE)
-            scored.append((likeness - needed, -int(i)))
-        margin, index = max(scored)
-        return names[-index] if margin >= 0.0 or however_far else None
+            margin = likeness - bar * (JOIN_SIMILARITY + CROWDING * profile.wings[wing] / (wing_size + CROWD_SIZE))
+            if margin >= 0.0 and (best is None or margin > best_margin):
+                best, best_margin = names[i], margin
+        return best
 
 
 def _cosine(a: Counter[str], b: Counter[str]) -> float:
