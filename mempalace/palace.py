@@ -141,7 +141,7 @@ class Palace(TaxonomyView):
         common = {
             "wing": wing, "room": room, **({"hall": hall} if hall else {}),
             **({"source_file": source_file} if source_file else {}), "chunk_count": len(pieces),
-            "parent_id": parent, "filed_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "parent_id": parent, "filed_at": datetime.now(timezone.utc).isoformat(timespec="microseconds"),
             "added_by": str(extra.pop("added_by", "mempalace")), SEQ_KEY: new_stamp(), **extra, ROOM_BY: PERSON,
         }
         metadatas = [{**common, "chunk_index": index} for index, _, _ in new]
@@ -159,7 +159,7 @@ class Palace(TaxonomyView):
         vectors = self._embed([d.content for d in drafts]) if vectors is None else vectors
         if len(vectors) != len(drafts):
             raise InvalidInputError("file_drawers needs exactly one vector per drawer.")
-        stamp, now = new_stamp(), datetime.now(timezone.utc).isoformat(timespec="seconds")
+        stamp, now = new_stamp(), datetime.now(timezone.utc).isoformat(timespec="microseconds")
         metadatas = [draft_metadata(d, now, stamp) for d in drafts]
         if not drafts:
             return

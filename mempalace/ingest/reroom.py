@@ -78,7 +78,7 @@ def _replay(palace: Palace, drawers: list, person: list) -> list[RoomMove]:
     moves = []
     for group in _conversations([d for d in drawers if d.room_by == INGEST]):
         chosen = rooms.assign(group[0].wing, np.stack([d.vector for d in group]),
-                              [people_words(d.content) for d in group], group[0].title,
+                              [people_words(d.content, group[0].speakers) for d in group], group[0].title,
                               (*group[0].speakers, "continued"))
         moves += [RoomMove(d.id, d.wing, d.room, room) for d, room in zip(group, chosen) if room != d.room]
     return moves

@@ -182,9 +182,20 @@ def ignored_words(texts: Sequence[str], names: Iterable[str]) -> frozenset[str]:
     return _NEVER_TOPICS | spoken | proper_names(texts)
 
 
-def people_words(content: str) -> str:
-    """A stored drawer's text as room choice reads a new one: without tool lines (`→ Bash: …`)."""
-    return "\n".join(line for line in content.split("\n") if not line.lstrip().startswith(TOOL_MARK))
+def people_words(content: str, speakers: Iterable[str] = ()) -> str:
+    """A stored drawer's text as room choice reads a new one: without tool lines (`→ Bash: …`) and
+    without the speakers' labels (`Kai: `, `Kai (continued): `) at the start of a message."""
+    labels = tuple(f"{s}{tail}" for s in speakers for tail in (" (continued): ", ": "))
+    lines = []
+    for line in content.split("\n"):
+        if line.lstrip().startswith(TOOL_MARK):
+            continue
+        for label in labels:
+            if line.startswith(label):
+                line = line[len(label):]
+                break
+        lines.append(line)
+    return "\n".join(lines)
 
 
 def proper_names(texts: Iterable[str]) -> set[str]:

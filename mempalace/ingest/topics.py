@@ -61,16 +61,27 @@ def topic_segments(vectors: np.ndarray, penalty: float | None = None,
 
 @dataclass
 class RoomProfile:
-    """What a room holds: the sum of its drawers' centred unit vectors and of their word signatures."""
+    """What a room holds: the sum of its drawers' centred unit vectors and of their word signatures
+    (stored texts are read for words only when the room is among a part's nearest: most never are)."""
 
     meaning: np.ndarray
-    words: Counter[str] = field(default_factory=Counter)
+    counted: Counter[str] = field(default_factory=Counter)
     wings: Counter[str] = field(default_factory=Counter)  # drawers per wing
+    unread: list[list[str]] = field(default_factory=list)  # stored texts, one list per conversation
 
     def add(self, meaning: np.ndarray, words: Counter[str], wing: str, drawers: int) -> None:
         self.meaning = self.meaning + meaning
-        self.words.update(words)
+        self.counted.update(words)
         self.wings[wing] += drawers
+
+    @property
+    def words(self) -> Counter[str]:
+        while self.unread:
+            texts = self.unread.pop(0)
+            ignored = ignored_words(texts, ())
+            for text in texts:
+                self.counted.update(word_signature([text], ignored=ignored))
+        return self.counted
 
 
 class TopicRooms:
@@ -112,11 +123,9 @@ class TopicRooms:
         if room == GENERAL or not len(vectors):
             return
         meaning = self.centred(wing, np.asarray(vectors, np.float32), observed=True).sum(axis=0)
-        ignored = ignored_words(texts, ())
-        signature: Counter[str] = Counter()
-        for text in texts:
-            signature.update(word_signature([text], ignored=ignored))
-        self._profiles.setdefault(room, RoomProfile(np.zeros_like(meaning))).add(meaning, signature, wing, len(vectors))
+        profile = self._profiles.setdefault(room, RoomProfile(np.zeros_like(meaning)))
+        profile.add(meaning, Counter(), wing, len(vectors))
+        profile.unread.append(list(texts))
 
     def centred(self, wing: str, vectors: np.ndarray, observed: bool = False) -> np.ndarray:
         """Unit vectors less what the other chats share: the mean of the wing's other drawers, shrunk
