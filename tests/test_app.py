@@ -34,6 +34,7 @@ from streamlit.testing.v1 import app_test as app_test_module
 from mempalace import Palace
 from mempalace.config import Settings
 from mempalace.graph import graph_stats
+from mempalace.ingest import ingest
 from mempalace.models import DrawerDraft
 from mempalace.store import SEQ_KEY
 from mempalace.sync import new_stamp
@@ -391,6 +392,28 @@ def test_tunnels_page_draws_the_network_and_lists_tunnels_and_a_walk(story):
     assert {"gpu-pricing", "deploy-pipeline", "security-review"} <= set(walk["room"])
     assert [m.value for m in at.markdown] == ["No likely duplicate rooms."]
     assert [b.label for b in at.main.button] == ["Preview re-rooming"]  # no merge buttons
+
+
+def test_the_re_room_panel_previews_then_applies_and_never_moves_a_persons_room(settings, tmp_path: Path):
+    talk = "User: How do we migrate the ledger service?\nAssistant: Move the ledger service in steps.\n"
+    (tmp_path / "ledger.txt").write_text(talk * 6, encoding="utf-8")
+    with Palace.open(settings=settings) as palace:
+        assert ingest(palace, tmp_path / "ledger.txt", wing="wing_kai").ok
+        chosen = palace.drawer_ids()
+        palace.reroom_drawers([(i, palace.get_drawer(i).room, "misfiled") for i in chosen])  # as ingest once did
+        mine = palace.add_drawer("Kai's own note: oat milk, rye bread, lemons.", "wing_kai", "shopping").drawer_ids[0]
+    at = open_page("tunnels")
+    at.button(key="reroom_preview").click().run()
+    assert not at.exception, at.exception
+    preview = at.dataframe[-1].value
+    assert list(preview.columns) == ["wing", "from room", "to room", "drawers"]
+    assert list(preview["from room"]) == ["misfiled"] and preview["drawers"].sum() == len(chosen)
+    at.button(key="reroom_apply").click().run()
+    assert not at.exception, at.exception
+    palace = app_palace(at)
+    assert {palace.get_drawer(i).room for i in chosen} == {preview["to room"].iloc[0]} != {"misfiled"}
+    assert palace.get_drawer(mine).room == "shopping"  # a person's room stays
+    assert not any(b.key == "reroom_apply" for b in at.button)  # the preview is spent
 
 
 def test_tunnel_filters_narrow_the_network_and_the_tables(story):
