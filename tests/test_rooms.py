@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from mempalace.ingest import ingest
+from mempalace.ingest import ingest, ingest_paths
 from mempalace.ingest.rooms import GENERAL, RoomChooser, room_key, stem
 
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
@@ -366,3 +366,12 @@ def test_cheering_is_not_a_topic() -> None:
     texts = ["I'm so happy for you! Happy, happy news.", "So happy. Super fun, super happy.",
              "The lake trip was great. Happy you came on the lake trip."]
     assert choose(texts) == "lake-trip"
+
+
+def test_a_message_with_no_topic_words_joins_its_wing_rather_than_general(palace, tmp_path: Path) -> None:
+    bread = _transcript(tmp_path / "a.txt", [("User", t) if i % 2 == 0 else ("Assistant", t)
+                                             for i, t in enumerate(SOURDOUGH * 2)])
+    link = _transcript(tmp_path / "b.txt", [("User", "<https://example.com/a/b.py>"), ("Assistant", "ok, thanks!")])
+    reports = ingest_paths(palace, [bread, link], wing="wing_kai")
+    assert all(r.ok for r in reports), [r.errors for r in reports]
+    assert set(palace.list_rooms("wing_kai")) == {reports[0].rooms[0]} != {GENERAL}

@@ -98,6 +98,7 @@ class TopicRooms:
         self._profiles = {k: v for k, v in (profiles or {}).items() if k != GENERAL}
         self._wings: dict[str | None, tuple[np.ndarray, int]] = {}
         self._sizes: Counter[str] = Counter(wing_sizes or {})
+        self._recent: dict[str, str] = {}  # wing -> the room it was last given
         for wing, vectors in sorted((wing_vectors or {}).items()):
             self.observe(wing, vectors, counted=wing_sizes is not None)
 
@@ -160,17 +161,22 @@ class TopicRooms:
             room = self._nearest(wing, meaning, signature)
             if room is None:
                 room = self._namer.choose(list(texts[start:end]), title, names, self._ranker(vectors[start:end]))
-            if room == GENERAL:  # no topic words: the conversation's other part, else a room it is a bit like
-                room = next((r for r in rooms if r != GENERAL), None) or self._nearest(wing, meaning, signature,
-                                                                                       WORDLESS_SHARE)
-            if room is None:
-                room = GENERAL
-            else:
+            if room == GENERAL:
+                room = self._room_without_words(wing, meaning, signature, rooms)
+            if room != GENERAL:
                 self._profiles.setdefault(room, RoomProfile(np.zeros_like(meaning))).add(meaning, signature, wing,
                                                                                           end - start)
             rooms += [room] * (end - start)
         later = next((r for r in reversed(rooms) if r != GENERAL), GENERAL)
+        if later != GENERAL:
+            self._recent[wing] = later
         return [later if r == GENERAL else r for r in rooms]
+
+    def _room_without_words(self, wing: str, meaning: np.ndarray, words: Counter[str], earlier: list[str]) -> str:
+        """For a part with no topic words (a link, "ok, thanks"): its conversation's other part, a
+        room it is a bit like, or the room its wing was given last (a link posted in a channel)."""
+        return (next((r for r in earlier if r != GENERAL), None) or self._nearest(wing, meaning, words, WORDLESS_SHARE)
+                or self._recent.get(wing) or GENERAL)
 
     def _ranker(self, vectors: np.ndarray) -> Callable[[list[str]], Sequence[float]] | None:
         """How near each phrase's vector is to the part's mean vector (KeyBERT's idea, on our embedder)."""
