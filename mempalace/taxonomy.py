@@ -29,6 +29,7 @@ class TaxonomyView:
         self._memo_generation = -1
         self._memo: dict[tuple[str, Any], Any] = {}
         self._widespread: dict[tuple[float, int], tuple[int, dict[str, bool]]] = {}
+        self._parked: dict[str, tuple[int, Any]] = {}
 
     def derived(self, key: tuple[Any, ...], compute: Callable[[], Any]) -> Any:
         """`compute()`, remembered under `key` until the palace changes (by anyone); for views built
@@ -46,6 +47,21 @@ class TaxonomyView:
             if self._taxonomy_sync.generation == generation:
                 self._memo[("derived", key)] = value
         return value
+
+    def park(self, key: str, value: Any) -> None:
+        """Keep a mutable working state (ingest's room choice) for the next `take`, valid only while
+        the palace stays as it is now."""
+        with self._guard:
+            self._taxonomy_sync.ensure_fresh()
+            self._parked[key] = (self._taxonomy_sync.generation, value)
+
+    def take(self, key: str) -> Any:
+        """What `park` left under `key` if nothing changed the palace since, else None; either way it
+        is handed out once."""
+        with self._guard:
+            self._taxonomy_sync.ensure_fresh()
+            generation, value = self._parked.pop(key, (None, None))
+            return value if generation == self._taxonomy_sync.generation else None
 
     def _memoized(self, key: tuple[str, Any], compute: Callable[[], Any]) -> Any:
         with self._guard:

@@ -23,7 +23,7 @@ from ..formats.base import Conversation, Source
 from ..models import DrawerDraft
 from ..naming import room_slug, wing_name
 from ..palace import Palace
-from .planning import Plan, Progress, Run, assign_rooms, classify, plan_source
+from .planning import Plan, Progress, Run, assign_rooms, classify, keep_rooms, plan_source
 from .report import IngestReport
 
 WRITE_BATCH = 2_000
@@ -38,7 +38,11 @@ def ingest(palace: Palace, source: str | os.PathLike[str] | bytes, filename: str
     """Ingest one file, folder (Slack export) or uploaded bytes; problems are reported, not raised."""
     run = Run(wing=wing_name(wing) if wing else None, room=room_slug(room) if room else None)
     outcome = _prepare(palace, run, source, filename, format_name, dry_run, walked=False)
-    return outcome if isinstance(outcome, IngestReport) else _finish(palace, [outcome], run, dry_run, progress)[0]
+    if isinstance(outcome, IngestReport):
+        return outcome
+    report = _finish(palace, [outcome], run, dry_run, progress)[0]
+    keep_rooms(palace, run, dry_run)
+    return report
 
 
 def ingest_paths(palace: Palace, paths: Iterable[str | os.PathLike[str]], wing: str | None = None,
@@ -75,6 +79,7 @@ def ingest_paths(palace: Palace, paths: Iterable[str | os.PathLike[str]], wing: 
         if sum(len(p.drafts) for p in pending) >= GROUP_DRAWERS:
             flush()
     flush()
+    keep_rooms(palace, run, dry_run)
     return reports
 
 

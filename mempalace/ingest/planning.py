@@ -26,6 +26,7 @@ from .topics import TopicRooms
 Progress = Callable[[int, int], None]
 EMBED_BATCH = 256
 SEGMENT_CHUNKS = 8  # a grown conversation's new drawers keep its stored room up to this many past it
+ROOM_STATE = "topic_rooms"  # what an ingest leaves on the palace for the next one
 PROFILE_DRAWERS = 20  # drawers per existing room read to learn what it holds
 WING_SAMPLE = 500  # drawers per wing read for what its chats share
 _GENERIC_NAME = re.compile(r"^(conversations?|session-.*|rollout-.*|export|chats?|transcript|upload|untitled)$",
@@ -182,8 +183,8 @@ def assign_rooms(palace: Palace, plans: list[Plan], run: Run) -> None:
     parts = [(plan, part, rows) for plan in plans for part, rows in _pending_rows(plan)]
     if not parts:
         return
-    if run.rooms is None:
-        run.rooms = topic_rooms(palace)
+    if run.rooms is None:  # the last ingest's room choice, if nothing changed the palace since
+        run.rooms = palace.take(ROOM_STATE) or topic_rooms(palace)
     for plan, part, rows in parts:
         run.rooms.observe(part.wing, plan.vectors[rows])
     for plan in plans:
@@ -206,6 +207,13 @@ def _pending_rows(plan: Plan) -> list[tuple[Pending, list[int]]]:
     row_of = {d.id: i for i, d in enumerate(plan.drafts)}
     found = [(part, [row_of[i] for i in part.ids if i in row_of]) for part in plan.pending]
     return [(part, rows) for part, rows in found if rows]
+
+
+def keep_rooms(palace: Palace, run: Run, dry_run: bool) -> None:
+    """Leave this ingest's room choice on the palace for the next ingest (not after a dry run,
+    whose rooms were never filed)."""
+    if run.rooms is not None and not dry_run:
+        palace.park(ROOM_STATE, run.rooms)
 
 
 def topic_rooms(palace: Palace) -> TopicRooms:

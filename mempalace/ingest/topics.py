@@ -69,10 +69,13 @@ class RoomProfile:
     wings: Counter[str] = field(default_factory=Counter)  # drawers per wing
     unread: list[list[str]] = field(default_factory=list)  # stored texts, one list per conversation
 
+    norm: float | None = None  # of `words`, kept until they change
+
     def add(self, meaning: np.ndarray, words: Counter[str], wing: str, drawers: int) -> None:
         self.meaning = self.meaning + meaning
         self.counted.update(words)
         self.wings[wing] += drawers
+        self.norm = None
 
     @property
     def words(self) -> Counter[str]:
@@ -81,7 +84,17 @@ class RoomProfile:
             ignored = ignored_words(texts, ())
             for text in texts:
                 self.counted.update(word_signature([text], ignored=ignored))
+            self.norm = None
         return self.counted
+
+    def word_likeness(self, words: Counter[str], norm: float) -> float:
+        """Cosine between a part's word signature (of length `norm`) and the room's."""
+        mine = self.words
+        if self.norm is None:
+            self.norm = math.sqrt(sum(v * v for v in mine.values()))
+        if not norm or not self.norm:
+            return 0.0
+        return sum(v * mine.get(k, 0.0) for k, v in words.items()) / (norm * self.norm)
 
 
 class TopicRooms:
@@ -196,19 +209,12 @@ class TopicRooms:
         dense = sums @ meaning / np.maximum(np.linalg.norm(sums, axis=1) * np.linalg.norm(meaning), 1e-9)
         nearest = np.argsort(-dense, kind="stable")[:WORD_CANDIDATES]
         best, best_margin = None, 0.0
+        norm = math.sqrt(sum(v * v for v in words.values()))
         for i in sorted(int(i) for i in nearest):  # in name order, so the first name wins a tie
             profile = self._profiles[names[i]]
-            likeness = (1 - WORD_SHARE) * float(dense[i]) + WORD_SHARE * _cosine(words, profile.words)
+            likeness = (1 - WORD_SHARE) * float(dense[i]) + WORD_SHARE * profile.word_likeness(words, norm)
             margin = likeness - bar * (JOIN_SIMILARITY + CROWDING * profile.wings[wing] / (wing_size + CROWD_SIZE))
             if margin >= 0.0 and (best is None or margin > best_margin):
                 best, best_margin = names[i], margin
         return best
 
-
-def _cosine(a: Counter[str], b: Counter[str]) -> float:
-    if not a or not b:
-        return 0.0
-    if len(a) > len(b):
-        a, b = b, a
-    dot = sum(v * b.get(k, 0.0) for k, v in a.items())
-    return dot / math.sqrt(sum(v * v for v in a.values()) * sum(v * v for v in b.values()))
