@@ -108,11 +108,6 @@ def test_an_unrelated_conversation_gets_another_room() -> None:
     assert choose(SOURDOUGH, existing=[room, "sourdough-starter"]) not in {room, "sourdough-starter", GENERAL}
 
 
-SWALLOW_BUG = (
-    "RoomChooser.choose scores an existing room as (score + PAIR_WEIGHT * together) * KNOWN_WEIGHT: one passing "
-    "mention of its words counts 2.5 as a pair, 2.5 again as a co-occurrence, then doubles, = 10, four times the "
-    "2.5 it would earn as a new pair; a conversation must name its own topic 5 times to beat one aside"
-)
 SOURDOUGH_WITH_AN_ASIDE = SOURDOUGH + ["Feed the sourdough starter twice when it is warm.",
                                        "By the way, the auth migration is done."]
 
