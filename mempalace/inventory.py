@@ -63,8 +63,14 @@ def room_inventory(store: ChromaStore, catalog: Catalog) -> list[RoomedDrawer]:
     return found
 
 
-def still_ingests(store: ChromaStore, catalog: Catalog, moves: Sequence[tuple[str, str]]) -> list[str]:
-    """Of (drawer id, room it was in), the ids still in that room by ingest's choice."""
-    rows = catalog.rows([i for i, _ in moves])
-    choosers = {r.id: chooser(r.metadata) for r in store.get([i for i, _ in moves])}
-    return [i for i, room in moves if i in rows and rows[i].room == room and choosers.get(i) == INGEST]
+def reroom_targets(store: ChromaStore, catalog: Catalog, moves: Sequence[tuple[str, str, str]]) -> dict[str, list[str]]:
+    """{new room: ids} for the (drawer id, room it was in, new room) moves whose drawer is still in
+    that room by ingest's choice (a person's move since wins), rooms and ids in order."""
+    ids = [i for i, _, _ in moves]
+    rows = catalog.rows(ids)
+    choosers = {r.id: chooser(r.metadata) for r in store.get(ids)}
+    targets: dict[str, list[str]] = {}
+    for drawer_id, old, new in moves:
+        if drawer_id in rows and rows[drawer_id].room == old and choosers.get(drawer_id) == INGEST:
+            targets.setdefault(new, []).append(drawer_id)
+    return {room: sorted(targets[room]) for room in sorted(targets)}

@@ -19,7 +19,7 @@ from .config import Settings, load_settings
 from .embedding import PalaceEmbeddingFunction
 from .errors import ConfigError, DrawerNotFoundError, InvalidInputError
 from .locking import PalaceLock
-from .inventory import INGEST, PERSON, RoomedDrawer, chooser, room_inventory, still_ingests
+from .inventory import INGEST, PERSON, RoomedDrawer, chooser, reroom_targets, room_inventory
 from .models import ROOM_BY, AddResult, Drawer, DrawerDraft, DuplicateMatch, PalaceStatus, SearchHit
 from .naming import hall_change, hall_name, room_slug, wing_name
 from .records import best_first, draft_metadata, drawer_from_record, drawer_from_row, extra_metadata, match
@@ -238,14 +238,10 @@ class Palace(TaxonomyView):
         """Apply re-rooming's (drawer id, room it was in, new room) moves to the drawers still in that
         room by ingest's choice (a person's move meanwhile wins); returns how many moved."""
         self._sync.ensure_fresh()
-        keep = set(still_ingests(self._store, self._catalog, [(i, old) for i, old, _ in moves]))
-        targets: dict[str, list[str]] = {}
-        for drawer_id, _, room in moves:
-            if drawer_id in keep:
-                targets.setdefault(room_slug(room), []).append(drawer_id)
-        for room, ids in sorted(targets.items()):
-            self._move(sorted(ids), {"room": room}, INGEST)
-        return sum(len(ids) for ids in targets.values())
+        targets = reroom_targets(self._store, self._catalog, moves)
+        for room, ids in targets.items():
+            self._move(ids, {"room": room_slug(room)}, INGEST)
+        return sum(map(len, targets.values()))
 
     @_serialized
     def delete_drawer(self, drawer_id: str) -> Drawer:
