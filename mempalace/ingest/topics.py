@@ -100,15 +100,14 @@ class RoomProfile:
 class TopicRooms:
     """Hands out rooms for the drawers of one ingest (or a re-rooming), remembering what it filed."""
 
-    def __init__(self, namer: RoomChooser, profiles: dict[str, RoomProfile] | None = None,
-                 wing_vectors: dict[str, np.ndarray] | None = None,
+    def __init__(self, namer: RoomChooser, wing_vectors: dict[str, np.ndarray] | None = None,
                  embed: Callable[[list[str]], np.ndarray] | None = None, wing_sizes: dict[str, int] | None = None):
-        """`profiles`: the palace's rooms; `wing_vectors`: a sample of each wing's drawer vectors and
-        `wing_sizes` how many drawers each holds; `embed`: the palace's embedder, to pick the
-        candidate name nearest a new room's meaning."""
+        """`wing_vectors`: a sample of each wing's drawer vectors and `wing_sizes` how many drawers
+        each holds (stored rooms are taught with `remember`); `embed`: the palace's embedder, to pick
+        the candidate name nearest a new room's meaning."""
         self._namer = namer
         self._embed = embed
-        self._profiles = {k: v for k, v in (profiles or {}).items() if k != GENERAL}
+        self._profiles: dict[str, RoomProfile] = {}
         self._wings: dict[str | None, tuple[np.ndarray, int]] = {}
         self._sizes: Counter[str] = Counter(wing_sizes or {})
         self._recent: dict[str, str] = {}  # wing -> the room it was last given
