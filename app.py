@@ -15,6 +15,11 @@ from dashboard.views import open_palace
 from mempalace import MempalaceError
 from mempalace.config import load_settings
 
+MODE_LABELS = {
+    "shared": "Shared palace (every MemPalace process on this machine uses it at once)",
+    "embedded": "Private palace (only this dashboard has it open)",
+    "server": "Chroma server",
+}
 st.set_page_config(page_title="MemPalace", page_icon="🏛️", layout="wide")
 # `streamlit run app.py -- --url http://127.0.0.1:8000` (or --palace DIR) picks the palace; else MEMPALACE_URL.
 parser = argparse.ArgumentParser(add_help=False)
@@ -26,12 +31,13 @@ with st.sidebar:
     target = st.text_input("Palace path or server URL",
                            value=chosen.url or chosen.palace or os.environ.get("MEMPALACE_URL", ""),
                            placeholder="default: ~/.mempalace/palace", key="palace_target",
-                           help="A folder for an embedded palace, or http://host:port for a Chroma server.")
+                           help="A palace folder (shared with every MemPalace process on this machine), or "
+                                "http://host:port for a Chroma server.")
     is_url = target.strip().startswith(("http://", "https://"))
     try:
         path = None if is_url else str(Path(target.strip() or load_settings().default_palace).expanduser().resolve())
         palace = open_palace(path, target.strip() if is_url else None)
-        st.caption(f"{palace.mode}: {palace.location}")
+        st.caption(md(MODE_LABELS.get(palace.mode, palace.mode) + f": {palace.location}"))
         drawers, wings, rooms = st.columns(3)
         drawers.metric("Drawers", f"{palace.count():,}")
         wings.metric("Wings", len(palace.list_wings()))

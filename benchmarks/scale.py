@@ -38,7 +38,7 @@ def drawer_text(rng: random.Random, room: str, i: int) -> str:
 def build(path: Path, drawers: int) -> None:
     from mempalace.embedding import MiniLMInt8
     from mempalace.store import SEQ_KEY, ChromaStore
-    from mempalace.embedding import PalaceEmbeddingFunction
+    from mempalace.store.embedding_function import PalaceEmbeddingFunction
 
     rng = random.Random(7)
     rooms = [f"{t}-{a}" for t in TOPICS for a in ASPECTS]  # 400 rooms

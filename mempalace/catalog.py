@@ -7,6 +7,7 @@ Chroma. It is a cache: `rebuild` remakes it from Chroma, the only source of trut
 from __future__ import annotations
 
 import hashlib
+import json
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -33,6 +34,8 @@ CREATE TABLE IF NOT EXISTS room_counts(
     wing TEXT NOT NULL, room TEXT NOT NULL, hall TEXT NOT NULL, n INTEGER NOT NULL,
     PRIMARY KEY(wing, room, hall)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS state(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS writes(
+    token TEXT PRIMARY KEY, owner TEXT NOT NULL, kind TEXT NOT NULL, stamp INTEGER NOT NULL, ids TEXT NOT NULL);
 CREATE VIRTUAL TABLE IF NOT EXISTS drawers_fts USING fts5(
     content, place, content='drawers', content_rowid='rowid', tokenize='porter unicode61 remove_diacritics 2');
 CREATE VIRTUAL TABLE IF NOT EXISTS drawers_vocab USING fts5vocab(drawers_fts, 'row');
@@ -75,6 +78,18 @@ class Row:
     seq: int
     vector: np.ndarray | None
     dated: str = ""  # the day the drawer's conversation happened (else the day it was filed), YYYY-MM-DD
+
+
+@dataclass(frozen=True)
+class JournalEntry:
+    """A write to Chroma under way: who (`machine:pid:instance`), what kind (`add` or `change`), its
+    stamp and the drawer ids it touches. Left behind by a writer that died, it tells others what to fix."""
+
+    token: str
+    owner: str
+    kind: str
+    stamp: int
+    ids: tuple[str, ...]
 
 
 def place_tokens(**place: str | None) -> str:
@@ -123,7 +138,8 @@ class Catalog(WordCounts):
                                  "DROP TABLE IF EXISTS drawers; DROP TABLE IF EXISTS room_counts;"
                                  "DROP TABLE IF EXISTS state;")
             db.executescript(_SCHEMA)
-            db.execute("INSERT OR REPLACE INTO state VALUES ('schema', ?)", (SCHEMA_VERSION,))
+            if version != [(SCHEMA_VERSION,)]:
+                db.execute("INSERT OR REPLACE INTO state VALUES ('schema', ?)", (SCHEMA_VERSION,))
         except sqlite3.DatabaseError:
             db.close()
             raise
@@ -141,6 +157,23 @@ class Catalog(WordCounts):
 
     def set_state(self, key: str, value: object) -> None:
         self._db.execute("INSERT OR REPLACE INTO state VALUES (?, ?)", (key, str(value)))
+
+    def data_version(self) -> int:
+        """A number that changes whenever another connection (another process) commits a change."""
+        return int(self._db.execute("PRAGMA data_version").fetchone()[0])
+
+    # -- the journal of writes under way (see `sync.CatalogSync`) -----------------------------------
+
+    def open_write(self, entry: "JournalEntry") -> None:
+        self._db.execute("INSERT INTO writes VALUES (?, ?, ?, ?, ?)",
+                         (entry.token, entry.owner, entry.kind, entry.stamp, json.dumps(list(entry.ids))))
+
+    def close_write(self, token: str) -> None:
+        self._db.execute("DELETE FROM writes WHERE token = ?", (token,))
+
+    def open_writes(self) -> list["JournalEntry"]:
+        rows = self._db.execute("SELECT token, owner, kind, stamp, ids FROM writes").fetchall()
+        return [JournalEntry(t, o, k, s, tuple(json.loads(i))) for t, o, k, s, i in rows]
 
     # -- writes -----------------------------------------------------------------------------------
 

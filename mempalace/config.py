@@ -22,6 +22,8 @@ class Settings:
 
     home: Path
     embedder: str = "minilm-int8"
+    shared: bool = True  # a palace folder is served to every process at once; false: private, embedded
+    server_idle_seconds: float = 600.0  # a shared palace's server stops after this long unused
     duplicate_threshold: float = 0.9
     max_content_chars: int = 100_000
     drawer_chars: int = 1_000
@@ -49,6 +51,7 @@ class Settings:
 
 _ENV = {
     "embedder": "MEMPALACE_EMBEDDER",
+    "shared": "MEMPALACE_SHARED",
     "duplicate_threshold": "MEMPALACE_DUPLICATE_THRESHOLD",
 }
 
@@ -81,6 +84,9 @@ def _typed(base: Settings, values: dict[str, Any], source: Path) -> Settings:
         if kind is tuple:
             typed[key] = _room_list(key, value)
             continue
+        if kind is bool:
+            typed[key] = _flag(key, value)
+            continue
         try:
             if isinstance(value, bool) or (kind is int and isinstance(value, float)):
                 raise TypeError
@@ -94,6 +100,16 @@ def _typed(base: Settings, values: dict[str, Any], source: Path) -> Settings:
     if not settings.duplicate_threshold > 0:
         raise ConfigError("Setting duplicate_threshold must be above 0.")
     return settings
+
+
+def _flag(key: str, value: Any) -> bool:
+    """A yes/no setting: a TOML boolean, or 1/0, true/false, yes/no, on/off from the environment."""
+    if isinstance(value, bool):
+        return value
+    words = {"1": True, "true": True, "yes": True, "on": True, "0": False, "false": False, "no": False, "off": False}
+    if isinstance(value, str) and value.strip().lower() in words:
+        return words[value.strip().lower()]
+    raise ConfigError(f"Setting {key} must be true or false, got {value!r}.")
 
 
 def _room_list(key: str, value: Any) -> tuple[str, ...]:
@@ -115,6 +131,7 @@ _RANGES: dict[str, tuple[float, float]] = {
     "max_limit": (1, 100_000),
     "foreign_check_seconds": (0.0, 86_400.0),
     "lock_timeout_seconds": (0.0, 3_600.0),
+    "server_idle_seconds": (1.0, 7 * 86_400.0),
     "ingest_drawer_chars": (200, 50_000),
     "max_ingest_bytes": (1, 1 << 40),
     "max_unzipped_bytes": (1, 1 << 40),

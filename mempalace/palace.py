@@ -16,7 +16,7 @@ import numpy as np
 from .catalog import Catalog
 from .chunking import split_verbatim
 from .config import Settings, load_settings
-from .embedding import PalaceEmbeddingFunction
+from .embedding import load_embedder
 from .errors import ConfigError, DrawerNotFoundError, InvalidInputError
 from .locking import PalaceLock
 from .inventory import INGEST, PERSON, RoomedDrawer, chooser, reroom_targets, room_inventory
@@ -24,7 +24,9 @@ from .models import ROOM_BY, AddResult, Drawer, DrawerDraft, DuplicateMatch, Pal
 from .naming import hall_change, hall_name, room_slug, wing_name
 from .records import best_first, draft_metadata, drawer_from_record, drawer_from_row, extra_metadata, match
 from .search import Searcher
+from .sharing import Lease, check_writable, shared_server
 from .store import SEQ_KEY, ChromaStore, Record, check_palace_dir
+from .store.shared import SharedStore
 from .sync import CatalogSync, catalog_row, new_stamp
 from .taxonomy import TaxonomyView
 
@@ -48,13 +50,16 @@ class Palace(TaxonomyView):
     """A palace of drawers in one Chroma collection, with a catalog that keeps reads fast."""
 
     def __init__(self, store: ChromaStore, catalog: Catalog, settings: Settings, lock: PalaceLock | None,
-                 embedding_function: PalaceEmbeddingFunction):
+                 lease: Lease | None = None):
         self.settings = settings
         self._store = store
         self._catalog = catalog
         self._lock = lock
-        self._ef = embedding_function
+        self._lease = lease
+        self._embedder: Any = None
         self._sync = CatalogSync(store, catalog, settings.foreign_check_seconds)
+        if lease:
+            self._sync.on_use = lease.touch
         self._searcher = Searcher(store, catalog)
         self._closed = False
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
@@ -62,33 +67,27 @@ class Palace(TaxonomyView):
 
     @classmethod
     def open(cls, path: str | os.PathLike[str] | None = None, url: str | None = None, *,
-             settings: Settings | None = None, create: bool = True) -> "Palace":
-        """Open the palace at `path` (default `$MEMPALACE_HOME/palace`) or on the server at `url`."""
+             settings: Settings | None = None, create: bool = True, private: bool | None = None) -> "Palace":
+        """Open the palace at `path` (default `$MEMPALACE_HOME/palace`) or on the server at `url`.
+
+        A palace folder is shared: every process on the machine uses it at once through a Chroma
+        server MemPalace starts for it. `private=True` (or the setting `shared = false`) opens it
+        embedded instead, for this process alone."""
         settings = settings or load_settings()
         if path is None and url is None:
             url = os.environ.get("MEMPALACE_URL") or None
-        ef = PalaceEmbeddingFunction(embedder_name=settings.embedder)
+        where = Path(path).expanduser() if path else settings.default_palace
+        private = not settings.shared if private is None else private
         if url:
-            store, lock = ChromaStore.remote(url, ef, create), None
+            store = ChromaStore.remote(url, chroma_embedding_function(settings), create)
             key = hashlib.sha256(f"{url}|{store.collection_id}".encode()).hexdigest()[:24]
-            catalog_path = settings.cache_dir / f"{key}.sqlite3"
+            opened = _with_catalog(store, settings, lambda: Catalog(settings.cache_dir / f"{key}.sqlite3"))
+        elif private:
+            store, lock = _open_embedded(where, chroma_embedding_function(settings), settings, create)
+            opened = _with_catalog(store, settings, lambda: Catalog(where / CATALOG_FILE), lock)
         else:
-            where = Path(path).expanduser() if path else settings.default_palace
-            store, lock = _open_embedded(where, ef, settings, create)
-            catalog_path = where / CATALOG_FILE
-        try:
-            recorded = store.recorded_embedder()
-            if recorded and recorded != settings.embedder:
-                raise ConfigError(
-                    f"This palace was built with the {recorded!r} embedder but {settings.embedder!r} is "
-                    f"configured; set embedder = \"{recorded}\" in {settings.home / 'config.toml'}."
-                )
-            return cls(store, Catalog(catalog_path), settings, lock, ef)
-        except BaseException:
-            store.close()
-            if lock:
-                lock.release()
-            raise
+            opened = _open_shared(where.resolve(), settings, create)
+        return cls(*opened)
 
     @property
     def location(self) -> str:
@@ -108,6 +107,8 @@ class Palace(TaxonomyView):
         self._store.close()
         if self._lock:
             self._lock.release()
+        if self._lease:
+            self._lease.release()
 
     def __enter__(self) -> "Palace":
         return self
@@ -145,10 +146,10 @@ class Palace(TaxonomyView):
             "added_by": str(extra.pop("added_by", "mempalace")), SEQ_KEY: new_stamp(), **extra, ROOM_BY: PERSON,
         }
         metadatas = [{**common, "chunk_index": index} for index, _, _ in new]
-        self._sync.begin_write()
-        self._store.add([d for _, d, _ in new], [p for _, _, p in new], metadatas, vectors)
-        records = [Record(d, p, m, v) for (_, d, p), m, v in zip(new, metadatas, vectors)]
-        self._sync.finish_write(rows=[catalog_row(r) for r in records])
+        with self._sync.writing("add", [d for _, d, _ in new], common[SEQ_KEY]):
+            self._store.add([d for _, d, _ in new], [p for _, _, p in new], metadatas, vectors)
+            records = [Record(d, p, m, v) for (_, d, p), m, v in zip(new, metadatas, vectors)]
+            self._sync.finish_write(rows=[catalog_row(r) for r in records])
         return AddResult("added", tuple(ids), parent)
 
     @_serialized
@@ -164,10 +165,11 @@ class Palace(TaxonomyView):
         if not drafts:
             return
         self._sync.ensure_fresh()
-        self._sync.begin_write()
-        self._store.add([d.id for d in drafts], [d.content for d in drafts], metadatas, vectors)
-        records = [Record(d.id, d.content, m, v) for d, m, v in zip(drafts, metadatas, vectors)]
-        self._sync.finish_write(rows=[catalog_row(r) for r in records])
+        known = self._catalog.stamps([d.id for d in drafts])
+        with self._sync.writing("add", [d.id for d in drafts if d.id not in known], stamp):
+            self._store.add([d.id for d in drafts], [d.content for d in drafts], metadatas, vectors)
+            records = [Record(d.id, d.content, m, v) for d, m, v in zip(drafts, metadatas, vectors)]
+            self._sync.finish_write(rows=[catalog_row(r) for r in records if r.id not in known])
 
     @_serialized
     def delete_drawers(self, ids: Sequence[str]) -> int:
@@ -175,9 +177,9 @@ class Palace(TaxonomyView):
         self._sync.ensure_fresh()
         present = sorted(self._catalog.stamps(list(ids)))
         if present:
-            self._sync.begin_write()
-            self._store.delete(present)
-            self._sync.finish_write(deleted=present)
+            with self._sync.writing("change", present, new_stamp()):
+                self._store.delete(present)
+                self._sync.finish_write(deleted=present)
         return len(present)
 
     @_serialized
@@ -247,9 +249,9 @@ class Palace(TaxonomyView):
     def delete_drawer(self, drawer_id: str) -> Drawer:
         """Remove one drawer and return what it held."""
         drawer = self.get_drawer(drawer_id)
-        self._sync.begin_write()
-        self._store.delete([drawer.id])
-        self._sync.finish_write(deleted=[drawer.id])
+        with self._sync.writing("change", [drawer.id], new_stamp()):
+            self._store.delete([drawer.id])
+            self._sync.finish_write(deleted=[drawer.id])
         return drawer
 
     @_serialized
@@ -368,16 +370,18 @@ class Palace(TaxonomyView):
         new room records who chose it."""
         changes = {k: v for k, v in place.items() if v is not None}
         seq = new_stamp()
-        self._sync.begin_write()
         stored = {k: v or None for k, v in changes.items()}  # None deletes the key in Chroma
         if "room" in changes:
             stored[ROOM_BY] = chosen_by
-        self._store.update_metadata(ids, [{**stored, SEQ_KEY: seq}] * len(ids))
-        self._catalog.move(ids, seq, **changes)
-        self._sync.finish_write(seq=seq)
+        with self._sync.writing("change", ids, seq):
+            self._store.update_metadata(ids, [{**stored, SEQ_KEY: seq}] * len(ids))
+            self._catalog.move(ids, seq, **changes)
+            self._sync.finish_write(seq=seq)
 
     def _embed(self, texts: list[str]) -> Any:
-        return self._ef.embedder.embed(texts)
+        if self._embedder is None:
+            self._embedder = load_embedder(self.settings.embedder)
+        return self._embedder.embed(texts)
 
     def _similar(self, vectors: Any, threshold: float, exclude: set[str]) -> list[DuplicateMatch]:
         found: dict[str, float] = {}
@@ -391,7 +395,58 @@ class Palace(TaxonomyView):
         return [match(rows[i], s) for i, s in found.items() if i in rows]
 
 
-def _open_embedded(where: Path, ef: PalaceEmbeddingFunction, settings: Settings,
+def chroma_embedding_function(settings: Settings) -> Any:
+    """Chroma's view of the configured embedder (importing it loads chromadb)."""
+    from .store.embedding_function import PalaceEmbeddingFunction
+
+    return PalaceEmbeddingFunction(embedder_name=settings.embedder)
+
+
+def _check_embedder(recorded: str | None, settings: Settings) -> None:
+    """Refuse to open a palace built with another embedder than the configured one."""
+    if recorded and recorded != settings.embedder:
+        raise ConfigError(
+            f"This palace was built with the {recorded!r} embedder but {settings.embedder!r} is "
+            f"configured; set embedder = \"{recorded}\" in {settings.home / 'config.toml'}."
+        )
+
+
+def _with_catalog(store: ChromaStore, settings: Settings, catalog: Callable[[], Catalog],
+                  lock: PalaceLock | None = None) -> tuple[Any, ...]:
+    """What `Palace` is made of, once the store's embedder is checked (nothing is written before)."""
+    try:
+        _check_embedder(store.recorded_embedder(), settings)
+        return store, catalog(), settings, lock, None
+    except BaseException:
+        store.close()
+        if lock:
+            lock.release()
+        raise
+
+
+def _open_shared(where: Path, settings: Settings, create: bool) -> tuple[Any, ...]:
+    """The shared catalog in the folder and a store that finds (or starts) the folder's server when
+    Chroma is first needed; the embedder is checked against the catalog's record, else Chroma's."""
+    check_palace_dir(where, create)
+    if create:
+        where.mkdir(parents=True, exist_ok=True)
+    check_writable(where)
+    catalog = Catalog(where / CATALOG_FILE)
+    store = SharedStore(str(where), lambda: shared_server(where, settings.server_idle_seconds),
+                        lambda: chroma_embedding_function(settings), create, catalog.get_state("collection"))
+    try:
+        recorded = catalog.get_state("embedder") or store.recorded_embedder()
+        _check_embedder(recorded, settings)
+        if recorded and catalog.get_state("embedder") != recorded:
+            catalog.set_state("embedder", recorded)
+    except BaseException:
+        catalog.close()
+        store.close()
+        raise
+    return store, catalog, settings, None, Lease(where)
+
+
+def _open_embedded(where: Path, ef: Any, settings: Settings,
                    create: bool) -> tuple[ChromaStore, PalaceLock]:
     """Lock the palace directory first, then let Chroma open it."""
     check_palace_dir(where, create)

@@ -7,19 +7,31 @@ token, bumping it *before* it writes (so a crash half-way is noticed) and again 
 that saw the first bump before the data landed looks again); a reader that sees a token it did not
 set pulls the drawers stamped since its watermark (less a margin for clock skew and racing writers). Adds and deletes by tools that do not stamp are caught by a count
 check (every `foreign_check_seconds` on a server); their moves need `rebuild`.
+
+Shared palace: every MemPalace process on the machine uses the one catalog in the palace folder, and
+each writer applies its own change to it, so a reader only notices that another process committed
+(SQLite's `data_version`). A writer first journals what it is about to touch; an entry left by a
+process that died is fixed by the next reader from what Chroma holds: an add that is only half there
+is taken out again, anything else is copied as Chroma has it.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
+import socket
 import time
-from collections.abc import Iterable, Mapping
+import uuid
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from .catalog import Catalog, Row
+from .catalog import Catalog, JournalEntry, Row
+from .errors import MempalaceError
 from .store import SEQ_KEY, ChromaStore, Record
 
 LAG_MICROSECONDS = 60_000_000
+REPAIR_RETRY_SECONDS = 5.0
 UNSORTED_WING, GENERAL_ROOM = "unsorted", "general"  # for drawers other tools filed without a place
 _last_stamp = 0
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -74,14 +86,25 @@ class CatalogSync:
         self.catalog = catalog
         self.foreign_check_seconds = foreign_check_seconds
         self.generation = 0  # changes whenever the catalog's content may have changed
+        self.shared = store.mode == "shared"
         self._token: str | None = None
         self._counted_at = float("-inf")
         self._before = self._pending = ""
+        self._owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self._writing: set[str] = set()
+        self._seen_version = catalog.data_version()
+        self._verified = False
+        self._repair_after = 0.0
+        self.on_use: Any = lambda: None  # a shared palace's lease: tells the server it is still wanted
 
     # -- reading ----------------------------------------------------------------------------------
 
     def ensure_fresh(self) -> None:
         """Bring the catalog up to date with Chroma if anyone else wrote since we last looked."""
+        if self.shared:
+            self.on_use()
+            self._follow_shared()
+            return
         if self.catalog.get_state("collection") != self.store.collection_id:
             self.rebuild()
             return
@@ -120,7 +143,79 @@ class CatalogSync:
         self._remember(token)
         self.generation += 1
 
+    def _follow_shared(self) -> None:
+        """A shared catalog is kept by every writer: notice their commits, fix what dead ones left."""
+        version = self.catalog.data_version()
+        if version != self._seen_version:
+            self._seen_version = version
+            self.generation += 1
+        if self.catalog.get_state("collection") is None:
+            self.rebuild()
+            return
+        if self.store.connected and not self._verified:
+            self._verified = True
+            if self.catalog.get_state("collection") != self.store.collection_id:
+                self.rebuild()  # the folder holds a new Chroma database since the catalog was made
+                return
+        if time.monotonic() >= self._repair_after:
+            try:
+                for entry in self.catalog.open_writes():
+                    if self._abandoned(entry):
+                        self._repair(entry)
+            except MempalaceError:
+                # Chroma cannot be reached now: the catalog still holds every finished write, so reads
+                # go on from it, and the repair is tried again a little later.
+                self._repair_after = time.monotonic() + REPAIR_RETRY_SECONDS
+        due = time.monotonic() - self._counted_at >= self.foreign_check_seconds
+        if self.store.connected and due and self._check_count():
+            self.generation += 1
+
+    def _abandoned(self, entry: JournalEntry) -> bool:
+        """Whether the writer of `entry` can no longer finish it: its process died, or it is ours and
+        failed. Entries from other machines are left alone (their pids mean nothing here)."""
+        machine, _, rest = entry.owner.partition(":")
+        pid, _, _ = rest.partition(":")
+        if machine != socket.gethostname() or not pid.isdigit():
+            return False
+        if int(pid) == os.getpid():
+            return entry.owner == self._owner and entry.token not in self._writing
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            return True
+        except OSError:
+            return False
+        return False
+
+    def _repair(self, entry: JournalEntry) -> None:
+        """Make the catalog say what Chroma holds for the entry's drawers; a half-done add is undone."""
+        found = {r.id: r for r in self.store.get(list(entry.ids), embeddings=True)}
+        if entry.kind == "add" and len(found) < len(entry.ids):
+            landed = [i for i, r in found.items() if _int(r.metadata.get(SEQ_KEY)) == entry.stamp]
+            if landed:
+                self.store.delete(landed)
+                for drawer_id in landed:
+                    del found[drawer_id]
+        self.catalog.upsert(catalog_row(r) for r in found.values())
+        self.catalog.delete([i for i in entry.ids if i not in found])
+        self.catalog.close_write(entry.token)
+        self.generation += 1
+
     # -- writing ----------------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def writing(self, kind: str, ids: Sequence[str], stamp: int) -> Iterator[None]:
+        """Around one write to Chroma and the catalog: journal it first, announce it to other clients,
+        and if it fails leave the entry for `_repair` (by this process's next read, or anyone's)."""
+        entry = JournalEntry(uuid.uuid4().hex, self._owner, kind, stamp, tuple(ids))
+        self.begin_write()  # reaches Chroma first: a write that cannot start leaves nothing to repair
+        self.catalog.open_write(entry)
+        self._writing.add(entry.token)
+        try:
+            yield
+            self.catalog.close_write(entry.token)
+        finally:
+            self._writing.discard(entry.token)
 
     def begin_write(self) -> None:
         """Call before writing to Chroma: announces the write first, so a crash mid-way is noticed."""
@@ -140,7 +235,7 @@ class CatalogSync:
             behind = self._before != self._token or (self.store.marker() or "") != self._pending
             # Bump again now the data has landed: a reader that saw the first bump before it did looks again.
             self._pending = self.store.bump_marker()
-            if behind:
+            if behind and not self.shared:  # a shared catalog already holds the other writers' changes
                 self._catch_up()
         else:
             self.catalog.set_state("counter", counter)  # the lock keeps other MemPalace writers out

@@ -1,5 +1,5 @@
-"""Shared fixtures: every test gets its own MEMPALACE_HOME and, unless it asks for the real model,
-the deterministic `hash` embedder."""
+"""Shared fixtures: every test gets its own MEMPALACE_HOME, private (embedded) palaces and, unless it
+asks for the real model, the deterministic `hash` embedder."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     root = tmp_path / "home"
     monkeypatch.setenv("MEMPALACE_HOME", str(root))
     monkeypatch.setenv("MEMPALACE_EMBEDDER", "hash")
+    monkeypatch.setenv("MEMPALACE_SHARED", "0")  # private palaces, unless a test shares one on purpose
     monkeypatch.delenv("MEMPALACE_URL", raising=False)
     return root
 

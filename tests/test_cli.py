@@ -317,7 +317,7 @@ def test_add_from_stdin(cli) -> None:
 
 def test_add_from_real_stdin_keeps_crlf(tmp_path: Path, home: Path) -> None:
     script = Path(sys.executable).parent / "mempalace"
-    env = {"MEMPALACE_HOME": str(home), "MEMPALACE_EMBEDDER": "hash", "PATH": str(script.parent)}
+    env = {"MEMPALACE_HOME": str(home), "MEMPALACE_EMBEDDER": "hash", "MEMPALACE_SHARED": "0", "PATH": str(script.parent)}
     palace = tmp_path / "stdin-palace"
     raw = "piped in\r\n\tfrom a real pipe ✓\r\n\r\n".encode("utf-8")
     added = subprocess.run([str(script), "--palace", str(palace), "add", "--wing", "pipe_wing", "--room", "r",
@@ -460,7 +460,7 @@ def test_missing_palace_has_no_traceback_from_real_process(tmp_path: Path, home:
     """The installed console script, run for real: one line on stderr, exit 1."""
     script = Path(sys.executable).parent / "mempalace"
     missing = tmp_path / "absent"
-    env = {"MEMPALACE_HOME": str(home), "MEMPALACE_EMBEDDER": "hash", "PATH": str(script.parent)}
+    env = {"MEMPALACE_HOME": str(home), "MEMPALACE_EMBEDDER": "hash", "MEMPALACE_SHARED": "0", "PATH": str(script.parent)}
     done = subprocess.run([str(script), "--palace", str(missing), "taxonomy"], capture_output=True, text=True,
                           env=env, timeout=120)
     assert done.returncode == 1, done

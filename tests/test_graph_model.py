@@ -55,7 +55,7 @@ def suggestions(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[list
     settings = load_settings(root / "home", embedder="minilm-int8")
     drawers = [(room, text) for room, texts in room_texts(PAIRS).items() for text in texts]
     with Palace.open(root / "palace", settings=settings) as palace:
-        assert palace._ef.embedder.name == "minilm-int8"
+        assert palace.settings.embedder == "minilm-int8"
         vectors = palace.embed([text for _, text in drawers])
         ids = [f"drawer_pair_{i:04d}" for i in range(len(drawers))]
         metadatas = [{"wing": WINGS[i % len(WINGS)], "room": room, SEQ_KEY: new_stamp()}

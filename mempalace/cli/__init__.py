@@ -6,25 +6,44 @@ import dataclasses
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import importlib
 
 import click
 
-from ..demo import DEMO_WINGS, load_demo
 from ..errors import InvalidInputError, MempalaceError
 from ..formats import FORMATS
-from ..ingest import IngestReport, ingest_paths
-from ..ingest.reroom import ReroomReport, reroom
-from ..graph.merges import DEFAULT_MIN_SCORE
 from ..models import HALLS
 from ..palace import Palace
-from .graph import GRAPH_COMMANDS, show_merge_suggestions
-from .mcp import mcp_command
-from .serve import serve_command
 from .support import emit, palace_command
 
+if TYPE_CHECKING:
+    from ..ingest import IngestReport
+    from ..ingest.reroom import ReroomReport
 
-@click.group()
+
+class _LazyGroup(click.Group):
+    """Commands kept in their own modules are imported only when run (or listed in --help), so a
+    short command never pays for the MCP SDK or the graph code."""
+
+    LAZY = {
+        "graph-stats": "graph:graph_stats_command", "tunnels": "graph:tunnels",
+        "traverse": "graph:traverse_command", "merge-rooms": "graph:merge_rooms_command",
+        "mcp": "mcp:mcp_command", "serve": "serve:serve_command",
+    }
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted([*super().list_commands(ctx), *self.LAZY])
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in self.LAZY:
+            module, _, name = self.LAZY[cmd_name].partition(":")
+            return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+        return super().get_command(ctx, cmd_name)
+
+
+@click.group(cls=_LazyGroup)
 @click.option("--palace", type=click.Path(path_type=Path), help="Palace directory (default $MEMPALACE_HOME/palace).")
 @click.option("--url", help="Chroma server URL (or $MEMPALACE_URL) instead of a local palace.")
 @click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
@@ -65,7 +84,7 @@ def wings(ctx: click.Context, palace: Palace) -> None:
 @main.command()
 @click.option("--wing", help="Only rooms in this wing.")
 @click.option("--suggest-merges", is_flag=True, help="List room names that probably mean the same concept.")
-@click.option("--min-score", type=float, help=f"With --suggest-merges: the lowest score to list (default {DEFAULT_MIN_SCORE}).")
+@click.option("--min-score", type=float, help="With --suggest-merges: the lowest score to list (default 0.8).")
 @click.option("--rebuild", is_flag=True, help="Choose again the rooms ingest chose (rooms a person chose never move).")
 @click.option("--dry-run", is_flag=True, help="With --rebuild: show which drawers would move where, change nothing.")
 @palace_command()
@@ -77,11 +96,16 @@ def rooms(ctx: click.Context, palace: Palace, wing: str | None, suggest_merges: 
     if rebuild:
         if wing or suggest_merges or min_score is not None:
             raise click.UsageError("--rebuild re-rooms the whole palace; use it alone (or with --dry-run).")
+        from ..ingest.reroom import reroom
+
         show_reroom(ctx, reroom(palace, dry_run=dry_run))
         return
     if suggest_merges:
         if wing:
             raise click.UsageError("--suggest-merges looks at every wing; leave out --wing.")
+        from ..graph.merges import DEFAULT_MIN_SCORE
+        from .graph import show_merge_suggestions
+
         show_merge_suggestions(ctx, palace, DEFAULT_MIN_SCORE if min_score is None else min_score)
         return
     if min_score is not None:
@@ -90,7 +114,7 @@ def rooms(ctx: click.Context, palace: Palace, wing: str | None, suggest_merges: 
     emit(ctx, found, lambda: "\n".join(f"{n:6d}  {r}" for r, n in found.items()) or "No rooms yet.")
 
 
-def show_reroom(ctx: click.Context, report: ReroomReport) -> None:
+def show_reroom(ctx: click.Context, report: "ReroomReport") -> None:
     """Print what re-rooming moved (or would move), grouped by wing and rooms."""
     def text() -> str:
         done = f"Would move {len(report.moves)}" if report.dry_run else f"Moved {report.moved}"
@@ -242,9 +266,11 @@ def reindex(ctx: click.Context, palace: Palace) -> None:
 def ingest_command(ctx: click.Context, palace: Palace, paths: tuple[Path, ...], wing: str | None, room: str | None,
                    format_name: str | None, dry_run: bool) -> None:
     """File transcripts (Claude Code, Claude.ai, ChatGPT, Slack, Codex, Gemini, text); folders are walked."""
+    from ..ingest import ingest_paths
+
     bars = _ProgressBars(enabled=not ctx.obj["json"] and sys.stderr.isatty())
 
-    def show(report: IngestReport) -> None:
+    def show(report: "IngestReport") -> None:
         bars.close()
         if not ctx.obj["json"]:
             click.echo(("Error: " if report.errors else "") + report.summary(), err=bool(report.errors), color=True)
@@ -270,6 +296,8 @@ def ingest_command(ctx: click.Context, palace: Palace, paths: tuple[Path, ...], 
 @palace_command(create=True)
 def demo_command(ctx: click.Context, palace: Palace) -> None:
     """Load the demo: Kai, the Driftwood team and Priya tell one story across three wings."""
+    from ..demo import DEMO_WINGS, load_demo
+
     reports = load_demo(palace)
     failed = [r for r in reports if r.errors]
     if not ctx.obj["json"]:
@@ -281,10 +309,6 @@ def demo_command(ctx: click.Context, palace: Palace) -> None:
         + (f", {len(failed)} failed" if failed else "") + ". Try `mempalace tunnels`."))
     if failed:
         sys.exit(1)
-
-
-for _command in [*GRAPH_COMMANDS, mcp_command, serve_command]:
-    main.add_command(_command)
 
 
 class _ProgressBars:

@@ -44,7 +44,7 @@ def serve_command(ctx: click.Context, palace_dir: Path | None, host: str, port: 
     lock = PalaceLock(where, settings.lock_timeout_seconds)
     with user_errors():
         if not (where / CHROMA_FILE).exists():
-            Palace.open(where, settings=settings).close()  # a new palace, in MemPalace's format
+            Palace.open(where, settings=settings, private=True).close()  # a new palace, in our format
         lock.acquire(served_at=url)
     try:
         sys.exit(_run_chroma(where, host, port, url))

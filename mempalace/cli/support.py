@@ -95,7 +95,7 @@ def _opened(path: Path | None, url: str | None, create: bool, dry_run: bool) -> 
         settings = load_settings()
         if not (Path(path or settings.default_palace).expanduser() / CHROMA_FILE).exists():
             with tempfile.TemporaryDirectory(prefix="mempalace-dry-run-") as scratch:
-                with Palace.open(Path(scratch) / "palace", settings=settings) as palace:
+                with Palace.open(Path(scratch) / "palace", settings=settings, private=True) as palace:
                     yield palace
             return
     with Palace.open(path, url, create=create and not dry_run) as palace:

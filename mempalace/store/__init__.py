@@ -18,7 +18,7 @@ from urllib.parse import urlparse
 
 import numpy as np
 
-from .errors import (
+from ..errors import (
     CorruptPalaceError,
     MempalaceError,
     NotAPalaceError,
@@ -72,12 +72,18 @@ def _guarded(method: _F) -> _F:
         except MempalaceError:
             raise
         except Exception as exc:
-            what = "server" if self.mode == "server" else "palace"
+            if self.reconnected_after(exc) and method.__name__ in _READS:
+                return method(self, *args, **kwargs)  # a read is safe to ask again of the new server
+            what = "server" if self.mode != "embedded" else "palace"
             raise PalaceUnavailableError(
                 f"The Chroma {what} at {self.location} failed: {type(exc).__name__}: {exc}"
             ) from exc
 
     return wrapper  # type: ignore[return-value]
+
+
+_READS = {"count", "marker", "recorded_embedder", "get", "_page", "all_ids", "stamped_since", "nearest",
+          "nearest_many"}
 
 
 def _missing(exc: Exception) -> bool:
@@ -92,12 +98,18 @@ class ChromaStore:
         self._collection = collection
         self.location = location
         self.mode = mode
-        self.collection_id = str(collection.id)
-        self.max_batch = int(client.get_max_batch_size())
         self._counter_db: sqlite3.Connection | None = None
         if mode == "embedded":
             uri = (Path(location) / CHROMA_FILE).resolve().as_uri() + "?mode=ro"
             self._counter_db = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
+
+    @property
+    def collection_id(self) -> str:
+        return str(self._collection.id)
+
+    @functools.cached_property
+    def max_batch(self) -> int:
+        return int(self._client.get_max_batch_size())
 
     @classmethod
     def embedded(cls, path: Path, embedding_function: Any, create: bool) -> "ChromaStore":
@@ -117,38 +129,25 @@ class ChromaStore:
     @classmethod
     def remote(cls, url: str, embedding_function: Any, create: bool) -> "ChromaStore":
         """Open (or create) the palace on the Chroma server at `url`."""
-        import chromadb
-
-        parts = urlparse(url if "://" in url else f"http://{url}")
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise PalaceUnavailableError(f"{url!r} is not a Chroma server URL (http://host:port).")
-        try:
-            client = chromadb.HttpClient(
-                host=parts.hostname, port=parts.port or 8000, ssl=parts.scheme == "https"
-            )
-            client.heartbeat()
-        except Exception as exc:
-            raise PalaceUnavailableError(f"No Chroma server answers at {url}: {exc}") from exc
-        return cls._with_collection(client, embedding_function, create, url, "server")
+        return cls._with_collection(http_client(url), embedding_function, create, url, "server")
 
     @classmethod
     def _with_collection(
         cls, client: Any, embedding_function: Any, create: bool, location: str, mode: str
     ) -> "ChromaStore":
-        try:
-            collection = _drawers_collection(client, embedding_function, create)
-        except NotAPalaceError:
-            raise
-        except Exception as exc:
-            if _missing(exc):
-                raise NotAPalaceError(
-                    f"{location} holds a Chroma database without a {COLLECTION} collection: not a palace."
-                ) from exc
-            raise CorruptPalaceError(f"The palace at {location} cannot be opened: {exc}") from exc
-        store = cls(client, collection, location, mode)
-        if create and store.recorded_embedder() is None and store.count() == 0:
-            store._set_state(EMBEDDER_KEY, embedding_function.get_config()["embedder"])
+        store = cls(client, palace_collection(client, embedding_function, create, location), location, mode)
+        store.record_embedder(embedding_function, create)
         return store
+
+    def record_embedder(self, embedding_function: Any, create: bool) -> None:
+        """Write down which embedder a new palace is built with, so a later mismatch is caught."""
+        if create and self.recorded_embedder() is None and self.count() == 0:
+            self._set_state(EMBEDDER_KEY, embedding_function.get_config()["embedder"])
+
+    def reconnected_after(self, error: Exception) -> bool:
+        """Whether `error` came from a server that went away and a new connection is ready (shared
+        palaces restart theirs); a private or team palace never reconnects by itself."""
+        return False
 
     def close(self) -> None:
         if self._counter_db is not None:
@@ -279,7 +278,7 @@ class ChromaStore:
     def _query(self, **query: Any) -> Any:
         """`collection.query`, retried while a server is still indexing drawers that just arrived (it
         then fails with "Error creating hnsw segment reader: Nothing found on disk")."""
-        for attempt in range(1, INDEX_RETRIES if self.mode == "server" else 1):
+        for attempt in range(1, INDEX_RETRIES if self.mode != "embedded" else 1):
             try:
                 return self._collection.query(**query)
             except Exception as exc:
@@ -304,6 +303,35 @@ class ChromaStore:
                                  include=["distances"])
             found += [list(zip(i, map(float, d))) for i, d in zip(result["ids"], result["distances"])]
         return found
+
+
+def http_client(url: str) -> Any:
+    """A chromadb client of the server at `url`, which has answered its heartbeat."""
+    import chromadb
+
+    parts = urlparse(url if "://" in url else f"http://{url}")
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise PalaceUnavailableError(f"{url!r} is not a Chroma server URL (http://host:port).")
+    try:
+        client = chromadb.HttpClient(host=parts.hostname, port=parts.port or 8000, ssl=parts.scheme == "https")
+        client.heartbeat()
+    except Exception as exc:
+        raise PalaceUnavailableError(f"No Chroma server answers at {url}: {exc}") from exc
+    return client
+
+
+def palace_collection(client: Any, embedding_function: Any, create: bool, location: str) -> Any:
+    """The palace's drawers collection on `client`, or a clear error saying why there is none."""
+    try:
+        return _drawers_collection(client, embedding_function, create)
+    except NotAPalaceError:
+        raise
+    except Exception as exc:
+        if _missing(exc):
+            raise NotAPalaceError(
+                f"{location} holds a Chroma database without a {COLLECTION} collection: not a palace."
+            ) from exc
+        raise CorruptPalaceError(f"The palace at {location} cannot be opened: {exc}") from exc
 
 
 def check_palace_dir(path: Path, create: bool) -> None:

@@ -1,0 +1,132 @@
+"""`python -m mempalace.cli.host PALACE`: the background process that serves one shared palace.
+
+It holds the palace's lock (so nothing opens the folder as a private palace meanwhile), runs Chroma's
+own server on a free loopback port as a child process, announces it in `mempalace.server.json`, and
+stops, taking the server with it, once no process has used the palace for a while or the server dies.
+Clients start it (see `mempalace.sharing`); a person never needs to.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from ..errors import MempalaceError
+from ..locking import PalaceLock
+from ..sharing import CLIENTS_DIR, SERVER_FILE, ServerInfo, answers, machine, newest_lease
+
+LOOPBACK = "127.0.0.1"
+PORT_TRIES = 5
+UP_SECONDS = 20.0
+POLL_SECONDS = 0.5
+PR_SET_PDEATHSIG = 1
+_CHROMA = "import sys, chromadb_rust_bindings as chroma; chroma.cli(sys.argv[1:])"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m mempalace.cli.host")
+    parser.add_argument("palace", type=Path)
+    parser.add_argument("--idle-seconds", type=float, default=600.0)
+    args = parser.parse_args(argv)
+    where = args.palace.resolve()
+    lock = PalaceLock(where, timeout=0)
+    try:
+        lock.acquire()
+    except MempalaceError as exc:
+        print(f"Not serving {where}: {exc}", flush=True)
+        return 3
+    try:
+        return _serve(where, lock, args.idle_seconds)
+    finally:
+        lock.release()
+
+
+def _serve(where: Path, lock: PalaceLock, idle_seconds: float) -> int:
+    server, url = _start_chroma(where)
+    if server is None:
+        return 4
+    lock.announce(url, shared=True)
+    ServerInfo(url, os.getpid(), machine()).write(where)
+    (where / CLIENTS_DIR).mkdir(exist_ok=True)
+    print(f"Serving {where} on {url} for every MemPalace process on this machine.", flush=True)
+    stopping: list[int] = []
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, lambda number, _frame: stopping.append(number))
+    started = time.time()
+    try:
+        while not stopping and server.poll() is None:
+            last_used = max(started, newest_lease(where))
+            if time.time() - last_used > idle_seconds:
+                print(f"Unused for {idle_seconds:.0f} s: stopping.", flush=True)
+                break
+            time.sleep(POLL_SECONDS)
+        if server.poll() is not None:
+            print(f"Chroma's server exited by itself (code {server.returncode}).", flush=True)
+    finally:
+        _forget(where, url)
+        _stop(server)
+    return 0
+
+
+def _start_chroma(where: Path) -> tuple[subprocess.Popen[Any] | None, str]:
+    """Chroma's server on a free loopback port, answering; a port taken meanwhile is tried again."""
+    for _ in range(PORT_TRIES):
+        port = _free_port()
+        url = f"http://{LOOPBACK}:{port}"
+        server = subprocess.Popen(
+            [sys.executable, "-c", _CHROMA, "chroma", "run", "--path", str(where), "--host", LOOPBACK,
+             "--port", str(port)],
+            stdin=subprocess.DEVNULL, stdout=sys.stdout, stderr=subprocess.STDOUT, preexec_fn=_die_with_parent,
+            env={**os.environ, "RUST_LOG": os.environ.get("RUST_LOG", "warn")},  # not a line per request
+        )
+        deadline = time.monotonic() + UP_SECONDS
+        while server.poll() is None and time.monotonic() < deadline:
+            if answers(url, timeout=0.5):
+                return server, url
+            time.sleep(0.02)
+        _stop(server)
+        print(f"Chroma's server did not come up on port {port}.", flush=True)
+    return None, ""
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((LOOPBACK, 0))
+        return int(sock.getsockname()[1])
+
+
+def _forget(where: Path, url: str) -> None:
+    """Remove the server file if it still names this server."""
+    info = ServerInfo.read(where)
+    if info is not None and info.url == url and info.pid == os.getpid():
+        (where / SERVER_FILE).unlink(missing_ok=True)
+
+
+def _stop(server: subprocess.Popen[Any]) -> None:
+    if server.poll() is None:
+        server.terminate()
+        try:
+            server.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+
+
+def _die_with_parent() -> None:
+    """In the child, on Linux: be sent SIGTERM if the host dies without cleaning up (SIGKILL, OOM)."""
+    try:
+        ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    except (OSError, AttributeError):
+        pass
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,185 @@
+"""One Chroma server per shared palace folder: found through a file in the folder, started on demand.
+
+The first process that needs a palace's Chroma starts `python -m mempalace.cli.host` for it, which holds
+the palace's lock, runs Chroma's server on a free loopback port and writes `mempalace.server.json`.
+Later processes read that file and connect. Each process using the palace keeps a lease file fresh
+in `mempalace.clients/`; the host stops once no lease has been touched for `server_idle_seconds`.
+Nothing here imports chromadb: finding the server must stay cheap for short commands.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+from filelock import FileLock, Timeout
+
+from .errors import PalaceUnavailableError
+
+SERVER_FILE = "mempalace.server.json"
+START_LOCK = "mempalace.start.lock"
+CLIENTS_DIR = "mempalace.clients"
+HOST_LOG = "mempalace-server.log"
+START_SECONDS = 30.0
+LEASE_REFRESH_SECONDS = 5.0
+HEARTBEAT = "/api/v2/heartbeat"
+LOG_KEPT_BYTES = 5 * 1024 * 1024  # a longer server log is set aside as .old when a server starts
+
+
+@dataclass(frozen=True)
+class ServerInfo:
+    """What `mempalace.server.json` says: where the palace's server listens and who runs it."""
+
+    url: str
+    pid: int
+    machine: str
+
+    @classmethod
+    def read(cls, palace_dir: Path) -> "ServerInfo | None":
+        try:
+            data = json.loads((palace_dir / SERVER_FILE).read_text(encoding="utf-8"))
+            return cls(str(data["url"]), int(data["pid"]), str(data["machine"]))
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def write(self, palace_dir: Path) -> None:
+        """Replace the file in one step, so a reader never sees half of it."""
+        temporary = palace_dir / f"{SERVER_FILE}.{os.getpid()}"
+        temporary.write_text(json.dumps({"url": self.url, "pid": self.pid, "machine": self.machine}),
+                             encoding="utf-8")
+        os.replace(temporary, palace_dir / SERVER_FILE)
+
+
+def machine() -> str:
+    return socket.gethostname()
+
+
+def answers(url: str, timeout: float = 1.0) -> bool:
+    """Whether a Chroma server answers its heartbeat at `url`."""
+    try:
+        with urllib.request.urlopen(url + HEARTBEAT, timeout=timeout) as response:
+            return response.status == 200
+    except OSError:
+        return False
+
+
+def shared_server(palace_dir: Path, idle_seconds: float) -> str:
+    """The URL of the palace's running server, starting one if none answers."""
+    running = _running(palace_dir)
+    if running:
+        return running
+    check_writable(palace_dir)
+    try:
+        with FileLock(str(palace_dir / START_LOCK), timeout=START_SECONDS, is_singleton=False, thread_local=False):
+            return _running(palace_dir) or _start(palace_dir, idle_seconds)
+    except Timeout:
+        raise PalaceUnavailableError(
+            f"Another process has been starting the server of the palace at {palace_dir} for over "
+            f"{START_SECONDS:.0f} s; see {palace_dir / HOST_LOG}."
+        ) from None
+
+
+def _running(palace_dir: Path) -> str | None:
+    info = ServerInfo.read(palace_dir)
+    if info is None:
+        return None
+    if answers(info.url):
+        return info.url
+    if info.machine != machine():  # its pid cannot be checked from here, so the file counts as live
+        raise PalaceUnavailableError(
+            f"The palace at {palace_dir} is served by another machine ({info.machine}, pid {info.pid}), "
+            "so this folder is on a shared or network file system. Open it on that machine, or have it run "
+            f"`mempalace serve` and connect with --url. If that machine is gone, delete {palace_dir / SERVER_FILE}."
+        )
+    return None
+
+
+def check_writable(palace_dir: Path) -> None:
+    """A shared palace writes its lock, server and lease files beside the data."""
+    if not os.access(palace_dir, os.W_OK):
+        raise PalaceUnavailableError(
+            f"The palace at {palace_dir} is in a folder this user cannot write to, so it cannot be shared "
+            "(its server writes there). Copy it to a writable folder, or open it read-only with a private "
+            "palace: MEMPALACE_SHARED=0."
+        )
+
+
+def _start(palace_dir: Path, idle_seconds: float) -> str:
+    """Start the host process and wait until it has written the server file."""
+    log = palace_dir / HOST_LOG
+    if log.exists() and log.stat().st_size > LOG_KEPT_BYTES:
+        os.replace(log, log.with_name(log.name + ".old"))
+    with open(log, "ab") as out:
+        host = subprocess.Popen(
+            [sys.executable, "-m", "mempalace.cli.host", str(palace_dir), "--idle-seconds", str(idle_seconds)],
+            stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+        )
+    deadline = time.monotonic() + START_SECONDS
+    while time.monotonic() < deadline:
+        info = ServerInfo.read(palace_dir)
+        if info and info.pid == host.pid and answers(info.url):
+            return info.url
+        if host.poll() is not None:
+            raise PalaceUnavailableError(
+                f"The server for the palace at {palace_dir} did not start (exit code {host.returncode}). "
+                f"The end of its log ({log}):\n{log_tail(log)}"
+            )
+        time.sleep(0.02)
+    host.terminate()
+    raise PalaceUnavailableError(
+        f"The server for the palace at {palace_dir} did not answer within {START_SECONDS:.0f} s. "
+        f"The end of its log ({log}):\n{log_tail(log)}"
+    )
+
+
+def log_tail(log: Path, lines: int = 12) -> str:
+    try:
+        return "\n".join(log.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:])
+    except OSError:
+        return "(no log)"
+
+
+class Lease:
+    """This process's claim on a shared palace: a file whose age tells the host when it was last used."""
+
+    def __init__(self, palace_dir: Path):
+        self._path = palace_dir / CLIENTS_DIR / f"{machine()}-{os.getpid()}-{id(self):x}"
+        self._touched = float("-inf")
+        self.touch()
+
+    def touch(self) -> None:
+        """Mark the palace as in use now (at most every few seconds: it is one small file write)."""
+        now = time.monotonic()
+        if now - self._touched < LEASE_REFRESH_SECONDS:
+            return
+        try:
+            self._path.parent.mkdir(exist_ok=True)
+            self._path.touch()
+            self._touched = now
+        except OSError:
+            pass  # a lease only keeps the server up; a read-only folder was refused earlier
+
+    def release(self) -> None:
+        self._path.unlink(missing_ok=True)
+
+
+def newest_lease(palace_dir: Path) -> float:
+    """The wall-clock time the palace was last used by any process (0 if never)."""
+    newest = 0.0
+    try:
+        entries = list(os.scandir(palace_dir / CLIENTS_DIR))
+    except OSError:
+        return newest
+    for entry in entries:
+        try:
+            newest = max(newest, entry.stat().st_mtime)
+        except OSError:
+            continue
+    return newest

@@ -1,0 +1,133 @@
+"""The store of a shared palace: Chroma's server for that folder, connected only when first needed.
+
+A command that only reads the catalog never connects. A search's nearest-neighbour query goes to the
+server's documented REST API (`/api/v2/.../query`) with the standard library until the chromadb client
+is loaded: importing chromadb costs more than a whole short command may take. If the server dies, the
+next call finds or starts a new one; reads are asked again, writes fail and are left to the journal.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import threading
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+from urllib.parse import urlparse
+
+import numpy as np
+
+from ..errors import PalaceUnavailableError
+from ..sharing import answers
+from . import INDEX_RETRIES, ChromaStore, http_client, palace_collection
+
+TENANT, DATABASE = "default_tenant", "default_database"  # where chromadb's HttpClient keeps collections
+
+
+class SharedStore(ChromaStore):
+    """A `ChromaStore` whose server is found (or started) by `locate` and connected lazily."""
+
+    def __init__(self, location: str, locate: Callable[[], str], embedding_function: Callable[[], Any],
+                 create: bool, collection_id: str | None):
+        self.location = location
+        self.mode = "shared"
+        self._counter_db = None
+        self._locate = locate
+        self._ef = embedding_function
+        self._create = create
+        self._known_id = collection_id
+        self._handles: tuple[Any, Any] | None = None
+        self._url: str | None = None
+        self._rest: http.client.HTTPConnection | None = None
+        self._connecting = threading.RLock()
+
+    # -- connection -------------------------------------------------------------------------------
+
+    @property
+    def connected(self) -> bool:
+        return self._handles is not None
+
+    def _connect(self) -> tuple[Any, Any]:
+        with self._connecting:
+            if self._handles is None:
+                self._url = self._url or self._locate()
+                client = http_client(self._url)
+                ef = self._ef()
+                collection = palace_collection(client, ef, self._create, self.location)
+                self._handles = (client, collection)
+                self._known_id = str(collection.id)
+                self.record_embedder(ef, self._create)
+            return self._handles
+
+    @property
+    def _client(self) -> Any:  # type: ignore[override]
+        return self._connect()[0]
+
+    @property
+    def _collection(self) -> Any:  # type: ignore[override]
+        return self._connect()[1]
+
+    @property
+    def collection_id(self) -> str:
+        return self._known_id or str(self._collection.id)
+
+    def reconnected_after(self, error: Exception) -> bool:
+        """After a failure: if the server has gone away, connect to (or start) a new one."""
+        with self._connecting:
+            if self._url is None or answers(self._url):
+                return False
+            self._drop()
+            self._connect()
+            return True
+
+    def _drop(self) -> None:
+        if self._rest:
+            self._rest.close()
+        self._rest, self._handles, self._url = None, None, None
+        self.__dict__.pop("max_batch", None)
+
+    def close(self) -> None:
+        with self._connecting:
+            self._drop()
+
+    # -- the one read short commands need ---------------------------------------------------------
+
+    def nearest(self, vector: np.ndarray, n: int, where: Mapping[str, Any] | None = None) -> list[tuple[str, float]]:
+        if self.connected or self._known_id is None:
+            return super().nearest(vector, n, where)
+        try:
+            result = self._rest_query(vector, n, where)
+        except (OSError, http.client.HTTPException, ValueError):
+            return super().nearest(vector, n, where)  # the client path reconnects and reports clearly
+        return list(zip(result["ids"][0], (float(d) for d in result["distances"][0])))
+
+    def _rest_query(self, vector: np.ndarray, n: int, where: Mapping[str, Any] | None) -> dict[str, Any]:
+        body: dict[str, Any] = {"query_embeddings": [np.asarray(vector, dtype=float).tolist()], "n_results": n,
+                                "include": ["distances"]}
+        if where:
+            body["where"] = dict(where)
+        path = f"/api/v2/tenants/{TENANT}/databases/{DATABASE}/collections/{self._known_id}/query"
+        for attempt in range(1, INDEX_RETRIES + 1):
+            status, answer = self._post(path, json.dumps(body).encode())
+            if status == 200:
+                return json.loads(answer)
+            if b"segment reader" not in answer:  # a server still indexing fresh drawers: wait a little
+                raise PalaceUnavailableError(f"The palace's server refused a search: {answer[:300]!r}")
+            time.sleep(0.05 * attempt)
+        raise PalaceUnavailableError("The palace's server is still indexing new drawers; search again.")
+
+    def _post(self, path: str, body: bytes) -> tuple[int, bytes]:
+        with self._connecting:
+            if self._rest is None:
+                self._url = self._url or self._locate()
+                parts = urlparse(self._url)
+                self._rest = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
+            connection = self._rest
+            try:
+                connection.request("POST", path, body, {"Content-Type": "application/json"})
+                response = connection.getresponse()
+                return response.status, response.read()
+            except (OSError, http.client.HTTPException):
+                self._drop()
+                raise
