@@ -38,6 +38,13 @@ class PalaceLock:
         if self._lock.is_locked:
             self._lock.release()
 
+    def held_by_shared_server(self) -> bool:
+        """Whether the holder recorded itself as a shared palace's host (see `announce`)."""
+        try:
+            return (self._dir / OWNER_FILE).read_text(encoding="utf-8").split()[-1:] == ["shared"]
+        except OSError:
+            return False
+
     def _busy_message(self) -> str:
         try:
             pid, url, shared = ((self._dir / OWNER_FILE).read_text(encoding="utf-8").split() + ["", ""])[:3]

@@ -8,7 +8,6 @@ import os
 from collections import OrderedDict
 from collections.abc import Sequence
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
@@ -17,20 +16,19 @@ from .catalog import Catalog
 from .chunking import split_verbatim
 from .config import Settings, load_settings
 from .embedding import load_embedder
-from .errors import ConfigError, DrawerNotFoundError, InvalidInputError
+from .errors import DrawerNotFoundError, InvalidInputError
 from .locking import PalaceLock
 from .inventory import INGEST, PERSON, RoomedDrawer, chooser, reroom_targets, room_inventory
 from .models import ROOM_BY, AddResult, Drawer, DrawerDraft, DuplicateMatch, PalaceStatus, SearchHit
 from .naming import hall_change, hall_name, room_slug, wing_name
 from .records import best_first, draft_metadata, drawer_from_record, drawer_from_row, extra_metadata, match
 from .search import Searcher
-from .sharing import Lease, check_writable, shared_server
-from .store import SEQ_KEY, ChromaStore, Record, check_palace_dir
-from .store.shared import SharedStore
+from .opening import palace_parts
+from .sharing import Lease
+from .store import SEQ_KEY, ChromaStore, Record
 from .sync import CatalogSync, catalog_row, new_stamp
 from .taxonomy import TaxonomyView
 
-CATALOG_FILE = "mempalace_catalog.sqlite3"
 VECTOR_CACHE = 20_000  # texts whose vectors `embed` remembers (about 30 MB)
 SEARCH_MODES = {"hybrid": True, "vector": False, "semantic": False}
 
@@ -73,21 +71,7 @@ class Palace(TaxonomyView):
         A palace folder is shared: every process on the machine uses it at once through a Chroma
         server MemPalace starts for it. `private=True` (or the setting `shared = false`) opens it
         embedded instead, for this process alone."""
-        settings = settings or load_settings()
-        if path is None and url is None:
-            url = os.environ.get("MEMPALACE_URL") or None
-        where = Path(path).expanduser() if path else settings.default_palace
-        private = not settings.shared if private is None else private
-        if url:
-            store = ChromaStore.remote(url, chroma_embedding_function(settings), create)
-            key = hashlib.sha256(f"{url}|{store.collection_id}".encode()).hexdigest()[:24]
-            opened = _with_catalog(store, settings, lambda: Catalog(settings.cache_dir / f"{key}.sqlite3"))
-        elif private:
-            store, lock = _open_embedded(where, chroma_embedding_function(settings), settings, create)
-            opened = _with_catalog(store, settings, lambda: Catalog(where / CATALOG_FILE), lock)
-        else:
-            opened = _open_shared(where.resolve(), settings, create)
-        return cls(*opened)
+        return cls(*palace_parts(path, url, settings or load_settings(), create, private))
 
     @property
     def location(self) -> str:
@@ -393,71 +377,6 @@ class Palace(TaxonomyView):
         unseen = [i for i in found if i not in rows]
         rows.update({r.id: catalog_row(r) for r in self._store.get(unseen)} if unseen else {})
         return [match(rows[i], s) for i, s in found.items() if i in rows]
-
-
-def chroma_embedding_function(settings: Settings) -> Any:
-    """Chroma's view of the configured embedder (importing it loads chromadb)."""
-    from .store.embedding_function import PalaceEmbeddingFunction
-
-    return PalaceEmbeddingFunction(embedder_name=settings.embedder)
-
-
-def _check_embedder(recorded: str | None, settings: Settings) -> None:
-    """Refuse to open a palace built with another embedder than the configured one."""
-    if recorded and recorded != settings.embedder:
-        raise ConfigError(
-            f"This palace was built with the {recorded!r} embedder but {settings.embedder!r} is "
-            f"configured; set embedder = \"{recorded}\" in {settings.home / 'config.toml'}."
-        )
-
-
-def _with_catalog(store: ChromaStore, settings: Settings, catalog: Callable[[], Catalog],
-                  lock: PalaceLock | None = None) -> tuple[Any, ...]:
-    """What `Palace` is made of, once the store's embedder is checked (nothing is written before)."""
-    try:
-        _check_embedder(store.recorded_embedder(), settings)
-        return store, catalog(), settings, lock, None
-    except BaseException:
-        store.close()
-        if lock:
-            lock.release()
-        raise
-
-
-def _open_shared(where: Path, settings: Settings, create: bool) -> tuple[Any, ...]:
-    """The shared catalog in the folder and a store that finds (or starts) the folder's server when
-    Chroma is first needed; the embedder is checked against the catalog's record, else Chroma's."""
-    check_palace_dir(where, create)
-    if create:
-        where.mkdir(parents=True, exist_ok=True)
-    check_writable(where)
-    catalog = Catalog(where / CATALOG_FILE)
-    store = SharedStore(str(where), lambda: shared_server(where, settings.server_idle_seconds),
-                        lambda: chroma_embedding_function(settings), create, catalog.get_state("collection"))
-    try:
-        recorded = catalog.get_state("embedder") or store.recorded_embedder()
-        _check_embedder(recorded, settings)
-        if recorded and catalog.get_state("embedder") != recorded:
-            catalog.set_state("embedder", recorded)
-    except BaseException:
-        catalog.close()
-        store.close()
-        raise
-    return store, catalog, settings, None, Lease(where)
-
-
-def _open_embedded(where: Path, ef: Any, settings: Settings,
-                   create: bool) -> tuple[ChromaStore, PalaceLock]:
-    """Lock the palace directory first, then let Chroma open it."""
-    check_palace_dir(where, create)
-    where.mkdir(parents=True, exist_ok=True)
-    lock = PalaceLock(where, settings.lock_timeout_seconds)
-    lock.acquire()
-    try:
-        return ChromaStore.embedded(where, ef, create), lock
-    except BaseException:
-        lock.release()
-        raise
 
 
 def _id_list(values: object) -> list[str]:

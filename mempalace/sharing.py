@@ -14,6 +14,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from dataclasses import dataclass
@@ -121,6 +122,7 @@ def _start(palace_dir: Path, idle_seconds: float) -> str:
             [sys.executable, "-m", "mempalace.cli.host", str(palace_dir), "--idle-seconds", str(idle_seconds)],
             stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
         )
+    threading.Thread(target=host.wait, daemon=True).start()  # reaped whenever it stops: no zombie
     deadline = time.monotonic() + START_SECONDS
     while time.monotonic() < deadline:
         info = ServerInfo.read(palace_dir)

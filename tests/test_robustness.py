@@ -7,7 +7,7 @@ from mempalace import Palace
 from mempalace.cli import main
 from mempalace.config import load_settings
 from mempalace.errors import ConfigError, InvalidInputError, PalaceUnavailableError
-from mempalace.palace import CATALOG_FILE
+from mempalace.opening import CATALOG_FILE
 from mempalace.store import SEQ_KEY
 from mempalace.sync import new_stamp
 

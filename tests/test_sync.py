@@ -6,7 +6,7 @@ import pytest
 from mempalace import Palace
 from mempalace.config import load_settings
 from mempalace.embedding import HashEmbedder
-from mempalace.palace import CATALOG_FILE
+from mempalace.opening import CATALOG_FILE
 from mempalace.store import SEQ_KEY
 from mempalace.sync import new_stamp
 

@@ -27,6 +27,7 @@ LOOPBACK = "127.0.0.1"
 PORT_TRIES = 5
 UP_SECONDS = 20.0
 POLL_SECONDS = 0.5
+HANDOVER_SECONDS = 20.0
 PR_SET_PDEATHSIG = 1
 _CHROMA = "import sys, chromadb_rust_bindings as chroma; chroma.cli(sys.argv[1:])"
 
@@ -38,11 +39,16 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     where = args.palace.resolve()
     lock = PalaceLock(where, timeout=0)
-    try:
-        lock.acquire()
-    except MempalaceError as exc:
-        print(f"Not serving {where}: {exc}", flush=True)
-        return 3
+    deadline = time.monotonic() + HANDOVER_SECONDS
+    while True:
+        try:
+            lock.acquire()
+            break
+        except MempalaceError as exc:
+            if not (lock.held_by_shared_server() and time.monotonic() < deadline):
+                print(f"Not serving {where}: {exc}", flush=True)
+                return 3
+            time.sleep(0.1)  # a previous host whose server died is still on its way out
     try:
         return _serve(where, lock, args.idle_seconds)
     finally:

@@ -82,8 +82,9 @@ def _guarded(method: _F) -> _F:
     return wrapper  # type: ignore[return-value]
 
 
-_READS = {"count", "marker", "recorded_embedder", "get", "_page", "all_ids", "stamped_since", "nearest",
-          "nearest_many"}
+# Calls that may simply be made again on a new server (`bump_marker` sets a fresh random token).
+_READS = {"count", "marker", "bump_marker", "recorded_embedder", "get", "_page", "all_ids", "stamped_since",
+          "nearest", "nearest_many"}
 
 
 def _missing(exc: Exception) -> bool:
