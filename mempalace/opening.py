@@ -10,7 +10,6 @@ from typing import Any, Callable
 from .catalog import Catalog
 from .config import Settings
 from .errors import ConfigError
-from .locking import PalaceLock
 from .sharing import Lease, check_writable, shared_server
 from .store import ChromaStore, check_palace_dir
 from .store.shared import SharedStore
@@ -52,7 +51,7 @@ def _check_embedder(recorded: str | None, settings: Settings) -> None:
 
 
 def _with_catalog(store: ChromaStore, settings: Settings, catalog: Callable[[], Catalog],
-                  lock: PalaceLock | None = None) -> tuple[Any, ...]:
+                  lock: Any = None) -> tuple[Any, ...]:
     """What `Palace` is made of, once the store's embedder is checked (nothing is written before)."""
     try:
         _check_embedder(store.recorded_embedder(), settings)
@@ -87,10 +86,12 @@ def _open_shared(where: Path, settings: Settings, create: bool) -> tuple[Any, ..
 
 
 def _open_embedded(where: Path, ef: Any, settings: Settings,
-                   create: bool) -> tuple[ChromaStore, PalaceLock]:
+                   create: bool) -> tuple[ChromaStore, Any]:
     """Lock the palace directory first, then let Chroma open it."""
     check_palace_dir(where, create)
     where.mkdir(parents=True, exist_ok=True)
+    from .locking import PalaceLock  # filelock: only a private palace takes the lock itself
+
     lock = PalaceLock(where, settings.lock_timeout_seconds)
     lock.acquire()
     try:

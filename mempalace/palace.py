@@ -8,7 +8,7 @@ import os
 from collections import OrderedDict
 from collections.abc import Sequence
 from datetime import datetime, timezone
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
@@ -17,17 +17,19 @@ from .chunking import split_verbatim
 from .config import Settings, load_settings
 from .embedding import load_embedder
 from .errors import DrawerNotFoundError, InvalidInputError
-from .locking import PalaceLock
 from .inventory import INGEST, PERSON, RoomedDrawer, chooser, reroom_targets, room_inventory
 from .models import ROOM_BY, AddResult, Drawer, DrawerDraft, DuplicateMatch, PalaceStatus, SearchHit
 from .naming import hall_change, hall_name, room_slug, wing_name
 from .records import best_first, draft_metadata, drawer_from_record, drawer_from_row, extra_metadata, match
 from .search import Searcher
 from .opening import palace_parts
-from .sharing import Lease
 from .store import SEQ_KEY, ChromaStore, Record
 from .sync import CatalogSync, catalog_row, new_stamp
 from .taxonomy import TaxonomyView
+
+if TYPE_CHECKING:
+    from .locking import PalaceLock
+    from .sharing import Lease
 
 VECTOR_CACHE = 20_000  # texts whose vectors `embed` remembers (about 30 MB)
 SEARCH_MODES = {"hybrid": True, "vector": False, "semantic": False}
@@ -47,8 +49,8 @@ def _serialized(method: Callable[..., Any]) -> Callable[..., Any]:
 class Palace(TaxonomyView):
     """A palace of drawers in one Chroma collection, with a catalog that keeps reads fast."""
 
-    def __init__(self, store: ChromaStore, catalog: Catalog, settings: Settings, lock: PalaceLock | None,
-                 lease: Lease | None = None):
+    def __init__(self, store: ChromaStore, catalog: Catalog, settings: Settings, lock: "PalaceLock | None",
+                 lease: "Lease | None" = None):
         self.settings = settings
         self._store = store
         self._catalog = catalog
@@ -364,7 +366,7 @@ class Palace(TaxonomyView):
 
     def _embed(self, texts: list[str]) -> Any:
         if self._embedder is None:
-            self._embedder = load_embedder(self.settings.embedder)
+            self._embedder = load_embedder(self.settings.embedder, self.settings.cache_dir)
         return self._embedder.embed(texts)
 
     def _similar(self, vectors: Any, threshold: float, exclude: set[str]) -> list[DuplicateMatch]:

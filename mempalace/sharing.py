@@ -9,6 +9,7 @@ Nothing here imports chromadb: finding the server must stay cheap for short comm
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import socket
@@ -16,11 +17,10 @@ import subprocess
 import sys
 import threading
 import time
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlparse
 
-from filelock import FileLock, Timeout
 
 from .errors import PalaceUnavailableError
 
@@ -63,12 +63,16 @@ def machine() -> str:
 
 
 def answers(url: str, timeout: float = 1.0) -> bool:
-    """Whether a Chroma server answers its heartbeat at `url`."""
+    """Whether a Chroma server answers its heartbeat at `url` (an http://host:port of ours)."""
+    parts = urlparse(url)
+    connection = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=timeout)
     try:
-        with urllib.request.urlopen(url + HEARTBEAT, timeout=timeout) as response:
-            return response.status == 200
-    except OSError:
+        connection.request("GET", HEARTBEAT)
+        return connection.getresponse().status == 200
+    except (OSError, http.client.HTTPException):
         return False
+    finally:
+        connection.close()
 
 
 def shared_server(palace_dir: Path, idle_seconds: float) -> str:
@@ -77,6 +81,8 @@ def shared_server(palace_dir: Path, idle_seconds: float) -> str:
     if running:
         return running
     check_writable(palace_dir)
+    from filelock import FileLock, Timeout  # only a process that may start the server needs it
+
     try:
         with FileLock(str(palace_dir / START_LOCK), timeout=START_SECONDS, is_singleton=False, thread_local=False):
             return _running(palace_dir) or _start(palace_dir, idle_seconds)

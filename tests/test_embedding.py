@@ -315,7 +315,7 @@ QUERIES = {
 @pytest.fixture
 def model_palace(tmp_path: Path, home: Path, embedder: MiniLMInt8,
                  monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setitem(embedding_module.EMBEDDERS, "minilm-int8", lambda: embedder)  # reuse the loaded model
+    monkeypatch.setitem(embedding_module.EMBEDDERS, "minilm-int8", lambda cache_dir: embedder)  # reuse the loaded model
     settings = load_settings(home, embedder="minilm-int8")
     with Palace.open(tmp_path / "model-palace", settings=settings) as palace:
         ids = {}
