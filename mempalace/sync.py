@@ -150,12 +150,12 @@ class CatalogSync:
             self._seen_version = version
             self.generation += 1
         if self.catalog.get_state("collection") is None:
-            self.rebuild()
+            self._rebuild_shared(None)
             return
         if self.store.connected and not self._verified:
             self._verified = True
             if self.catalog.get_state("collection") != self.store.collection_id:
-                self.rebuild()  # the folder holds a new Chroma database since the catalog was made
+                self._rebuild_shared(self.catalog.get_state("collection"))  # a new Chroma database
                 return
         if time.monotonic() >= self._repair_after:
             try:
@@ -169,6 +169,17 @@ class CatalogSync:
         due = time.monotonic() - self._counted_at >= self.foreign_check_seconds
         if self.store.connected and due and self._check_count():
             self.generation += 1
+
+    def _rebuild_shared(self, stale: str | None) -> None:
+        """Rebuild a shared catalog once, however many processes find it missing at the same time:
+        the others wait for the first and then use what it built."""
+        from filelock import FileLock
+
+        with FileLock(f"{self.catalog.path}.rebuild-lock", is_singleton=False, thread_local=False):
+            if self.catalog.get_state("collection") == stale:
+                self.rebuild()
+            else:
+                self.generation += 1
 
     def _abandoned(self, entry: JournalEntry) -> bool:
         """Whether the writer of `entry` can no longer finish it: its process died, or it is ours and

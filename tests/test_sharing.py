@@ -132,6 +132,12 @@ def test_a_killed_server_is_restarted_by_the_next_call_and_nothing_is_lost(share
         hits = palace.search("host back on a new port", limit=1)  # a read: asked again of a new server
         assert hits[0].content.startswith("After the crash")
         assert palace.count() == 2
+    with Palace.open(shared) as searcher:  # only ever used the REST search path, then its server dies
+        assert searcher.search("cache warms", limit=1)[0].content.startswith("Before the crash")
+        info = ServerInfo.read(shared)
+        _kill(info.pid, signal.SIGKILL)
+        assert _wait_gone(info.pid)
+        assert searcher.get_drawer(first.drawer_ids[0]).content.startswith("Before the crash")
 
 
 def test_a_writer_killed_half_way_leaves_nothing_half_there(shared: Path) -> None:

@@ -69,6 +69,10 @@ def _serve(where: Path, lock: PalaceLock, idle_seconds: float) -> int:
     started = time.time()
     try:
         while not stopping and server.poll() is None:
+            if ServerInfo.read(where) != ServerInfo(url, os.getpid(), machine()):
+                print("The server file was removed or replaced (the palace moved or was deleted): stopping.",
+                      flush=True)
+                break
             last_used = max(started, newest_lease(where))
             if time.time() - last_used > idle_seconds:
                 print(f"Unused for {idle_seconds:.0f} s: stopping.", flush=True)

@@ -51,7 +51,8 @@ class SharedStore(ChromaStore):
     def _connect(self) -> tuple[Any, Any]:
         with self._connecting:
             if self._handles is None:
-                self._url = self._url or self._locate()
+                if self._url is None or not answers(self._url):  # the search path's server may be gone
+                    self._url = self._locate()
                 client = http_client(self._url)
                 ef = self._ef()
                 collection = palace_collection(client, ef, self._create, self.location)
