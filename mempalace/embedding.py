@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+import os
 import re
 import threading
 from pathlib import Path
@@ -98,11 +99,7 @@ class MiniLMInt8:
         self._tokenizer = Tokenizer.from_file(str(tokenizer_path))
         self._tokenizer.enable_truncation(max_length=MAX_TOKENS)
         self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # no length: pad to the longest
-        options = onnxruntime.SessionOptions()
-        options.log_severity_level = 3
-        self._session = onnxruntime.InferenceSession(
-            str(model_path), options, providers=["CPUExecutionProvider"]
-        )
+        self._session = _session(model_path, cache_dir)
         self._lock = threading.Lock()  # the tokenizer's padding state is shared
 
     def embed(self, texts: list[str]) -> np.ndarray:
@@ -125,6 +122,47 @@ class MiniLMInt8:
         weights = mask[:, :, None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
         return _normalise(pooled)
+
+
+def _session(model_path: Path, cache_dir: Path | None) -> Any:
+    """An onnxruntime session of the verified model. onnxruntime optimises the graph on every load
+    (a third of a short command's time), so the optimised graph is kept in `cache_dir`, keyed on
+    onnxruntime's version and this CPU (the optimised graph may use its instruction set), and loaded
+    as it is; it computes the very same vectors."""
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    options.log_severity_level = 3
+    if cache_dir is None:
+        return onnxruntime.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
+    key = hashlib.sha256(f"{MODEL_SHA256} {onnxruntime.__version__} {_cpu()}".encode()).hexdigest()[:16]
+    optimised = cache_dir / f"minilm-int8-optimised-{key}.onnx"
+    recorded = optimised.with_suffix(".sha256")
+    try:
+        if recorded.read_text(encoding="utf-8").strip() == verified_sha256(optimised, cache_dir):
+            options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_DISABLE_ALL
+            return onnxruntime.InferenceSession(str(optimised), options, providers=["CPUExecutionProvider"])
+    except (OSError, onnxruntime.capi.onnxruntime_pybind11_state.Fail):
+        options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    scratch = optimised.with_name(f"{optimised.stem}.{os.getpid()}.onnx")
+    options.optimized_model_filepath = str(scratch)
+    session = onnxruntime.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
+    if scratch.exists():
+        os.replace(scratch, optimised)
+        recorded.write_text(verified_sha256(optimised, cache_dir), encoding="utf-8")
+    return session
+
+
+def _cpu() -> str:
+    """What identifies this machine's CPU for the optimised graph: its model name and feature flags."""
+    try:
+        lines = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        import platform
+
+        return platform.machine() + platform.processor()
+    return "|".join(sorted({line for line in lines if line.startswith(("model name", "flags"))}))
 
 
 class HashEmbedder:

