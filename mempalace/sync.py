@@ -159,9 +159,12 @@ class CatalogSync:
                 return
         if time.monotonic() >= self._repair_after:
             try:
-                for entry in self.catalog.open_writes():
+                entries = self.catalog.open_writes()
+                for entry in entries:
                     if self._abandoned(entry):
                         self._repair(entry)
+                if not entries:
+                    self._notice_foreign_writes()
             except MempalaceError:
                 # Chroma cannot be reached now: the catalog still holds every finished write, so reads
                 # go on from it, and the repair is tried again a little later.
@@ -169,6 +172,17 @@ class CatalogSync:
         due = time.monotonic() - self._counted_at >= self.foreign_check_seconds
         if self.store.connected and due and self._check_count():
             self.generation += 1
+
+    def _notice_foreign_writes(self) -> None:
+        """Chroma's own write counter, read from its file in the folder, against the one the last
+        MemPalace writer recorded: a difference with no MemPalace write under way means a tool that
+        is not MemPalace wrote (say, while no server ran), and the catalog catches up."""
+        counter = self.store.write_counter()
+        if counter is None or str(counter) == self.catalog.get_state("counter"):
+            return
+        self._catch_up()
+        self.catalog.set_state("counter", counter)
+        self.generation += 1
 
     def _rebuild_shared(self, stale: str | None) -> None:
         """Rebuild a shared catalog once, however many processes find it missing at the same time:
@@ -241,15 +255,15 @@ class CatalogSync:
         if deleted:
             self.catalog.delete(deleted)
         self._advance_watermark(max([seq, *(r.seq for r in rows)]))
-        counter = self.store.write_counter()
-        if counter is None:
+        if self.store.mode != "embedded":
             behind = self._before != self._token or (self.store.marker() or "") != self._pending
             # Bump again now the data has landed: a reader that saw the first bump before it did looks again.
             self._pending = self.store.bump_marker()
             if behind and not self.shared:  # a shared catalog already holds the other writers' changes
                 self._catch_up()
-        else:
-            self.catalog.set_state("counter", counter)  # the lock keeps other MemPalace writers out
+        counter = self.store.write_counter()
+        if counter is not None:  # embedded: the lock keeps other writers out; shared: see _follow_shared
+            self.catalog.set_state("counter", counter)
         self._remember(self._pending)
         self.generation += 1
 

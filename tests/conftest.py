@@ -3,10 +3,14 @@ asks for the real model, the deterministic `hash` embedder."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+# Private palaces for the whole run, module-scoped fixtures included; tests of sharing ask for it.
+os.environ["MEMPALACE_SHARED"] = "0"
 
 from mempalace import Palace
 from mempalace.config import Settings, load_settings

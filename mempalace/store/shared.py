@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import http.client
 import json
+import sqlite3
 import threading
 import time
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
@@ -20,7 +22,7 @@ import numpy as np
 
 from ..errors import PalaceUnavailableError
 from ..sharing import answers
-from . import INDEX_RETRIES, ChromaStore, http_client, palace_collection
+from . import CHROMA_FILE, INDEX_RETRIES, ChromaStore, http_client, palace_collection
 
 TENANT, DATABASE = "default_tenant", "default_database"  # where chromadb's HttpClient keeps collections
 
@@ -91,6 +93,20 @@ class SharedStore(ChromaStore):
     def close(self) -> None:
         with self._connecting:
             self._drop()
+            if self._counter_db is not None:
+                self._counter_db.close()
+                self._counter_db = None
+
+    def write_counter(self) -> int | None:
+        """Chroma's write counter from its file in the palace folder (see `ChromaStore.write_counter`),
+        read without asking the server."""
+        if self._counter_db is None:
+            chroma_file = Path(self.location) / CHROMA_FILE
+            if not chroma_file.exists():
+                return None
+            uri = chroma_file.resolve().as_uri() + "?mode=ro"
+            self._counter_db = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
+        return super().write_counter()
 
     # -- the one read short commands need ---------------------------------------------------------
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -73,7 +74,16 @@ class Dashboard:
         return self.log.read_text(errors="replace") if self.log.exists() else ""
 
     def stop(self) -> None:
+        """Stop the dashboard, then the server MemPalace started for its palace (if it did)."""
+        from mempalace.sharing import ServerInfo
+
         stop(self.process)
+        info = ServerInfo.read(self.palace_path)
+        if info is not None:
+            try:
+                os.kill(info.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
 
 
 def _health(url: str) -> bool:
@@ -89,7 +99,7 @@ def start_dashboard(home: Path, env: Mapping[str, str] | None = None, attempts: 
     """
     home.mkdir(parents=True, exist_ok=True)
     full_env = {**os.environ, "MEMPALACE_HOME": str(home), "MEMPALACE_EMBEDDER": "minilm-int8",
-                "PYTHONUNBUFFERED": "1"}
+                "MEMPALACE_SHARED": "1", "PYTHONUNBUFFERED": "1"}  # the palace shared, as people run it
     full_env.pop("MEMPALACE_URL", None)
     full_env.update(env or {})
     for attempt in range(1, attempts + 1):

@@ -5,9 +5,9 @@ Fixtures:
 - `dashboard(prefill=None, env=None)` starts a fresh server per call and stops it after the test;
   `module_dashboard(...)` does the same but keeps the server for the whole module (use it in a
   module-scoped fixture to share one server between tests). Both return a `_dashboard.Dashboard`
-  (`url`, `home`, `palace_path`, `output()`). `prefill(palace)` receives the embedded palace at
-  `home/palace`, opened with the real model, and runs before the server starts: an embedded palace
-  is locked by the process holding it, so it cannot be filled once the app has opened it.
+  (`url`, `home`, `palace_path`, `output()`). `prefill(palace)` receives the palace at `home/palace`,
+  opened private with the real model, and runs before the server starts; the dashboard then opens
+  it shared, as people run it (its palace server is stopped with it).
 - `page`: a fresh browser context and page (30 s default timeout, also for `expect`) whose
   Streamlit runs are counted (see `_dashboard.rerun`).
 - `browser`: one Chromium (/usr/bin/chromium, `--no-sandbox`) for the session.
@@ -101,7 +101,7 @@ def _prefill(home: Path, prefill: Callable[[Palace], Any]) -> None:
     from mempalace.config import load_settings
 
     settings = load_settings(home, embedder="minilm-int8")
-    with Palace.open(home / "palace", settings=settings) as palace:
+    with Palace.open(home / "palace", settings=settings, private=True) as palace:
         prefill(palace)
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -18,7 +17,6 @@ from mcp import Client, StdioServerParameters
 from playwright.sync_api import Page, expect
 
 from _dashboard import Dashboard, metric, open_app, sidebar
-from mempalace.sharing import ServerInfo
 
 pytestmark = pytest.mark.e2e
 TRANSCRIPT = """User: We need to pick a vector store for the memory palace.
@@ -30,12 +28,7 @@ Assistant: Yes: the first process starts it, the others connect, and it stops wh
 
 @pytest.fixture
 def shared_app(dashboard) -> Dashboard:
-    app = dashboard(env={"MEMPALACE_SHARED": "1"})
-    yield app
-    app.stop()
-    info = ServerInfo.read(app.palace_path)
-    if info:
-        os.kill(info.pid, signal.SIGTERM)
+    return dashboard()  # the palace shared, as people run it; its server stops with the dashboard
 
 
 def _mempalace(app: Dashboard, *args: str) -> subprocess.CompletedProcess[str]:
