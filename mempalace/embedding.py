@@ -190,6 +190,41 @@ EMBEDDERS: dict[str, Callable[..., Any]] = {
 }
 
 
+class EmbedderLoader:
+    """Loads the configured embedder once, in the background once `start`ed: loading the model takes a
+    quarter of a second, which a search spends reading the keyword index meanwhile (onnxruntime and
+    SQLite leave the GIL free while they work)."""
+
+    def __init__(self, name: str, cache_dir: Path | None = None):
+        self.name = name
+        self._cache_dir = cache_dir
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._result: list[Any] = []
+
+    def start(self) -> "EmbedderLoader":
+        with self._lock:
+            if self._thread is None and not self._result:
+                self._thread = threading.Thread(target=self._load, name="mempalace-load-model", daemon=True)
+                self._thread.start()
+        return self
+
+    def get(self) -> Any:
+        """The embedder, loaded now if nobody started it; a loading error is raised here."""
+        self.start()
+        assert self._thread is not None
+        self._thread.join()
+        if isinstance(self._result[0], BaseException):
+            raise self._result[0]
+        return self._result[0]
+
+    def _load(self) -> None:
+        try:
+            self._result.append(load_embedder(self.name, self._cache_dir))
+        except BaseException as exc:  # raised again in `get`, where the caller is
+            self._result.append(exc)
+
+
 def load_embedder(name: str, cache_dir: Path | None = None) -> Any:
     """The embedder registered under `name` (`cache_dir` remembers which model files were verified)."""
     try:

@@ -15,7 +15,7 @@ import numpy as np
 from .catalog import Catalog
 from .chunking import split_verbatim
 from .config import Settings, load_settings
-from .embedding import load_embedder
+from .embedding import EmbedderLoader
 from .errors import DrawerNotFoundError, InvalidInputError
 from .inventory import INGEST, PERSON, RoomedDrawer, chooser, reroom_targets, room_inventory
 from .models import ROOM_BY, AddResult, Drawer, DrawerDraft, DuplicateMatch, PalaceStatus, SearchHit
@@ -56,7 +56,7 @@ class Palace(TaxonomyView):
         self._catalog = catalog
         self._lock = lock
         self._lease = lease
-        self._embedder: Any = None
+        self._embedder = EmbedderLoader(settings.embedder, settings.cache_dir)
         self._sync = CatalogSync(store, catalog, settings.foreign_check_seconds)
         if lease:
             self._sync.on_use = lease.touch
@@ -323,9 +323,12 @@ class Palace(TaxonomyView):
             "wing": wing_name(wing) if wing else None, "room": room_slug(room) if room else None,
             "hall": hall_name(hall) if hall else None, "source_file": source_file or None,
         }
+        self._embedder.start()  # the model loads while the keyword index is read
         self._sync.ensure_fresh()
+        hybrid = SEARCH_MODES[mode]
+        keywords = self._searcher.keyword_hits(query, filters, limit) if hybrid else {}
         vector = self._embed([self._searcher.embedded_text(query, filters, self._sync.generation)])[0]
-        return self._searcher.search(query, vector, filters, limit, SEARCH_MODES[mode], self._sync.generation)
+        return self._searcher.search(query, vector, filters, limit, keywords, hybrid, self._sync.generation)
 
     def status(self) -> PalaceStatus:
         return PalaceStatus(
@@ -365,9 +368,7 @@ class Palace(TaxonomyView):
             self._sync.finish_write(seq=seq)
 
     def _embed(self, texts: list[str]) -> Any:
-        if self._embedder is None:
-            self._embedder = load_embedder(self.settings.embedder, self.settings.cache_dir)
-        return self._embedder.embed(texts)
+        return self._embedder.get().embed(texts)
 
     def _similar(self, vectors: Any, threshold: float, exclude: set[str]) -> list[DuplicateMatch]:
         found: dict[str, float] = {}

@@ -92,11 +92,15 @@ class Searcher:
             self._common.update(((key, w), common) for w, common in verdicts.items())
         return semantic_text(query, frozenset(w for w in words if self._common.get((key, w))))
 
+    def keyword_hits(self, query: str, filters: Mapping[str, str | None], limit: int) -> dict[str, float]:
+        """{id: BM25 score} of the best keyword matches, the candidates `search` fuses with the nearest."""
+        return dict(self._catalog.lexical(query, filters, max(limit * 5, MIN_POOL)))
+
     def search(self, query: str, vector: np.ndarray, filters: Mapping[str, str | None], limit: int,
-               hybrid: bool, generation: int) -> list[SearchHit]:
+               lexical: Mapping[str, float], hybrid: bool, generation: int) -> list[SearchHit]:
+        """Fuse the nearest drawers to `vector` with the keyword hits (`keyword_hits`, {} for vector mode)."""
         pool = max(limit * 5, MIN_POOL)
         semantic = self._nearest(vector, filters, pool, generation)
-        lexical = dict(self._catalog.lexical(query, filters, pool)) if hybrid else {}
         rows = self._catalog.rows(list(dict.fromkeys([*semantic, *lexical])))
         best_lexical = max(lexical.values(), default=0.0) or 1.0
         weight = LEXICAL_WEIGHT if hybrid else 0.0

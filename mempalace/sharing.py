@@ -13,7 +13,6 @@ import http.client
 import json
 import os
 import socket
-import subprocess
 import sys
 import threading
 import time
@@ -120,6 +119,8 @@ def check_writable(palace_dir: Path) -> None:
 
 def _start(palace_dir: Path, idle_seconds: float) -> str:
     """Start the host process and wait until it has written the server file."""
+    import subprocess  # only a process that starts the server needs it
+
     log = palace_dir / HOST_LOG
     if log.exists() and log.stat().st_size > LOG_KEPT_BYTES:
         os.replace(log, log.with_name(log.name + ".old"))

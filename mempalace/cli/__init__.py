@@ -13,7 +13,6 @@ import importlib
 import click
 
 from ..errors import InvalidInputError, MempalaceError
-from ..formats import FORMATS
 from ..models import HALLS
 from ..palace import Palace
 from .support import emit, palace_command
@@ -21,6 +20,24 @@ from .support import emit, palace_command
 if TYPE_CHECKING:
     from ..ingest import IngestReport
     from ..ingest.reroom import ReroomReport
+
+
+class _FormatChoice(click.Choice):
+    """The transcript formats, read from their registry only when click needs them (help, checking a
+    value), so commands that never ingest do not load every format module."""
+
+    def __init__(self) -> None:
+        super().__init__(())
+
+    @property  # type: ignore[override]
+    def choices(self) -> tuple[str, ...]:
+        from ..formats import FORMATS
+
+        return tuple(FORMATS)
+
+    @choices.setter
+    def choices(self, _: object) -> None:
+        pass
 
 
 class _LazyGroup(click.Group):
@@ -260,7 +277,7 @@ def reindex(ctx: click.Context, palace: Palace) -> None:
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--wing", help="File everything in this wing (default: project, channel or file name).")
 @click.option("--room", help="File everything in this room (default: chosen from each conversation's words).")
-@click.option("--format", "format_name", type=click.Choice(list(FORMATS)), help="Skip detection: read as this format.")
+@click.option("--format", "format_name", type=_FormatChoice(), help="Skip detection: read as this format.")
 @click.option("--dry-run", is_flag=True, help="Show what would be filed; write nothing.")
 @palace_command(create=True)
 def ingest_command(ctx: click.Context, palace: Palace, paths: tuple[Path, ...], wing: str | None, room: str | None,
