@@ -7,8 +7,8 @@ an agent search, against the same palace opened private (embedded).
    `status` and `search` with the palace's server already running; then the first command after
    the server was stopped (`search`, which has to start it; `status` needs no server at all).
 2. Search p50 inside a long-lived process (the dashboard's case: one `Palace` for many searches),
-   wing-filtered and unfiltered, shared against private.
-3. MCP `mempalace_search` p50 through the SDK's stdio client, shared against private.
+   wing-filtered and unfiltered, shared against private, in alternating rounds (the machine drifts).
+3. MCP `mempalace_search` p50 through the SDK's stdio client, shared against private, likewise.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from scale import ready_palace  # noqa: E402
 
 MEMPALACE = str(Path(sys.executable).parent / "mempalace")
+ROUNDS = 3
 QUERIES = ["how did the auth migration go", "gpu costs before the launch", "who fixed the cache outage",
            "billing policy review", "deploy rollout incident", "security audit plan", "search latency tuning",
            "backup budget", "payments refactor", "mobile testing notes"]
@@ -125,18 +126,22 @@ def main() -> None:
     print(f"\n{args.drawers:,} drawers. CLI, a new process each time (median; max):")
     for name, values in cli.items():
         print(f"  mempalace {name:13s} {p50(values)}; max {max(values) * 1000:.0f} ms")
-    print("Search inside one process (p50), shared vs private:")
-    stop_server(palace)
-    private = in_process(palace, True)
-    shared = in_process(palace, False)
+    print(f"Search inside one process (p50 of {ROUNDS} alternating rounds each), shared vs private:")
+    runs: dict[bool, dict[str, list[float]]] = {True: {"wing": [], "unfiltered": []},
+                                                False: {"wing": [], "unfiltered": []}}
+    mcp: dict[bool, list[float]] = {True: [], False: []}
+    for _ in range(ROUNDS):
+        for private in (True, False):
+            stop_server(palace)
+            for key, values in in_process(palace, private).items():
+                runs[private][key] += values
+            stop_server(palace)
+            mcp[private] += asyncio.run(mcp_search(palace, private))
     for key in ("wing", "unfiltered"):
-        ratio = statistics.median(shared[key]) / statistics.median(private[key])
-        print(f"  {key:10s} private {p50(private[key])}  shared {p50(shared[key])}  ({ratio:.2f}×)")
-    stop_server(palace)
-    mcp_private = asyncio.run(mcp_search(palace, True))
-    mcp_shared = asyncio.run(mcp_search(palace, False))
-    ratio = statistics.median(mcp_shared) / statistics.median(mcp_private)
-    print(f"MCP mempalace_search p50: private {p50(mcp_private)}  shared {p50(mcp_shared)}  ({ratio:.2f}×)")
+        ratio = statistics.median(runs[False][key]) / statistics.median(runs[True][key])
+        print(f"  {key:10s} private {p50(runs[True][key])}  shared {p50(runs[False][key])}  ({ratio:.2f}×)")
+    ratio = statistics.median(mcp[False]) / statistics.median(mcp[True])
+    print(f"MCP mempalace_search p50: private {p50(mcp[True])}  shared {p50(mcp[False])}  ({ratio:.2f}×)")
     stop_server(palace)
 
 
