@@ -9,7 +9,7 @@ from typing import Any, Callable
 
 from .catalog import Catalog
 from .config import Settings
-from .errors import ConfigError
+from .errors import ConfigError, PalaceUnavailableError
 from .sharing import Lease, check_writable, shared_server
 from .store import ChromaStore, check_palace_dir
 from .store.shared import SharedStore
@@ -89,11 +89,17 @@ def _open_embedded(where: Path, ef: Any, settings: Settings,
                    create: bool) -> tuple[ChromaStore, Any]:
     """Lock the palace directory first, then let Chroma open it."""
     check_palace_dir(where, create)
-    where.mkdir(parents=True, exist_ok=True)
     from .locking import PalaceLock  # filelock: only a private palace takes the lock itself
 
     lock = PalaceLock(where, settings.lock_timeout_seconds)
-    lock.acquire()
+    try:
+        where.mkdir(parents=True, exist_ok=True)
+        lock.acquire()
+    except OSError as exc:  # a read-only folder: the lock file cannot be made
+        raise PalaceUnavailableError(
+            f"The palace at {where} cannot be opened: MemPalace cannot write its lock there ({exc.strerror}). "
+            "Copy the palace to a writable folder and open the copy."
+        ) from None
     try:
         return ChromaStore.embedded(where, ef, create), lock
     except BaseException:

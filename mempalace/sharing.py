@@ -21,13 +21,13 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 
-from .errors import PalaceUnavailableError
+from .errors import PalaceBusyError, PalaceUnavailableError
 
 SERVER_FILE = "mempalace.server.json"
 START_LOCK = "mempalace.start.lock"
 CLIENTS_DIR = "mempalace.clients"
 HOST_LOG = "mempalace-server.log"
-START_SECONDS = 30.0
+START_SECONDS = 60.0
 LEASE_REFRESH_SECONDS = 5.0
 HEARTBEAT = "/api/v2/heartbeat"
 LOG_KEPT_BYTES = 5 * 1024 * 1024  # a longer server log is set aside as .old when a server starts
@@ -93,17 +93,62 @@ def shared_server(palace_dir: Path, idle_seconds: float) -> str:
 
 
 def _running(palace_dir: Path) -> str | None:
+    """The URL of this folder's live server: the host named in the server file must still run and
+    serve this folder (a port is reused once a host is gone: a stale file must never lead to another
+    palace's server); a host that is alive but slow to answer is waited for."""
     info = ServerInfo.read(palace_dir)
     if info is None:
         return None
-    if answers(info.url):
-        return info.url
     if info.machine != machine():  # its pid cannot be checked from here, so the file counts as live
+        if answers(info.url):
+            return info.url
         raise PalaceUnavailableError(
             f"The palace at {palace_dir} is served by another machine ({info.machine}, pid {info.pid}), "
             "so this folder is on a shared or network file system. Open it on that machine, or have it run "
             f"`mempalace serve` and connect with --url. If that machine is gone, delete {palace_dir / SERVER_FILE}."
         )
+    deadline = time.monotonic() + START_SECONDS
+    while _hosts(info.pid, palace_dir):
+        if answers(info.url):
+            return info.url
+        if time.monotonic() > deadline:
+            raise PalaceUnavailableError(
+                f"The server of the palace at {palace_dir} (pid {info.pid}) has not answered for "
+                f"{START_SECONDS:.0f} s. The end of its log ({palace_dir / HOST_LOG}):\n{log_tail(palace_dir / HOST_LOG)}"
+            )
+        time.sleep(0.1)
+    return None
+
+
+def _hosts(pid: int, palace_dir: Path) -> bool:
+    """Whether process `pid` is alive and is the host of `palace_dir` (read from /proc on Linux)."""
+    try:
+        command = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        try:
+            os.kill(pid, 0)
+        except OSError:
+            return False
+        return True  # no /proc here: a live pid is the best evidence there is
+    return b"mempalace.cli.host" in command and os.fsencode(str(palace_dir)) in command
+
+
+def _private_holder(palace_dir: Path) -> int | None:
+    """The pid of the process holding the folder as a private palace, if one holds its lock now."""
+    from filelock import FileLock, Timeout
+
+    try:
+        words = (palace_dir / "mempalace.owner").read_text(encoding="utf-8").split()
+    except OSError:
+        return None
+    if not words or not words[0].isdigit() or words[-1] == "shared":
+        return None
+    probe = FileLock(str(palace_dir / "mempalace.lock"), timeout=0, is_singleton=False, thread_local=False)
+    try:
+        probe.acquire()
+    except Timeout:
+        return int(words[0])
+    probe.release()
     return None
 
 
@@ -111,15 +156,23 @@ def check_writable(palace_dir: Path) -> None:
     """A shared palace writes its lock, server and lease files beside the data."""
     if not os.access(palace_dir, os.W_OK):
         raise PalaceUnavailableError(
-            f"The palace at {palace_dir} is in a folder this user cannot write to, so it cannot be shared "
-            "(its server writes there). Copy it to a writable folder, or open it read-only with a private "
-            "palace: MEMPALACE_SHARED=0."
+            f"The palace at {palace_dir} is in a folder this user cannot write to. MemPalace writes its "
+            "lock, catalog and server files beside the data, so copy the palace to a writable folder "
+            "and open the copy."
         )
 
 
 def _start(palace_dir: Path, idle_seconds: float) -> str:
     """Start the host process and wait until it has written the server file."""
     import subprocess  # only a process that starts the server needs it
+
+    holder = _private_holder(palace_dir)
+    if holder is not None:
+        raise PalaceBusyError(
+            f"The palace at {palace_dir} is open as a private palace by process {holder}, so it cannot "
+            "be shared now. Close that program, or open the palace there without MEMPALACE_SHARED=0 / "
+            "private=True so that both share it."
+        )
 
     log = palace_dir / HOST_LOG
     if log.exists() and log.stat().st_size > LOG_KEPT_BYTES:
@@ -128,6 +181,7 @@ def _start(palace_dir: Path, idle_seconds: float) -> str:
         host = subprocess.Popen(
             [sys.executable, "-m", "mempalace.cli.host", str(palace_dir), "--idle-seconds", str(idle_seconds)],
             stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+            cwd=palace_dir,
         )
     threading.Thread(target=host.wait, daemon=True).start()  # reaped whenever it stops: no zombie
     deadline = time.monotonic() + START_SECONDS
@@ -179,8 +233,9 @@ class Lease:
         self._path.unlink(missing_ok=True)
 
 
-def newest_lease(palace_dir: Path) -> float:
-    """The wall-clock time the palace was last used by any process (0 if never)."""
+def newest_lease(palace_dir: Path, forget_after: float) -> float:
+    """The wall-clock time the palace was last used by any process (0 if never); leases untouched for
+    `forget_after` seconds (of processes that were killed) are removed."""
     newest = 0.0
     try:
         entries = list(os.scandir(palace_dir / CLIENTS_DIR))
@@ -188,7 +243,10 @@ def newest_lease(palace_dir: Path) -> float:
         return newest
     for entry in entries:
         try:
-            newest = max(newest, entry.stat().st_mtime)
+            touched = entry.stat().st_mtime
+            if time.time() - touched > forget_after:
+                os.unlink(entry.path)
+            newest = max(newest, touched)
         except OSError:
             continue
     return newest

@@ -32,6 +32,7 @@ from .store import SEQ_KEY, ChromaStore, Record
 
 LAG_MICROSECONDS = 60_000_000
 REPAIR_RETRY_SECONDS = 5.0
+IN_FLIGHT_MICROSECONDS = 60_000_000  # a journal entry older than this no longer hides foreign writes
 UNSORTED_WING, GENERAL_ROOM = "unsorted", "general"  # for drawers other tools filed without a place
 _last_stamp = 0
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -93,7 +94,7 @@ class CatalogSync:
         self._owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self._writing: set[str] = set()
         self._seen_version = catalog.data_version()
-        self._verified = False
+        self._verified = 0
         self._repair_after = 0.0
         self.on_use: Any = lambda: None  # a shared palace's lease: tells the server it is still wanted
 
@@ -152,8 +153,8 @@ class CatalogSync:
         if self.catalog.get_state("collection") is None:
             self._rebuild_shared(None)
             return
-        if self.store.connected and not self._verified:
-            self._verified = True
+        if self.store.connected and self._verified != self.store.connections:
+            self._verified = self.store.connections  # checked again after every reconnection
             if self.catalog.get_state("collection") != self.store.collection_id:
                 self._rebuild_shared(self.catalog.get_state("collection"))  # a new Chroma database
                 return
@@ -163,8 +164,8 @@ class CatalogSync:
                 for entry in entries:
                     if self._abandoned(entry):
                         self._repair(entry)
-                if not entries:
-                    self._notice_foreign_writes()
+                if not any(new_stamp() - e.stamp < IN_FLIGHT_MICROSECONDS for e in entries):
+                    self._notice_foreign_writes()  # (a write under way moves Chroma's counter too)
             except MempalaceError:
                 # Chroma cannot be reached now: the catalog still holds every finished write, so reads
                 # go on from it, and the repair is tried again a little later.
@@ -216,7 +217,8 @@ class CatalogSync:
         """Make the catalog say what Chroma holds for the entry's drawers; a half-done add is undone."""
         found = {r.id: r for r in self.store.get(list(entry.ids), embeddings=True)}
         if entry.kind == "add" and len(found) < len(entry.ids):
-            landed = [i for i, r in found.items() if _int(r.metadata.get(SEQ_KEY)) == entry.stamp]
+            held = self.catalog.stamps(list(found))  # another writer's acknowledged add of the same text
+            landed = [i for i, r in found.items() if _int(r.metadata.get(SEQ_KEY)) == entry.stamp and i not in held]
             if landed:
                 self.store.delete(landed)
                 for drawer_id in landed:
@@ -296,7 +298,8 @@ class CatalogSync:
         self._counted_at = time.monotonic()
         if self.store.count() == self.catalog.count():
             return False
-        stored, cataloged = self.store.all_ids(), self.catalog.ids()
+        cataloged = self.catalog.ids()  # first: a write landing meanwhile then looks missing, never gone
+        stored = self.store.all_ids()
         if cataloged - stored:
             self.catalog.delete(sorted(cataloged - stored))
         missing = sorted(stored - cataloged)

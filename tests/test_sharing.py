@@ -110,9 +110,8 @@ def test_a_private_palace_and_a_shared_one_refuse_each_other_clearly(shared: Pat
     assert _wait_gone(info.pid)
     with Palace.open(shared, private=True) as private, Palace.open(shared) as reader:
         assert reader.count() == 1  # the catalog answers reads while a private process holds Chroma
-        with pytest.raises(PalaceUnavailableError, match="did not start") as caught:
+        with pytest.raises(PalaceBusyError, match=f"open as a private palace by process {os.getpid()}"):
             reader.add_drawer("Refused while the palace is private.", "wing_kai", "notes")
-        assert "in use by another process" in str(caught.value)  # the host's own words, from its log
         private.add_drawer("Written by the private process.", "wing_kai", "notes")
         assert reader.count() == 2 and private.count() == 2
 
@@ -233,3 +232,39 @@ async def test_two_mcp_servers_and_the_cli_write_and_read_one_palace(shared: Pat
         assert hits[0]["wing"] == "wing_agent_b"
         tunnels = (await call(first, "find_tunnels"))["tunnels"]
         assert tunnels[0]["room"] == "deploys" and len(tunnels[0]["wings"]) == 3
+
+
+def test_a_stale_server_file_never_leads_to_another_palace(shared: Path, tmp_path: Path) -> None:
+    other = tmp_path / "other-palace"
+    with Palace.open(other) as neighbour:
+        neighbour.add_drawer("The neighbour's only drawer.", "wing_other", "notes")
+        with Palace.open(shared) as palace:
+            palace.add_drawer("Ours.", "wing_kai", "notes")
+            ours = ServerInfo.read(shared)
+            _kill(ours.pid, signal.SIGKILL)  # our host dies; its file stays behind
+            assert _wait_gone(ours.pid)
+            theirs = ServerInfo.read(other)
+            ServerInfo(theirs.url, ours.pid, ours.machine).write(shared)  # its port now answers for them
+            palace.add_drawer("Filed after the crash, and into our own palace.", "wing_kai", "notes")
+            assert ServerInfo.read(shared).url != theirs.url
+            assert palace.count() == 2 and palace._store.count() == 2
+        assert neighbour.count() == 1 and neighbour._store.count() == 1
+    for folder in (other,):
+        info = ServerInfo.read(folder)
+        if info:
+            _kill(info.pid, signal.SIGTERM)
+
+
+def test_repair_keeps_an_add_another_writer_acknowledged(shared: Path) -> None:
+    from mempalace.catalog import JournalEntry
+    from mempalace.store import SEQ_KEY
+
+    with Palace.open(shared) as palace:
+        kept = palace.add_drawer("Acknowledged by its writer.", "wing_kai", "notes").drawer_ids[0]
+        stamp = int(palace._store.get([kept])[0].metadata[SEQ_KEY])
+        dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                              text=True).stdout.strip()  # a pid that has exited
+        palace._catalog.open_write(JournalEntry("t1", f"{os.uname().nodename}:{dead}:x", "add", stamp,
+                                                (kept, "drawer_never_landed")))
+        assert palace.count() == 1  # the read repairs the entry: half there, yet the landed row is held
+        assert palace._store.count() == 1 and palace._catalog.open_writes() == []

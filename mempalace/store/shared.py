@@ -40,6 +40,7 @@ class SharedStore(ChromaStore):
         self._create = create
         self._known_id = collection_id
         self._handles: tuple[Any, Any] | None = None
+        self.connections = 0  # how many times the chromadb client connected (a new server each time)
         self._url: str | None = None
         self._rest: http.client.HTTPConnection | None = None
         self._connecting = threading.RLock()
@@ -60,6 +61,7 @@ class SharedStore(ChromaStore):
                 collection = palace_collection(client, ef, self._create, self.location)
                 self._handles = (client, collection)
                 self._known_id = str(collection.id)
+                self.connections += 1
                 self.record_embedder(ef, self._create)
             return self._handles
 
@@ -87,6 +89,13 @@ class SharedStore(ChromaStore):
     def _drop(self) -> None:
         if self._rest:
             self._rest.close()
+        if self._handles is not None:
+            close = getattr(self._handles[0], "close", None)  # chromadb keeps a client per URL otherwise
+            if close is not None:
+                try:
+                    close()
+                except Exception:  # a client of a server that is gone: nothing left to release
+                    pass
         self._rest, self._handles, self._url = None, None, None
         self.__dict__.pop("max_batch", None)
 
@@ -113,10 +122,15 @@ class SharedStore(ChromaStore):
     def nearest(self, vector: np.ndarray, n: int, where: Mapping[str, Any] | None = None) -> list[tuple[str, float]]:
         if self.connected or self._known_id is None:
             return super().nearest(vector, n, where)
-        try:
-            result = self._rest_query(vector, n, where)
-        except (OSError, http.client.HTTPException, ValueError):
-            return super().nearest(vector, n, where)  # the client path reconnects and reports clearly
+        for attempt in (1, 2):  # a second try finds (or starts) the new server if the old one died
+            try:
+                result = self._rest_query(vector, n, where)
+                break
+            except (OSError, http.client.HTTPException):
+                if attempt == 2:
+                    return super().nearest(vector, n, where)  # the client path reports clearly
+            except ValueError:
+                return super().nearest(vector, n, where)
         return list(zip(result["ids"][0], (float(d) for d in result["distances"][0])))
 
     def _rest_query(self, vector: np.ndarray, n: int, where: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -129,6 +143,8 @@ class SharedStore(ChromaStore):
             status, answer = self._post(path, json.dumps(body).encode())
             if status == 200:
                 return json.loads(answer)
+            if status == 404:  # the collection is not (or no longer) there: the client path finds out
+                raise ValueError("collection not found")
             if b"segment reader" not in answer:  # a server still indexing fresh drawers: wait a little
                 raise PalaceUnavailableError(f"The palace's server refused a search: {answer[:300]!r}")
             time.sleep(0.05 * attempt)
@@ -140,11 +156,14 @@ class SharedStore(ChromaStore):
                 self._url = self._url or self._locate()
                 parts = urlparse(self._url)
                 self._rest = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
-            connection = self._rest
-            try:
-                connection.request("POST", path, body, {"Content-Type": "application/json"})
-                response = connection.getresponse()
-                return response.status, response.read()
-            except (OSError, http.client.HTTPException):
-                self._drop()
-                raise
+            for attempt in (1, 2):
+                try:
+                    self._rest.request("POST", path, body, {"Content-Type": "application/json"})
+                    response = self._rest.getresponse()
+                    return response.status, response.read()
+                except (OSError, http.client.HTTPException):
+                    self._rest.close()  # a kept-alive connection the server closed: one fresh try
+                    if attempt == 2 or not answers(self._url):
+                        self._drop()
+                        raise
+            raise AssertionError("unreachable")
