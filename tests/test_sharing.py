@@ -66,7 +66,10 @@ def _wait_gone(pid: int, seconds: float = 20.0) -> bool:
             os.kill(pid, 0)
         except ProcessLookupError:
             return True
-        if Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z":
+        try:
+            if Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z":
+                return True
+        except FileNotFoundError:  # reaped between the two looks
             return True
         time.sleep(0.05)
     return False
