@@ -20,7 +20,7 @@ from pydantic import Field
 from ..errors import InvalidInputError, MempalaceError
 from ..graph import find_tunnels, graph_stats, suggest_room_merges, traverse
 from ..palace import Palace
-from .support import jsonable, place_options, user_errors
+from .support import is_loopback, jsonable, place_options, user_errors
 
 MAX_SEARCH_LIMIT = 100
 INSTRUCTIONS = (
@@ -199,6 +199,11 @@ def _links_under(path: Path) -> Iterator[Path]:
 @click.pass_context
 def mcp_command(ctx: click.Context, http: bool, host: str, port: int, allowed: tuple[Path, ...]) -> None:
     """Serve the palace to AI agents over the Model Context Protocol."""
+    if http and not is_loopback(host):
+        raise click.UsageError(
+            f"Refusing to serve MCP on {host}: `mcp --http` has no sign-in yet, so anyone who can reach the "
+            "port could read, file and delete drawers. Keep the default --host 127.0.0.1 (agents on this "
+            "machine), or put it behind a reverse proxy that checks a token.")
     with user_errors(), Palace.open(ctx.obj["palace"], ctx.obj["url"]) as palace:
         server = build_server(palace, allowed)
         if http:

@@ -23,7 +23,7 @@ from ..config import load_settings
 from ..locking import PalaceLock
 from ..palace import Palace
 from ..store import CHROMA_FILE
-from .support import user_errors
+from .support import is_loopback, user_errors
 
 LOG_FILE = "mempalace-serve.log"  # in the palace directory: files named mempalace* are ours
 STARTUP_SECONDS = 60
@@ -35,9 +35,17 @@ PR_SET_PDEATHSIG = 1  # prctl option (Linux)
               help="Palace directory (default: the global --palace, else $MEMPALACE_HOME/palace).")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", type=int, default=8000, show_default=True)
+@click.option("--trusted-network", is_flag=True,
+              help="Listen on a non-loopback --host although Chroma's server checks no credentials: only "
+                   "behind a reverse proxy that checks a token, or on a network you trust.")
 @click.pass_context
-def serve_command(ctx: click.Context, palace_dir: Path | None, host: str, port: int) -> None:
+def serve_command(ctx: click.Context, palace_dir: Path | None, host: str, port: int, trusted_network: bool) -> None:
     """Run a Chroma server on the palace so the dashboard, agents and the CLI can share it."""
+    if not is_loopback(host) and not trusted_network:
+        raise click.UsageError(
+            f"Refusing to serve on {host}: Chroma's server has no working authentication, so anyone who can "
+            "reach the port could read and change every drawer. Keep the default --host 127.0.0.1, or put "
+            "the server behind a reverse proxy that checks a token and add --trusted-network.")
     settings = load_settings()
     where = Path(palace_dir or ctx.obj["palace"] or settings.default_palace).expanduser().resolve()
     url = client_url(host, port)

@@ -100,3 +100,15 @@ def _opened(path: Path | None, url: str | None, create: bool, dry_run: bool) -> 
             return
     with Palace.open(path, url, create=create and not dry_run) as palace:
         yield palace
+
+
+def is_loopback(host: str) -> bool:
+    """Whether `host` (an address or name to listen on) only reaches this machine."""
+    import ipaddress
+
+    if host.strip().lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip().strip("[]")).is_loopback
+    except ValueError:
+        return False
