@@ -9,7 +9,6 @@ Clients start it (see `mempalace.sharing`); a person never needs to.
 from __future__ import annotations
 
 import argparse
-import ctypes
 import os
 import signal
 import socket
@@ -22,13 +21,13 @@ from typing import Any
 from ..errors import MempalaceError
 from ..locking import PalaceLock
 from ..sharing import CLIENTS_DIR, SERVER_FILE, ServerInfo, answers, machine, newest_lease
+from .serve import die_with_parent, reap
 
 LOOPBACK = "127.0.0.1"
 PORT_TRIES = 5
 UP_SECONDS = 20.0
 POLL_SECONDS = 0.5
 HANDOVER_SECONDS = 20.0
-PR_SET_PDEATHSIG = 1
 _CHROMA = "import sys, chromadb_rust_bindings as chroma; chroma.cli(sys.argv[1:])"
 
 
@@ -82,7 +81,7 @@ def _serve(where: Path, lock: PalaceLock, idle_seconds: float) -> int:
             print(f"Chroma's server exited by itself (code {server.returncode}).", flush=True)
     finally:
         _forget(where, url)
-        _stop(server)
+        reap(server)
     return 0
 
 
@@ -94,7 +93,7 @@ def _start_chroma(where: Path) -> tuple[subprocess.Popen[Any] | None, str]:
         server = subprocess.Popen(
             [sys.executable, "-c", _CHROMA, "chroma", "run", "--path", str(where), "--host", LOOPBACK,
              "--port", str(port)],
-            stdin=subprocess.DEVNULL, stdout=sys.stdout, stderr=subprocess.STDOUT, preexec_fn=_die_with_parent,
+            stdin=subprocess.DEVNULL, stdout=sys.stdout, stderr=subprocess.STDOUT, preexec_fn=die_with_parent,
             env={**os.environ, "RUST_LOG": os.environ.get("RUST_LOG", "warn")},  # not a line per request
         )
         deadline = time.monotonic() + UP_SECONDS
@@ -102,7 +101,7 @@ def _start_chroma(where: Path) -> tuple[subprocess.Popen[Any] | None, str]:
             if answers(url, timeout=0.5):
                 return server, url
             time.sleep(0.02)
-        _stop(server)
+        reap(server)
         print(f"Chroma's server did not come up on port {port}.", flush=True)
     return None, ""
 
@@ -118,24 +117,6 @@ def _forget(where: Path, url: str) -> None:
     info = ServerInfo.read(where)
     if info is not None and info.url == url and info.pid == os.getpid():
         (where / SERVER_FILE).unlink(missing_ok=True)
-
-
-def _stop(server: subprocess.Popen[Any]) -> None:
-    if server.poll() is None:
-        server.terminate()
-        try:
-            server.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
-
-
-def _die_with_parent() -> None:
-    """In the child, on Linux: be sent SIGTERM if the host dies without cleaning up (SIGKILL, OOM)."""
-    try:
-        ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
-    except (OSError, AttributeError):
-        pass
 
 
 if __name__ == "__main__":

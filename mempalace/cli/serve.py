@@ -78,7 +78,7 @@ def _run_chroma(where: Path, host: str, port: int, url: str) -> int:
     with open(log_path, "ab") as log:
         process = subprocess.Popen([chroma, "run", "--path", str(where), "--host", host, "--port", str(port)],
                                    stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                   preexec_fn=_die_with_parent)
+                                   preexec_fn=die_with_parent)
     stopping: list[bool] = []
 
     def stop(*_: Any) -> None:
@@ -94,7 +94,7 @@ def _run_chroma(where: Path, host: str, port: int, url: str) -> int:
             click.echo(f"The Chroma server has not answered yet; see {log_path}.", err=True)
         code = process.wait()
     finally:
-        _reap(process)
+        reap(process)
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     if stopping:
@@ -105,7 +105,7 @@ def _run_chroma(where: Path, host: str, port: int, url: str) -> int:
     return code or 1
 
 
-def _reap(process: subprocess.Popen) -> None:
+def reap(process: subprocess.Popen) -> None:
     """Make sure the server has exited before the lock is released."""
     if process.poll() is None:
         process.terminate()
@@ -116,8 +116,9 @@ def _reap(process: subprocess.Popen) -> None:
             process.wait()
 
 
-def _die_with_parent() -> None:
-    """In the child, on Linux: be sent SIGTERM if `serve` dies without cleaning up (SIGKILL, OOM)."""
+def die_with_parent() -> None:
+    """In the child, on Linux: be sent SIGTERM if its parent (`serve`, a palace's host) dies without
+    cleaning up (SIGKILL, OOM)."""
     try:
         ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
     except (OSError, AttributeError):
