@@ -328,7 +328,7 @@ class Palace(TaxonomyView):
         hybrid = SEARCH_MODES[mode]
         keywords = self._searcher.keyword_hits(query, filters, limit) if hybrid else {}
         vector = self._embed([self._searcher.embedded_text(query, filters, self._sync.generation)])[0]
-        return self._searcher.search(query, vector, filters, limit, keywords, hybrid, self._sync.generation)
+        return self._searcher.search(vector, filters, limit, keywords, hybrid, self._sync.generation)
 
     def status(self) -> PalaceStatus:
         return PalaceStatus(

@@ -96,7 +96,7 @@ class Searcher:
         """{id: BM25 score} of the best keyword matches, the candidates `search` fuses with the nearest."""
         return dict(self._catalog.lexical(query, filters, max(limit * 5, MIN_POOL)))
 
-    def search(self, query: str, vector: np.ndarray, filters: Mapping[str, str | None], limit: int,
+    def search(self, vector: np.ndarray, filters: Mapping[str, str | None], limit: int,
                lexical: Mapping[str, float], hybrid: bool, generation: int) -> list[SearchHit]:
         """Fuse the nearest drawers to `vector` with the keyword hits (`keyword_hits`, {} for vector mode)."""
         pool = max(limit * 5, MIN_POOL)
