@@ -102,13 +102,18 @@ def _place_token(key: str, value: str) -> str:
     return f"p{_FILTERS.index(key)}x{int(digest, 16)}"
 
 
-def where_clause(filters: Mapping[str, str | None]) -> tuple[str, list[str]]:
-    """SQL for the given place filters (AND), ignoring the ones that are None."""
+def where_clause(filters: Mapping[str, Any]) -> tuple[str, list[str]]:
+    """SQL for the given place filters (AND), ignoring the ones that are None; a tuple of values
+    (a scoped view's wings) matches any of them."""
     parts, args = [], []
     for key in _FILTERS:
-        if filters.get(key) is not None:
+        value = filters.get(key)
+        if isinstance(value, tuple):
+            parts.append(f"d.{key} IN ({', '.join('?' * len(value))})" if value else "0")
+            args.extend(value)
+        elif value is not None:
             parts.append(f"d.{key} = ?")
-            args.append(filters[key])
+            args.append(value)
     return (" AND ".join(parts) or "1"), args
 
 
@@ -230,11 +235,14 @@ class Catalog(WordCounts):
         sql, args = where_clause(filters)
         return [r[0] for r in self._db.execute(f"SELECT d.id FROM drawers d WHERE {sql} ORDER BY d.rowid", args)]
 
-    def room_dates(self, per_room: int) -> dict[str, tuple[str, ...]]:
-        """{room: its most recent distinct dates, newest first}, read from the (room, dated) index."""
+    def room_dates(self, per_room: int, wings: tuple[str, ...] | None = None) -> dict[str, tuple[str, ...]]:
+        """{room: its most recent distinct dates, newest first}, read from the (room, dated) index;
+        only in `wings` when given."""
         dates: dict[str, list[str]] = {}
+        sql, args = where_clause({"wing": wings})
         for room, dated in self._db.execute(
-                "SELECT DISTINCT room, dated FROM drawers WHERE dated != '' ORDER BY room, dated DESC"):
+                f"SELECT DISTINCT room, dated FROM drawers d WHERE dated != '' AND {sql} ORDER BY room, dated DESC",
+                args):
             found = dates.setdefault(room, [])
             if len(found) < per_room:
                 found.append(dated)
@@ -327,10 +335,11 @@ class Catalog(WordCounts):
             " ORDER BY d.chunk_index, d.rowid", (value, found[2] - around, found[2] + around)).fetchall()
         return [_row(values) for values in rows]
 
-    def day_counts(self) -> dict[str, int]:
-        """{YYYY-MM-DD: drawers filed that day}."""
-        rows = self._db.execute("SELECT substr(filed_at, 1, 10) AS day, count(*) FROM drawers WHERE filed_at != ''"
-                                " GROUP BY day ORDER BY day")
+    def day_counts(self, wings: tuple[str, ...] | None = None) -> dict[str, int]:
+        """{YYYY-MM-DD: drawers filed that day} (in `wings` when given)."""
+        sql, args = where_clause({"wing": wings})
+        rows = self._db.execute("SELECT substr(filed_at, 1, 10) AS day, count(*) FROM drawers d WHERE filed_at != ''"
+                                f" AND {sql} GROUP BY day ORDER BY day", args)
         return {day: n for day, n in rows}
 
     def matching_count(self, filters: Mapping[str, str | None]) -> int:
@@ -346,10 +355,16 @@ class Catalog(WordCounts):
         matrix = np.frombuffer(b"".join(p[1] for p in pairs), dtype=np.float32).reshape(len(pairs), -1)
         return [p[0] for p in pairs], matrix
 
-    def place_match(self, filters: Mapping[str, str | None]) -> str:
-        """The FTS5 expression for the place filters ("" for none)."""
-        place = place_tokens(**{k: filters.get(k) for k in _FILTERS})
-        return "place : (" + " AND ".join(place.split()) + ")" if place else ""
+    def place_match(self, filters: Mapping[str, Any]) -> str:
+        """The FTS5 expression for the place filters ("" for none); a tuple matches any of its values."""
+        terms = []
+        for key in _FILTERS:
+            value = filters.get(key)
+            if isinstance(value, tuple):
+                terms.append("(" + " OR ".join(_place_token(key, v) for v in value) + ")" if value else "p9x0")
+            elif value:
+                terms.append(_place_token(key, value))
+        return "place : (" + " AND ".join(terms) + ")" if terms else ""
 
     def lexical(self, query: str, filters: Mapping[str, str | None], limit: int) -> list[tuple[str, float]]:
         """(id, BM25 score, higher is better) of drawers containing any query term, best first."""

@@ -34,6 +34,8 @@ class Settings:
     ingest_drawer_chars: int = 800
     max_ingest_bytes: int = 200 * 1024 * 1024
     max_unzipped_bytes: int = 1024 * 1024 * 1024
+    server_token: str = ""  # sent as a bearer token to a Chroma server behind a token-checking proxy
+    access: tuple[Any, ...] = ()  # the [[access]] rules: who may read or change which wings (mempalace.access)
     graph_hidden_rooms: tuple[str, ...] = ("general",)
     tunnel_stop_rooms: tuple[str, ...] = (
         "misc", "miscellaneous", "other", "random", "general-discussion", "discussion", "chat", "notes",
@@ -53,6 +55,7 @@ _ENV = {
     "embedder": "MEMPALACE_EMBEDDER",
     "shared": "MEMPALACE_SHARED",
     "duplicate_threshold": "MEMPALACE_DUPLICATE_THRESHOLD",
+    "server_token": "MEMPALACE_SERVER_TOKEN",
 }
 
 
@@ -81,6 +84,11 @@ def _typed(base: Settings, values: dict[str, Any], source: Path) -> Settings:
     typed: dict[str, Any] = {}
     for key, value in values.items():
         kind = type(getattr(base, key))
+        if key == "access":
+            from .access import parse_rules  # the rules' own module checks them
+
+            typed[key] = parse_rules(value)
+            continue
         if kind is tuple:
             typed[key] = _room_list(key, value)
             continue

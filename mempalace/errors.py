@@ -58,3 +58,7 @@ class SourceRefusedError(InvalidInputError):
 
 class PlaceNotFoundError(MempalaceError, LookupError):
     """No room or wing has the given name."""
+
+
+class AccessDeniedError(MempalaceError, PermissionError):
+    """The signed-in person or token may not do this (their role or wings do not allow it)."""

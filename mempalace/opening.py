@@ -25,7 +25,7 @@ def palace_parts(path: str | os.PathLike[str] | None, url: str | None, settings:
     where = Path(path).expanduser() if path else settings.default_palace
     private = not settings.shared if private is None else private
     if url:
-        store = ChromaStore.remote(url, chroma_embedding_function(settings), create)
+        store = ChromaStore.remote(url, chroma_embedding_function(settings), create, settings.server_token)
         key = hashlib.sha256(f"{url}|{store.collection_id}".encode()).hexdigest()[:24]
         return _with_catalog(store, settings, lambda: Catalog(settings.cache_dir / f"{key}.sqlite3"))
     if private:

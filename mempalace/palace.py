@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
+from .access import current_actor
+from .audit import ACCESS_FILE, AccessBook
 from .catalog import Catalog
 from .chunking import split_verbatim
 from .config import Settings, load_settings
@@ -20,9 +22,9 @@ from .errors import DrawerNotFoundError, InvalidInputError
 from .inventory import INGEST, PERSON, RoomedDrawer, chooser, reroom_targets, room_inventory
 from .models import ROOM_BY, AddResult, Drawer, DrawerDraft, DuplicateMatch, PalaceStatus, SearchHit
 from .naming import hall_change, hall_name, room_slug, wing_name
-from .records import best_first, draft_metadata, drawer_from_record, drawer_from_row, extra_metadata, match
+from .records import best_first, check_content, draft_metadata, drawer_from_record, drawer_from_row, extra_metadata, match
 from .search import Searcher
-from .opening import palace_parts
+from .opening import CATALOG_FILE, palace_parts
 from .store import SEQ_KEY, ChromaStore, Record
 from .sync import CatalogSync, catalog_row, new_stamp
 from .taxonomy import TaxonomyView
@@ -63,6 +65,7 @@ class Palace(TaxonomyView):
         self._searcher = Searcher(store, catalog)
         self._closed = False
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+        self.access = AccessBook(_access_path(catalog.path))  # the audit log and tokens, opened on first use
         super().__init__(catalog, self._sync)
 
     @classmethod
@@ -90,6 +93,7 @@ class Palace(TaxonomyView):
             return
         self._closed = True
         self._catalog.close()
+        self.access.close()
         self._store.close()
         if self._lock:
             self._lock.release()
@@ -136,6 +140,7 @@ class Palace(TaxonomyView):
             self._store.add([d for _, d, _ in new], [p for _, _, p in new], metadatas, vectors)
             records = [Record(d, p, m, v) for (_, d, p), m, v in zip(new, metadatas, vectors)]
             self._sync.finish_write(rows=[catalog_row(r) for r in records])
+        self._record("add", [d for _, d, _ in new], wing=wing, room=room)
         return AddResult("added", tuple(ids), parent)
 
     @_serialized
@@ -156,6 +161,7 @@ class Palace(TaxonomyView):
             self._store.add([d.id for d in drafts], [d.content for d in drafts], metadatas, vectors)
             records = [Record(d.id, d.content, m, v) for d, m, v in zip(drafts, metadatas, vectors)]
             self._sync.finish_write(rows=[catalog_row(r) for r in records if r.id not in known])
+        self._record("file", [d.id for d in drafts if d.id not in known], wings=sorted({d.wing for d in drafts}))
 
     @_serialized
     def delete_drawers(self, ids: Sequence[str]) -> int:
@@ -166,6 +172,7 @@ class Palace(TaxonomyView):
             with self._sync.writing("change", present, new_stamp()):
                 self._store.delete(present)
                 self._sync.finish_write(deleted=present)
+            self._record("delete", present)
         return len(present)
 
     @_serialized
@@ -207,7 +214,7 @@ class Palace(TaxonomyView):
         ids = [i for room in _id_list(rooms) for i in self._catalog.ids_where({"room": room})]
         wings = tuple(sorted({w for w, room, _, _ in self._catalog.room_counts() if room in rooms}))
         if ids:
-            self._move(ids, {"room": target})
+            self._move(ids, {"room": target}, action="move-rooms")
         return len(ids), wings
 
     @_serialized
@@ -228,7 +235,7 @@ class Palace(TaxonomyView):
         self._sync.ensure_fresh()
         targets = reroom_targets(self._store, self._catalog, moves)
         for room, ids in targets.items():
-            self._move(ids, {"room": room_slug(room)}, INGEST)
+            self._move(ids, {"room": room_slug(room)}, INGEST, "reroom")
         return sum(map(len, targets.values()))
 
     @_serialized
@@ -238,12 +245,14 @@ class Palace(TaxonomyView):
         with self._sync.writing("change", [drawer.id], new_stamp()):
             self._store.delete([drawer.id])
             self._sync.finish_write(deleted=[drawer.id])
+        self._record("delete", [drawer.id], wing=drawer.wing, room=drawer.room)
         return drawer
 
     @_serialized
     def rebuild_index(self) -> int:
         """Remake the catalog from Chroma (after another tool moved drawers); returns the drawer count."""
         self._sync.rebuild()
+        self._record("rebuild", [])
         return self._catalog.count()
 
     # -- reading ----------------------------------------------------------------------------------
@@ -307,8 +316,10 @@ class Palace(TaxonomyView):
 
     @_serialized
     def search(self, query: str, wing: str | None = None, room: str | None = None, hall: str | None = None,
-               source_file: str | None = None, limit: int = 10, mode: str = "hybrid") -> list[SearchHit]:
-        """Drawers best matching `query` within the given place (filters combine with AND)."""
+               source_file: str | None = None, limit: int = 10, mode: str = "hybrid",
+               within: tuple[str, ...] | None = None) -> list[SearchHit]:
+        """Drawers best matching `query` within the given place (filters combine with AND); `within`
+        limits the search to those wings (a scoped view's)."""
         if not isinstance(query, str) or not query.strip():
             raise InvalidInputError("The search query is empty.")
         if len(query) > self.settings.max_query_chars:
@@ -323,6 +334,10 @@ class Palace(TaxonomyView):
             "wing": wing_name(wing) if wing else None, "room": room_slug(room) if room else None,
             "hall": hall_name(hall) if hall else None, "source_file": source_file or None,
         }
+        if within is not None and (not within or (filters["wing"] or within[0]) not in within):
+            return []
+        if within is not None and not filters["wing"]:
+            filters["wing"] = tuple(sorted(within))
         self._embedder.start()  # the model loads while the keyword index is read
         self._sync.ensure_fresh()
         hybrid = SEARCH_MODES[mode]
@@ -339,22 +354,10 @@ class Palace(TaxonomyView):
     # -- helpers ----------------------------------------------------------------------------------
 
     def _check_content(self, content: object) -> None:
-        if not isinstance(content, str):
-            raise InvalidInputError(f"Drawer content must be text, not {type(content).__name__}.")
-        if not content.strip():
-            raise InvalidInputError("Drawer content is empty.")
-        try:
-            content.encode("utf-8")
-        except UnicodeEncodeError as exc:
-            raise InvalidInputError(
-                f"Drawer content is not valid Unicode text (a lone surrogate at character {exc.start})."
-            ) from None
-        if len(content) > self.settings.max_content_chars:
-            raise InvalidInputError(
-                f"The content is {len(content):,} characters; the limit is {self.settings.max_content_chars:,}."
-            )
+        check_content(content, self.settings.max_content_chars)
 
-    def _move(self, ids: list[str], place: dict[str, str | None], chosen_by: str = PERSON) -> None:
+    def _move(self, ids: list[str], place: dict[str, str | None], chosen_by: str = PERSON,
+              action: str = "move") -> None:
         """Apply `place` (None: unchanged; "": removed, which only a hall can be) to the drawers; a
         new room records who chose it."""
         changes = {k: v for k, v in place.items() if v is not None}
@@ -366,6 +369,11 @@ class Palace(TaxonomyView):
             self._store.update_metadata(ids, [{**stored, SEQ_KEY: seq}] * len(ids))
             self._catalog.move(ids, seq, **changes)
             self._sync.finish_write(seq=seq)
+        self._record(action, ids, **changes)
+
+    def _record(self, action: str, ids: Sequence[str], **detail: Any) -> None:
+        """Append a write to the audit log, under the actor of this thread (see mempalace.access)."""
+        self.access.record(current_actor(), action, ids, **detail)
 
     def _embed(self, texts: list[str]) -> Any:
         return self._embedder.get().embed(texts)
@@ -387,6 +395,11 @@ def _id_list(values: object) -> list[str]:
     if not isinstance(values, (list, tuple, set, frozenset)) or not all(isinstance(v, str) for v in values):
         raise InvalidInputError("Give a list of text values (drawer ids or room names).")
     return list(values)
+
+
+def _access_path(catalog: Any) -> Any:
+    """The access book sits next to the catalog: in the palace folder, or in the cache for a server."""
+    return catalog.with_name(ACCESS_FILE) if catalog.name == CATALOG_FILE else catalog.with_suffix(".access.sqlite3")
 
 
 def _drawer_id(parent: str, index: int) -> str:

@@ -62,3 +62,19 @@ def drawer_from_record(record: Record) -> Drawer:
         chunk_index=int(known["chunk_index"] or 0), parent_id=known["parent_id"],
         filed_at=known["filed_at"], added_by=known["added_by"], extra=meta, room_by=known[ROOM_BY],
     )
+
+
+def check_content(content: object, max_chars: int) -> None:
+    """Refuse drawer content that is not non-empty, valid Unicode text within `max_chars`."""
+    if not isinstance(content, str):
+        raise InvalidInputError(f"Drawer content must be text, not {type(content).__name__}.")
+    if not content.strip():
+        raise InvalidInputError("Drawer content is empty.")
+    try:
+        content.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidInputError(
+            f"Drawer content is not valid Unicode text (a lone surrogate at character {exc.start})."
+        ) from None
+    if len(content) > max_chars:
+        raise InvalidInputError(f"The content is {len(content):,} characters; the limit is {max_chars:,}.")

@@ -63,8 +63,9 @@ def query_words(query: str) -> list[str]:
     return _WORD.findall(query)
 
 
-def chroma_where(filters: Mapping[str, str | None]) -> dict[str, Any] | None:
-    clauses = [{k: v} for k, v in filters.items() if v is not None]
+def chroma_where(filters: Mapping[str, Any]) -> dict[str, Any] | None:
+    """Chroma's `where` for the place filters; a tuple of values (a scoped view's wings) is `$in`."""
+    clauses = [{k: {"$in": list(v)} if isinstance(v, tuple) else v} for k, v in filters.items() if v is not None]
     if not clauses:
         return None
     return clauses[0] if len(clauses) == 1 else {"$and": clauses}

@@ -145,9 +145,14 @@ class TaxonomyView:
         """(wing, room, hall, drawer count) for every place holding drawers; hall '' for none."""
         return self._memoized(("places", None), lambda: tuple(self._taxonomy_catalog.room_counts()))
 
-    def room_dates(self, per_room: int = 5) -> dict[str, tuple[str, ...]]:
-        """{room: its most recent conversation (or filing) dates, newest first}."""
-        return dict(self._memoized(("dates", per_room), lambda: self._taxonomy_catalog.room_dates(per_room)))
+    def graph_places(self) -> tuple[tuple[str, str, str, int], ...]:
+        """The places the room graph is built from: all of them here (a scoped view hides some wings)."""
+        return self.places()
+
+    def room_dates(self, per_room: int = 5, within: tuple[str, ...] | None = None) -> dict[str, tuple[str, ...]]:
+        """{room: its most recent conversation (or filing) dates, newest first} (in the wings `within`)."""
+        return dict(self._memoized(("dates", per_room, within),
+                                   lambda: self._taxonomy_catalog.room_dates(per_room, within)))
 
     def room_centroids(self, per_room: int = 20) -> dict[str, Any]:
         """{room: the mean vector of up to `per_room` of its drawers}, to compare what rooms hold."""
@@ -168,9 +173,10 @@ class TaxonomyView:
             self._taxonomy_sync.ensure_fresh()
             return self._taxonomy_catalog.wing_vectors(per_wing)
 
-    def drawer_ids(self, wing: str | None = None, room: str | None = None, hall: str | None = None) -> list[str]:
+    def drawer_ids(self, wing: str | None = None, room: str | None = None, hall: str | None = None,
+                   within: tuple[str, ...] | None = None) -> list[str]:
         """Ids of the drawers in a place, names exactly as stored (rooms other tools filed may be unslugged)."""
-        filters = _text_names(wing=wing, room=room, hall=hall)
+        filters = _within(_text_names(wing=wing, room=room, hall=hall), within)
         with self._guard:
             self._taxonomy_sync.ensure_fresh()
             return self._taxonomy_catalog.ids_where(filters)
@@ -181,17 +187,18 @@ class TaxonomyView:
             self._taxonomy_sync.ensure_fresh()
             return self._taxonomy_sync.generation
 
-    def filed_per_day(self) -> dict[str, int]:
-        """{YYYY-MM-DD: how many of the drawers stored now were filed that day}."""
-        return dict(self._memoized(("days", None), self._taxonomy_catalog.day_counts))
+    def filed_per_day(self, within: tuple[str, ...] | None = None) -> dict[str, int]:
+        """{YYYY-MM-DD: how many of the drawers stored now (in the wings `within`) were filed that day}."""
+        return dict(self._memoized(("days", within), lambda: self._taxonomy_catalog.day_counts(within)))
 
     def browse(self, wing: str | None = None, room: str | None = None, hall: str | None = None,
-               offset: int = 0, limit: int = 50) -> tuple[int, list[Drawer]]:
-        """(how many drawers are in the place, one page of them in place order); names as stored."""
+               offset: int = 0, limit: int = 50, within: tuple[str, ...] | None = None) -> tuple[int, list[Drawer]]:
+        """(how many drawers are in the place, one page of them in place order); names as stored;
+        `within` keeps to those wings (a scoped view's)."""
         for value in (offset, limit):
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise InvalidInputError("offset and limit must be whole numbers, 0 or more.")
-        filters = _text_names(wing=wing, room=room, hall=hall)
+        filters = _within(_text_names(wing=wing, room=room, hall=hall), within)
         with self._guard:
             self._taxonomy_sync.ensure_fresh()
             total = self._taxonomy_catalog.matching_count(filters)
@@ -215,3 +222,12 @@ def _text_names(**names: object) -> dict[str, str | None]:
         if value is not None and not isinstance(value, str):
             raise InvalidInputError(f"Wing, room and hall names must be text, not {type(value).__name__}.")
     return names  # type: ignore[return-value]
+
+
+def _within(filters: dict[str, object], wings: tuple[str, ...] | None) -> dict[str, object]:
+    """The filters kept to `wings` (None: no limit): a wing named outside them matches nothing."""
+    if wings is None:
+        return filters
+    if filters.get("wing") is None:
+        return {**filters, "wing": tuple(wings)}
+    return filters if filters["wing"] in wings else {**filters, "wing": ()}

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from itertools import combinations
 
+from ..access import HIDDEN_WING
 from ..errors import InvalidInputError, PlaceNotFoundError
 from ..models import Edge, GraphStats, RoomNode, TraversalStep, Tunnel
 from ..naming import room_slug, wing_name
@@ -64,7 +65,7 @@ def _settings_key(palace: Palace) -> tuple[frozenset[str], frozenset[str]]:
 def room_index(palace: Palace) -> RoomIndex:
     """The graph's rooms and wings, built from the count table and kept until the palace changes."""
     hidden, stop = _settings_key(palace)
-    return palace.derived(("graph-index", hidden, stop), lambda: _build_index(palace.places(), hidden, stop))
+    return palace.derived(("graph-index", hidden, stop), lambda: _build_index(palace.graph_places(), hidden, stop))
 
 
 def _build_index(places: tuple[tuple[str, str, str, int], ...], hidden: frozenset[str],
@@ -133,7 +134,7 @@ def traverse(palace: Palace, start_room: str, max_hops: int = 2) -> list[Travers
     seen, frontier = {start}, [start]
     expanded: set[str] = set()
     for hop in range(1, max_hops + 1):
-        wings = set().union(*(index.rooms[r].wings for r in frontier)) - expanded
+        wings = set().union(*(index.rooms[r].wings for r in frontier)) - expanded - {HIDDEN_WING}
         expanded |= wings
         reached: dict[str, set[str]] = {}
         for wing in wings:
@@ -162,13 +163,13 @@ def graph_stats(palace: Palace) -> GraphStats:
 def _stats(index: RoomIndex) -> GraphStats:
     tunnels = [_tunnel(room, index.rooms[room], weight) for room, weight in index.weights.items()]
     linked = {w for t in tunnels if t.weight > 0 for w in t.wings}
+    shown = [w for w in index.wing_rooms if w != HIDDEN_WING]
     top = sorted((t for t in tunnels if t.weight > 0), key=lambda t: (-t.score, -t.count, t.room))[:TOP_TUNNELS]
     return GraphStats(
         total_rooms=len(index.rooms), tunnel_rooms=len(tunnels),
         total_edges=sum(len(t.wings) * (len(t.wings) - 1) // 2 for t in tunnels),
-        total_wings=len(index.wing_rooms),
-        rooms_per_wing={w: len(rooms) for w, rooms in index.wing_rooms.items()},
-        top_tunnels=tuple(top), isolated_wings=tuple(w for w in index.wing_rooms if w not in linked),
+        total_wings=len(shown), rooms_per_wing={w: len(index.wing_rooms[w]) for w in shown},
+        top_tunnels=tuple(top), isolated_wings=tuple(w for w in shown if w not in linked),
     )
 
 

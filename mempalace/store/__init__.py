@@ -128,9 +128,10 @@ class ChromaStore:
         return cls._with_collection(client, embedding_function, create, str(path), "embedded")
 
     @classmethod
-    def remote(cls, url: str, embedding_function: Any, create: bool) -> "ChromaStore":
-        """Open (or create) the palace on the Chroma server at `url`."""
-        return cls._with_collection(http_client(url), embedding_function, create, url, "server")
+    def remote(cls, url: str, embedding_function: Any, create: bool, token: str = "") -> "ChromaStore":
+        """Open (or create) the palace on the Chroma server at `url` (sending `token` to the proxy in
+        front of it, if one is set)."""
+        return cls._with_collection(http_client(url, token), embedding_function, create, url, "server")
 
     @classmethod
     def _with_collection(
@@ -306,17 +307,24 @@ class ChromaStore:
         return found
 
 
-def http_client(url: str) -> Any:
-    """A chromadb client of the server at `url`, which has answered its heartbeat."""
+def http_client(url: str, token: str = "") -> Any:
+    """A chromadb client of the server at `url`, which has answered its heartbeat; `token` goes in
+    an `Authorization: Bearer` header (for a reverse proxy that checks it: Chroma has no auth)."""
     import chromadb
 
     parts = urlparse(url if "://" in url else f"http://{url}")
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise PalaceUnavailableError(f"{url!r} is not a Chroma server URL (http://host:port).")
     try:
-        client = chromadb.HttpClient(host=parts.hostname, port=parts.port or 8000, ssl=parts.scheme == "https")
+        headers = {"Authorization": f"Bearer {token}"} if token else None
+        client = chromadb.HttpClient(host=parts.hostname, port=parts.port or (443 if parts.scheme == "https" else 8000),
+                                     ssl=parts.scheme == "https", headers=headers)
         client.heartbeat()
     except Exception as exc:
+        if "401" in str(exc) or "403" in str(exc):
+            raise PalaceUnavailableError(
+                f"The server at {url} refused MemPalace's token ({exc}). Set server_token in config.toml or "
+                "MEMPALACE_SERVER_TOKEN to the token its proxy expects.") from exc
         raise PalaceUnavailableError(f"No Chroma server answers at {url}: {exc}") from exc
     return client
 

@@ -1,0 +1,184 @@
+"""A palace's access book, kept with it: the append-only audit log of writes and the agents' tokens.
+
+The log refuses UPDATE and DELETE in SQLite itself (triggers), so no code path, ours or another
+tool's, can rewrite history short of deleting the file. Tokens are stored as SHA-256 hashes: a
+token is 256 random bits, so a fast hash is enough, and the secret is shown once, at creation.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import secrets
+import sqlite3
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from .access import Actor, check_role, wing_patterns
+from .errors import InvalidInputError
+
+ACCESS_FILE = "mempalace_access.sqlite3"
+TOKEN_PREFIX = "mpt_"
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS audit (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, who TEXT NOT NULL, via TEXT NOT NULL,
+    action TEXT NOT NULL, drawers INTEGER NOT NULL, ids TEXT NOT NULL, detail TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS audit_at ON audit(at);
+CREATE TRIGGER IF NOT EXISTS audit_no_update BEFORE UPDATE ON audit
+    BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+CREATE TRIGGER IF NOT EXISTS audit_no_delete BEFORE DELETE ON audit
+    BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+CREATE TABLE IF NOT EXISTS tokens (
+    id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, role TEXT NOT NULL, wings TEXT NOT NULL,
+    hash TEXT NOT NULL UNIQUE, created_at TEXT NOT NULL, created_by TEXT NOT NULL, revoked_at TEXT);
+"""
+
+
+@dataclass(frozen=True)
+class AuditEntry:
+    """One write: when, who, from where, what, and the drawer ids it touched."""
+
+    seq: int
+    at: str
+    who: str
+    via: str
+    action: str
+    ids: tuple[str, ...]
+    detail: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TokenInfo:
+    """An agent's token as listed (never its secret)."""
+
+    id: str
+    name: str
+    role: str
+    wings: tuple[str, ...]
+    created_at: str
+    created_by: str
+    revoked_at: str | None = None
+
+
+class AccessBook:
+    """The audit log and tokens of one palace, in one SQLite file next to its catalog."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        self._db: sqlite3.Connection | None = None
+
+    def _conn(self) -> sqlite3.Connection:
+        if self._db is None:
+            db = sqlite3.connect(str(self.path), timeout=30, check_same_thread=False, isolation_level=None)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.executescript(_SCHEMA)
+            self._db = db
+        return self._db
+
+    def close(self) -> None:
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+
+    # -- audit ------------------------------------------------------------------------------------
+
+    def record(self, actor: Actor, action: str, ids: Sequence[str], **detail: Any) -> None:
+        """Append one write to the log."""
+        with self._lock:
+            self._conn().execute(
+                "INSERT INTO audit (at, who, via, action, drawers, ids, detail) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [_now(), actor.who, actor.via, action, len(ids), json.dumps(list(ids)),
+                 json.dumps(detail, ensure_ascii=False, sort_keys=True)])
+
+    def entries(self, who: str | None = None, via: str | None = None, action: str | None = None,
+                since: str | None = None, until: str | None = None, drawer: str | None = None,
+                limit: int = 1_000) -> list[AuditEntry]:
+        """Log entries matching every filter given, newest first (`since`/`until`: ISO dates, inclusive)."""
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 100_000:
+            raise InvalidInputError("The limit must be a whole number from 1 to 100,000.")
+        parts, args = [], []
+        for column, value in (("who", who), ("via", via), ("action", action)):
+            if value:
+                parts.append(f"{column} = ?")
+                args.append(value)
+        if since:
+            parts.append("at >= ?")
+            args.append(since)
+        if until:
+            parts.append("at < ?")
+            args.append(until + "\uffff")  # a date includes the whole day
+        if drawer:
+            parts.append("EXISTS (SELECT 1 FROM json_each(audit.ids) WHERE value = ?)")
+            args.append(drawer)
+        sql = "SELECT seq, at, who, via, action, ids, detail FROM audit"
+        sql += (" WHERE " + " AND ".join(parts) if parts else "") + " ORDER BY seq DESC LIMIT ?"
+        with self._lock:
+            rows = self._conn().execute(sql, [*args, limit]).fetchall()
+        return [AuditEntry(r[0], r[1], r[2], r[3], r[4], tuple(json.loads(r[5])), json.loads(r[6])) for r in rows]
+
+    # -- tokens -----------------------------------------------------------------------------------
+
+    def create_token(self, actor: Actor, role: str, wings: Sequence[str] = (), name: str | None = None
+                     ) -> tuple[TokenInfo, str]:
+        """A new token and its secret (shown once; only its hash is kept)."""
+        role = check_role(role)
+        patterns = wing_patterns(wings)
+        token_id = secrets.token_hex(4)
+        name = (name or f"token-{token_id}").strip()
+        if not name or len(name) > 100 or any(c.isspace() and c != " " for c in name):
+            raise InvalidInputError("A token name must be 1 to 100 characters on one line.")
+        secret = TOKEN_PREFIX + secrets.token_urlsafe(32)
+        info = TokenInfo(token_id, name, role, patterns, _now(), actor.who)
+        with self._lock:
+            db = self._conn()
+            if db.execute("SELECT 1 FROM tokens WHERE name = ?", [name]).fetchone():
+                raise InvalidInputError(f"A token named {name!r} exists already; choose another name.")
+            db.execute("INSERT INTO tokens VALUES (?, ?, ?, ?, ?, ?, ?, NULL)",
+                       [token_id, name, role, json.dumps(patterns), _hash(secret), info.created_at, actor.who])
+        self.record(actor, "token-create", (), token=name, role=role, wings=list(patterns))
+        return info, secret
+
+    def tokens(self) -> list[TokenInfo]:
+        with self._lock:
+            rows = self._conn().execute("SELECT id, name, role, wings, created_at, created_by, revoked_at FROM tokens"
+                                        " ORDER BY created_at, name").fetchall()
+        return [TokenInfo(r[0], r[1], r[2], tuple(json.loads(r[3])), r[4], r[5], r[6]) for r in rows]
+
+    def revoke_token(self, actor: Actor, name_or_id: str) -> TokenInfo:
+        """Revoke a token by name or id; it stops working at its next request."""
+        with self._lock:
+            db = self._conn()
+            row = db.execute("SELECT id, name FROM tokens WHERE (id = ? OR name = ?) AND revoked_at IS NULL",
+                             [name_or_id, name_or_id]).fetchone()
+            if row is None:
+                raise InvalidInputError(f"No active token named {name_or_id!r} (see `mempalace token list`).")
+            db.execute("UPDATE tokens SET revoked_at = ? WHERE id = ?", [_now(), row[0]])
+        self.record(actor, "token-revoke", (), token=row[1])
+        return next(t for t in self.tokens() if t.id == row[0])
+
+    def verify_token(self, secret: str) -> TokenInfo | None:
+        """The active token with this secret, or None (wrong, revoked or malformed)."""
+        if not isinstance(secret, str) or not secret.startswith(TOKEN_PREFIX) or len(secret) > 200:
+            return None
+        digest = _hash(secret)
+        with self._lock:
+            row = self._conn().execute("SELECT id, name, role, wings, created_at, created_by, revoked_at, hash"
+                                       " FROM tokens WHERE hash = ?", [digest]).fetchone()
+        if row is None or row[6] is not None or not hmac.compare_digest(row[7], digest):
+            return None
+        return TokenInfo(row[0], row[1], row[2], tuple(json.loads(row[3])), row[4], row[5], None)
+
+
+def _hash(secret: str) -> str:
+    return hashlib.sha256(secret.encode("utf-8")).hexdigest()
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="microseconds")

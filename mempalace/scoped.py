@@ -1,0 +1,286 @@
+"""`ScopedPalace`: the palace as one person or token may see and change it.
+
+Front ends that serve someone other than the palace's owner (the signed-in dashboard, `mcp --http`)
+hand their pages and tools this view, never the `Palace` itself. It offers the same reading and
+writing methods; wings outside the grant do not exist for it (a drawer there is "not found", a
+wing there has no rooms), tunnels into them show the room but not the wing, and each write is
+checked against the role and recorded in the audit log under the grant's actor. Nothing falls
+through to the palace by default: a method not written here does not exist on the view.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Callable
+
+import numpy as np
+
+from .access import HIDDEN_WING, Grant, acting_as
+from .errors import DrawerNotFoundError
+from .models import AddResult, Drawer, DrawerDraft, DuplicateMatch, PalaceStatus, SearchHit
+from .naming import room_slug, wing_name
+from .palace import Palace, _id_list
+
+
+class ScopedPalace:
+    """`palace` seen through `grant`: reads are kept to its wings, writes to what its role allows."""
+
+    def __init__(self, palace: Palace, grant: Grant):
+        self._palace = palace
+        self.grant = grant
+
+    @property
+    def settings(self) -> Any:
+        return self._palace.settings
+
+    @property
+    def location(self) -> str:
+        return self._palace.location
+
+    @property
+    def mode(self) -> str:
+        return self._palace.mode
+
+    @property
+    def scope_key(self) -> tuple[str, ...]:
+        """What cached views of this scope are keyed on (the wings it sees)."""
+        return self.grant.key
+
+    def revision(self) -> int:
+        return self._palace.revision()
+
+    def may(self, action: str, wing: str | None = None) -> bool:
+        """Whether the grant allows `action` (on `wing`): pages use it to show only usable controls."""
+        return self.grant.may(action, wing)
+
+    # -- what is visible -------------------------------------------------------------------------
+
+    def _wings(self) -> tuple[str, ...] | None:
+        """The stored wings this grant sees, or None for all of them (no filter needed)."""
+        if self.grant.every_wing:
+            return None
+        return tuple(w for w in self._palace.list_wings() if self.grant.sees(w))
+
+    def _sees(self, wing: str) -> bool:
+        return self.grant.every_wing or self.grant.sees(wing)
+
+    def _visible(self, drawers: dict[str, Drawer]) -> dict[str, Drawer]:
+        return {i: d for i, d in drawers.items() if self._sees(d.wing)}
+
+    # -- taxonomy and counts ---------------------------------------------------------------------
+
+    def list_wings(self) -> dict[str, int]:
+        return {w: n for w, n in self._palace.list_wings().items() if self._sees(w)}
+
+    def count(self) -> int:
+        return self._palace.count() if self.grant.every_wing else sum(self.list_wings().values())
+
+    def taxonomy(self) -> dict[str, dict[str, int]]:
+        return {w: rooms for w, rooms in self._palace.taxonomy().items() if self._sees(w)}
+
+    def list_rooms(self, wing: str | None = None) -> dict[str, int]:
+        if wing is not None and not self._sees(wing_name(wing)):
+            return {}
+        if wing is not None or self.grant.every_wing:
+            return self._palace.list_rooms(wing)
+        rooms: dict[str, int] = {}
+        for wing_rooms in self.taxonomy().values():
+            for room, n in wing_rooms.items():
+                rooms[room] = rooms.get(room, 0) + n
+        return dict(sorted(rooms.items()))
+
+    def hall_counts(self, wing: str | None = None) -> dict[str, int]:
+        if wing is not None and not self._sees(wing_name(wing)):
+            return {}
+        if wing is not None or self.grant.every_wing:
+            return self._palace.hall_counts(wing)
+        halls: dict[str, int] = {}
+        for _, _, hall, n in self.places():
+            halls[hall] = halls.get(hall, 0) + n
+        return dict(sorted(halls.items()))
+
+    def places(self) -> tuple[tuple[str, str, str, int], ...]:
+        places = self._palace.places()
+        return places if self.grant.every_wing else tuple(p for p in places if self.grant.sees(p[0]))
+
+    def graph_places(self) -> tuple[tuple[str, str, str, int], ...]:
+        """The visible places, plus one empty place in HIDDEN_WING for each visible room that is also
+        in a wing this grant cannot see: the tunnel shows, the wing and its drawers do not."""
+        if self.grant.every_wing:
+            return self._palace.places()
+        visible = self.places()
+        rooms = {room for _, room, _, _ in visible}
+        hidden = {room for wing, room, _, _ in self._palace.places() if room in rooms and not self.grant.sees(wing)}
+        return visible + tuple((HIDDEN_WING, room, "", 0) for room in sorted(hidden))
+
+    def room_dates(self, per_room: int = 5) -> dict[str, tuple[str, ...]]:
+        return self._palace.room_dates(per_room, self._wings())
+
+    def filed_per_day(self) -> dict[str, int]:
+        return self._palace.filed_per_day(self._wings())
+
+    def status(self) -> PalaceStatus:
+        return PalaceStatus(location=self.location, mode=self.mode, embedder=self.settings.embedder,
+                            drawers=self.count(), wings=len(self.list_wings()), rooms=len(self.list_rooms()),
+                            halls=self.hall_counts())
+
+    def derived(self, key: tuple[Any, ...], compute: Callable[[], Any]) -> Any:
+        """As `Palace.derived`, remembered per scope (two scopes never share a view)."""
+        return self._palace.derived(("scope", self.scope_key, *key), compute)
+
+    def park(self, key: str, value: Any) -> None:
+        self._palace.park(f"{self.scope_key}:{key}", value)
+
+    def take(self, key: str) -> Any:
+        return self._palace.take(f"{self.scope_key}:{key}")
+
+    def widespread_words(self, words: Any, share: float = 0.5, min_wing_drawers: int = 20) -> frozenset[str]:
+        return self._palace.widespread_words(words, share, min_wing_drawers)
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return self._palace.embed(texts)
+
+    # -- drawers ---------------------------------------------------------------------------------
+
+    def search(self, query: str, wing: str | None = None, room: str | None = None, hall: str | None = None,
+               source_file: str | None = None, limit: int = 10, mode: str = "hybrid") -> list[SearchHit]:
+        return self._palace.search(query, wing, room, hall, source_file, limit, mode, within=self._wings())
+
+    def get_drawer(self, drawer_id: str) -> Drawer:
+        drawer = self._palace.get_drawer(drawer_id)
+        if not self._sees(drawer.wing):
+            raise DrawerNotFoundError(f"No drawer with id {drawer_id!r} in this palace.")
+        return drawer
+
+    def find_drawers(self, ids: Sequence[str]) -> dict[str, Drawer]:
+        return self._visible(self._palace.find_drawers(ids))
+
+    def drawers_of(self, parent_id: str) -> list[Drawer]:
+        return [d for d in self._palace.drawers_of(parent_id) if self._sees(d.wing)]
+
+    def neighbours(self, drawer_id: str, around: int = 1) -> list[Drawer]:
+        found = self._palace.neighbours(drawer_id, around)
+        if not any(d.id == drawer_id and self._sees(d.wing) for d in found):
+            return []
+        return [d for d in found if self._sees(d.wing)]
+
+    def browse(self, wing: str | None = None, room: str | None = None, hall: str | None = None,
+               offset: int = 0, limit: int = 50) -> tuple[int, list[Drawer]]:
+        return self._palace.browse(wing, room, hall, offset, limit, within=self._wings())
+
+    def drawer_ids(self, wing: str | None = None, room: str | None = None, hall: str | None = None) -> list[str]:
+        return self._palace.drawer_ids(wing, room, hall, within=self._wings())
+
+    def room_samples(self, per_room: int = 20) -> dict[str, list[tuple[str, str, str, Any]]]:
+        samples = self._palace.room_samples(per_room)
+        if self.grant.every_wing:
+            return samples
+        kept = {room: [s for s in found if self.grant.sees(s[0])] for room, found in samples.items()}
+        return {room: found for room, found in kept.items() if found}
+
+    def room_centroids(self, per_room: int = 20) -> dict[str, Any]:
+        if self.grant.every_wing:
+            return self._palace.room_centroids(per_room)
+        return {room: np.mean([s[3] for s in found], axis=0) for room, found in self.room_samples(per_room).items()}
+
+    def wing_vectors(self, per_wing: int = 500) -> dict[str, Any]:
+        return {w: v for w, v in self._palace.wing_vectors(per_wing).items() if self._sees(w)}
+
+    def nearest_existing(self, vectors: np.ndarray, exclude: Sequence[str] = ()) -> list[tuple[str, float] | None]:
+        found = self._palace.nearest_existing(vectors, exclude)
+        if self.grant.every_wing:
+            return found
+        shown = self.find_drawers([f[0] for f in found if f])
+        return [f if f and f[0] in shown else None for f in found]
+
+    def check_duplicate(self, content: str, threshold: float | None = None) -> tuple[DuplicateMatch, ...]:
+        return self._matches(self._palace.check_duplicate(content, threshold))
+
+    def _matches(self, matches: Sequence[DuplicateMatch]) -> tuple[DuplicateMatch, ...]:
+        return tuple(m for m in matches if self._sees(m.wing))
+
+    # -- writing: the role is checked first, the write is recorded under the grant's actor -------
+
+    def add_drawer(self, content: str, wing: str, room: str, hall: str | None = None,
+                   source_file: str | None = None, **meta: Any) -> AddResult:
+        self.grant.check("add", wing_name(wing))
+        with acting_as(self.grant.actor):
+            result = self._palace.add_drawer(content, wing, room, hall, source_file, **meta)
+        return AddResult(result.status, result.drawer_ids, result.parent_id, self._matches(result.matches))
+
+    def file_drawers(self, drafts: Sequence[DrawerDraft], vectors: np.ndarray | None = None) -> None:
+        for wing in sorted({d.wing for d in drafts}):
+            self.grant.check("ingest", wing)
+        with acting_as(self.grant.actor):
+            self._palace.file_drawers(drafts, vectors)
+
+    def update_drawer(self, drawer_id: str, wing: str | None = None, room: str | None = None,
+                      hall: str | None = None) -> Drawer:
+        current = self.get_drawer(drawer_id)
+        self.grant.check("move", current.wing)
+        if wing is not None:
+            self.grant.check("move", wing_name(wing))
+        with acting_as(self.grant.actor):
+            return self._palace.update_drawer(current.id, wing, room, hall)
+
+    def move_drawers(self, ids: Sequence[str], wing: str | None = None, room: str | None = None,
+                     hall: str | None = None) -> int:
+        shown = self.find_drawers(_id_list(ids))
+        for source in sorted({d.wing for d in shown.values()}):
+            self.grant.check("move", source)
+        if wing is not None:
+            self.grant.check("move", wing_name(wing))
+        with acting_as(self.grant.actor):
+            return self._palace.move_drawers([i for i in ids if i in shown], wing, room, hall)
+
+    def move_rooms(self, rooms: Sequence[str], target: str) -> tuple[int, tuple[str, ...]]:
+        """As `Palace.move_rooms`, in the wings this grant may change (the rest keep their rooms)."""
+        names = _id_list(rooms)
+        self.grant.check("merge")
+        if self.grant.every_wing and self.grant.may("merge", "*"):
+            with acting_as(self.grant.actor):
+                return self._palace.move_rooms(names, target)
+        mine = [w for w in self.list_wings() if self.grant.may("merge", w)]
+        ids = [i for w in mine for r in names for i in self._palace.drawer_ids(w, r)]
+        wings = tuple(sorted({w for w in mine for r in names if r in self._palace.list_rooms(w)}))
+        with acting_as(self.grant.actor):
+            moved = self._palace.move_drawers(ids, room=room_slug(target)) if ids else 0
+        return moved, wings
+
+    def room_inventory(self) -> list[Any]:
+        return [d for d in self._palace.room_inventory() if self.grant.may("reroom", d.wing)]
+
+    def room_choosers(self, ids: Sequence[str]) -> dict[str, str]:
+        return self._palace.room_choosers([i for i in ids if i in self.find_drawers(ids)])
+
+    def reroom_drawers(self, moves: Sequence[tuple[str, str, str]]) -> int:
+        self.grant.check("reroom")
+        shown = self.find_drawers([m[0] for m in moves])
+        mine = [m for m in moves if m[0] in shown and self.grant.may("reroom", shown[m[0]].wing)]
+        with acting_as(self.grant.actor):
+            return self._palace.reroom_drawers(mine)
+
+    def delete_drawer(self, drawer_id: str) -> Drawer:
+        drawer = self.get_drawer(drawer_id)
+        self.grant.check("delete", drawer.wing)
+        with acting_as(self.grant.actor):
+            return self._palace.delete_drawer(drawer.id)
+
+    def delete_drawers(self, ids: Sequence[str]) -> int:
+        shown = self.find_drawers(_id_list(ids))
+        for wing in sorted({d.wing for d in shown.values()}) or [None]:
+            self.grant.check("delete", wing)
+        with acting_as(self.grant.actor):
+            return self._palace.delete_drawers(list(shown))
+
+    def rebuild_index(self) -> int:
+        self.grant.check("settings", "*")
+        with acting_as(self.grant.actor):
+            return self._palace.rebuild_index()
+
+    # -- the audit log and tokens (admins of every wing) ------------------------------------------
+
+    def audit_entries(self, **filters: Any) -> list[Any]:
+        self.grant.check("audit", "*")
+        return self._palace.access.entries(**filters)
+
