@@ -11,9 +11,12 @@ from pathlib import Path
 import streamlit as st
 
 from dashboard.render import md
+from dashboard.signin import current_grant, refuse_unless_loopback, sign_in_configured, signed_in_panel
 from dashboard.views import open_palace
 from mempalace import MempalaceError
+from mempalace.access import is_loopback
 from mempalace.config import load_settings
+from mempalace.scoped import ScopedPalace
 
 MODE_LABELS = {
     "shared": "Shared palace (every MemPalace process on this machine uses it at once)",
@@ -26,17 +29,26 @@ parser = argparse.ArgumentParser(add_help=False)
 parser.add_argument("--url")
 parser.add_argument("--palace")
 chosen = parser.parse_known_args(sys.argv[1:])[0]
+team = sign_in_configured()
+refuse_unless_loopback(team or is_loopback(st.get_option("server.address") or "0.0.0.0"))
+try:
+    settings = load_settings()
+    grant = current_grant(settings, team)
+except MempalaceError as exc:
+    st.error(md(str(exc)))
+    st.stop()
 with st.sidebar:
     st.header("MemPalace")
-    target = st.text_input("Palace path or server URL",
-                           value=chosen.url or chosen.palace or os.environ.get("MEMPALACE_URL", ""),
-                           placeholder="default: ~/.mempalace/palace", key="palace_target",
-                           help="A palace folder (shared with every MemPalace process on this machine), or "
-                                "http://host:port for a Chroma server.")
+    signed_in_panel(grant, team)
+    given = chosen.url or chosen.palace or os.environ.get("MEMPALACE_URL", "")
+    target = given if team else st.text_input(  # a team's palace is fixed: nobody may open another folder
+        "Palace path or server URL", value=given, placeholder="default: ~/.mempalace/palace", key="palace_target",
+        help="A palace folder (shared with every MemPalace process on this machine), or "
+             "http://host:port for a Chroma server.")
     is_url = target.strip().startswith(("http://", "https://"))
     try:
-        path = None if is_url else str(Path(target.strip() or load_settings().default_palace).expanduser().resolve())
-        palace = open_palace(path, target.strip() if is_url else None)
+        path = None if is_url else str(Path(target.strip() or settings.default_palace).expanduser().resolve())
+        palace = ScopedPalace(open_palace(path, target.strip() if is_url else None), grant)
         st.caption(md(MODE_LABELS.get(palace.mode, palace.mode) + f": {palace.location}"))
         drawers, wings, rooms = st.columns(3)
         drawers.metric("Drawers", f"{palace.count():,}")
@@ -48,10 +60,12 @@ with st.sidebar:
     st.button("Refresh", help="Read the palace again (other clients and tools may have written to it).")
 st.session_state["palace"] = palace
 
-st.navigation([
+pages = [
     st.Page("app_pages/overview.py", title="Overview", icon=":material/account_balance:", default=True),
     st.Page("app_pages/search.py", title="Search", icon=":material/search:"),
     st.Page("app_pages/tunnels.py", title="Tunnels", icon=":material/hub:"),
-    st.Page("app_pages/ingest.py", title="Ingest", icon=":material/upload_file:"),
+    st.Page("app_pages/ingest.py", title="Ingest", icon=":material/upload_file:") if grant.may("ingest") else None,
     st.Page("app_pages/drawers.py", title="Drawers", icon=":material/inventory_2:"),
-]).run()
+    st.Page("app_pages/audit.py", title="Audit", icon=":material/policy:") if grant.may("audit", "*") else None,
+]
+st.navigation([p for p in pages if p]).run()

@@ -10,6 +10,14 @@ from mempalace import HALLS, MempalaceError
 ANY, PAGE = "(all)", 25
 p = palace()
 st.title("Drawers")
+if st.query_params.get("drawer"):  # a deep link to one drawer: one outside your wings is simply not found
+    try:
+        linked = p.get_drawer(st.query_params["drawer"])
+        st.html(place_badges(linked.wing, linked.room, linked.hall, linked.source_file))
+        show_drawer_text(p, linked.id, linked.content)
+    except MempalaceError as exc:
+        st.error(md(str(exc)))
+    st.stop()
 cols = st.columns([2, 2, 1])
 wing = cols[0].selectbox("Wing", [ANY, *p.list_wings()], key="drawers_wing")
 room = cols[1].selectbox("Room", [ANY, *p.list_rooms(None if wing == ANY else wing)], key="drawers_room")
@@ -30,6 +38,8 @@ for drawer in drawers:
             continue
         show_drawer_text(p, full.id, full.content)
         st.json({k: v for k, v in full.to_dict().items() if k != "content"}, expanded=False)
+        if not p.may("move", full.wing):
+            continue
         move = st.columns(4)
         new_wing = move[0].text_input("Wing", full.wing, key=f"w_{full.id}")
         new_room = move[1].text_input("Room", full.room, key=f"r_{full.id}")
@@ -43,6 +53,8 @@ for drawer in drawers:
                 st.rerun()
             except MempalaceError as exc:
                 st.error(md(str(exc)))
+        if not p.may("delete", full.wing):
+            continue
         confirm = st.checkbox("I want to delete this drawer", key=f"confirm_{full.id}")
         if st.button("Delete", key=f"delete_{full.id}", disabled=not confirm, type="primary"):
             p.delete_drawer(full.id)

@@ -9,6 +9,9 @@ from mempalace import MempalaceError
 
 p = palace()
 st.title("Palace overview")
+if p.count() == 0 and not p.may("ingest"):
+    st.info("There are no drawers in the wings you may see yet.")
+    st.stop()
 if p.count() == 0:
     st.info("The palace is empty. Upload conversations on the Ingest page, or load a demo palace: a few "
             "synthetic conversations about Kai, Driftwood and Priya's auth migration.")

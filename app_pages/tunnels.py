@@ -60,7 +60,7 @@ for number, suggestion in enumerate(suggestions[:15]):
     row = st.columns([4, 1])
     row[0].text(f"{suggestion.source} ({suggestion.source_count}) → {suggestion.target} ({suggestion.target_count})"
                 f"   score {suggestion.score:.2f}: {'; '.join(suggestion.reasons)}")
-    if row[1].button("Merge", key=f"merge_{number}_{suggestion.source}_{suggestion.target}"):
+    if p.may("merge") and row[1].button("Merge", key=f"merge_{number}_{suggestion.source}_{suggestion.target}"):
         try:
             result = merge_rooms(p, suggestion.source, suggestion.target)
             st.toast(f"Moved {result.moved} drawer(s) into {result.target}.")
@@ -68,4 +68,5 @@ for number, suggestion in enumerate(suggestions[:15]):
         except MempalaceError as exc:
             st.error(md(str(exc)))
 
-reroom_panel(p)
+if p.may("reroom"):
+    reroom_panel(p)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from mempalace import Palace
+from mempalace.scoped import ScopedPalace
 from mempalace.models import Drawer, SearchHit
 
 from .render import badge, md, snippet_block
@@ -15,7 +15,7 @@ def place_badges(wing: str, room: str, hall: str | None, source: str | None = No
     return "".join(parts + ([badge(source, "source")] if source else []))
 
 
-def show_hit(p: Palace, hit: SearchHit, terms: list[str]) -> None:
+def show_hit(p: ScopedPalace, hit: SearchHit, terms: list[str]) -> None:
     """A result card: scores, place, provenance, highlighted snippet; expands to the whole drawer."""
     with st.container(border=True):
         st.markdown(f"**#{hit.rank}** · score {hit.score:.3f} · similarity {hit.similarity:.3f} "
@@ -27,7 +27,7 @@ def show_hit(p: Palace, hit: SearchHit, terms: list[str]) -> None:
             show_drawer_text(p, hit.drawer_id, hit.content)
 
 
-def show_drawer_text(p: Palace, drawer_id: str, content: str) -> None:
+def show_drawer_text(p: ScopedPalace, drawer_id: str, content: str) -> None:
     """The verbatim text, its id, and the drawers around it from the same conversation or source."""
     st.caption("Verbatim text")
     st.text(content)

@@ -7,7 +7,7 @@ import streamlit as st
 
 from mempalace import MempalaceError
 from mempalace.ingest.reroom import apply_moves, reroom
-from mempalace.palace import Palace
+from mempalace.scoped import ScopedPalace
 
 from .render import md
 from .views import key
@@ -20,7 +20,7 @@ HOW_ROOMS_ARE_CHOSEN = (
     "So the same concept gets the same room in every wing, and that room is a tunnel.")
 
 
-def reroom_panel(p: Palace) -> None:
+def reroom_panel(p: ScopedPalace) -> None:
     """Preview and apply `mempalace rooms --rebuild`; rooms a person chose are never touched."""
     st.subheader("Re-room the palace")
     st.caption("Re-rooming chooses again the rooms ingest chose for every drawer, as ingest would today; "

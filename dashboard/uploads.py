@@ -5,18 +5,19 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from mempalace import MempalaceError, Palace
+from mempalace import MempalaceError
+from mempalace.scoped import ScopedPalace
 from mempalace.ingest import IngestReport, ingest
 
 from .render import md
 
 
-def preview(p: Palace, files: list, wing: str | None, room: str | None) -> list[IngestReport]:
+def preview(p: ScopedPalace, files: list, wing: str | None, room: str | None) -> list[IngestReport]:
     """What each file would add (nothing is written); a file that cannot be read gets an error report."""
     return [_run(p, upload, wing, room, dry_run=True) for upload in files]
 
 
-def file_all(p: Palace, files: list, wing: str | None, room: str | None) -> list[IngestReport]:
+def file_all(p: ScopedPalace, files: list, wing: str | None, room: str | None) -> list[IngestReport]:
     """File every upload for real, with a progress bar over the files and over each file's embedding."""
     bar = st.progress(0.0, text="Filing…")
     reports = []
@@ -30,7 +31,7 @@ def file_all(p: Palace, files: list, wing: str | None, room: str | None) -> list
     return reports
 
 
-def _run(p: Palace, upload, wing: str | None, room: str | None, dry_run: bool, progress=None) -> IngestReport:
+def _run(p: ScopedPalace, upload, wing: str | None, room: str | None, dry_run: bool, progress=None) -> IngestReport:
     try:
         return ingest(p, upload.getvalue(), filename=upload.name, wing=wing, room=room, dry_run=dry_run,
                       progress=progress)

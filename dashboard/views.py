@@ -12,6 +12,7 @@ from typing import Any
 import streamlit as st
 
 from mempalace import Palace
+from mempalace.scoped import ScopedPalace
 from mempalace.graph import build_graph, find_tunnels, graph_stats, suggest_room_merges, traverse
 from mempalace.models import GraphStats, MergeSuggestion, SearchHit, TraversalStep, Tunnel
 
@@ -25,18 +26,19 @@ def open_palace(path: str | None, url: str | None) -> Palace:
     return Palace.open(path, url)
 
 
-def palace() -> Palace:
-    """The palace chosen in the sidebar (set by app.py on every run)."""
+def palace() -> ScopedPalace:
+    """The palace chosen in the sidebar, as the person here may see it (set by app.py on every run)."""
     return st.session_state["palace"]
 
 
-def key(p: Palace) -> tuple[str, int]:
-    """What cached views are keyed on besides their own arguments."""
-    return p.location, p.revision()
+def key(p: ScopedPalace) -> tuple[str, tuple[str, ...], int]:
+    """What cached views are keyed on besides their own arguments: the palace, the wings the
+    viewer may see (two people never share a cached view) and its revision."""
+    return p.location, p.scope_key, p.revision()
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def overview(_p: Palace, key: tuple[str, int]) -> dict[str, Any]:
+def overview(_p: ScopedPalace, key: tuple[str, tuple[str, ...], int]) -> dict[str, Any]:
     """Everything the Overview page draws, in one cached bundle."""
     places = [{"wing": w, "room": r, "hall": h or "(none)", "drawers": n} for w, r, h, n in _p.places()]
     count = sum(p["drawers"] for p in places)  # from the same read as the places, so they always agree
@@ -45,13 +47,13 @@ def overview(_p: Palace, key: tuple[str, int]) -> dict[str, Any]:
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def search(_p: Palace, key: tuple[str, int], query: str, filters: tuple[tuple[str, str], ...], mode: str,
+def search(_p: ScopedPalace, key: tuple[str, tuple[str, ...], int], query: str, filters: tuple[tuple[str, str], ...], mode: str,
            limit: int) -> list[SearchHit]:
     return _p.search(query, mode=mode, limit=limit, **dict(filters))
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def network(_p: Palace, key: tuple[str, int], wings: tuple[str, ...], min_wings: int, hall: str | None) -> Drawn:
+def network(_p: ScopedPalace, key: tuple[str, tuple[str, ...], int], wings: tuple[str, ...], min_wings: int, hall: str | None) -> Drawn:
     """The tunnel network page for these filters (see dashboard.network)."""
     nodes, _ = build_graph(_p)
     rooms, matched = choose_rooms(nodes, wings, min_wings, hall)
@@ -59,21 +61,21 @@ def network(_p: Palace, key: tuple[str, int], wings: tuple[str, ...], min_wings:
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def tunnels(_p: Palace, key: tuple[str, int], wing_a: str | None, wing_b: str | None) -> list[Tunnel]:
+def tunnels(_p: ScopedPalace, key: tuple[str, tuple[str, ...], int], wing_a: str | None, wing_b: str | None) -> list[Tunnel]:
     return find_tunnels(_p, wing_a, wing_b)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def walk(_p: Palace, key: tuple[str, int], room: str, hops: int) -> list[TraversalStep]:
+def walk(_p: ScopedPalace, key: tuple[str, tuple[str, ...], int], room: str, hops: int) -> list[TraversalStep]:
     return traverse(_p, room, hops)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
-def merges(_p: Palace, key: tuple[str, int]) -> list[MergeSuggestion]:
+def merges(_p: ScopedPalace, key: tuple[str, tuple[str, ...], int]) -> list[MergeSuggestion]:
     return suggest_room_merges(_p)
 
 
-def stats(p: Palace) -> GraphStats:
+def stats(p: ScopedPalace) -> GraphStats:
     return graph_stats(p)  # memoised on the palace until it changes
 
 

@@ -97,6 +97,18 @@ def _matches(wing: str, patterns: tuple[str, ...]) -> bool:
                for p in patterns)
 
 
+def is_loopback(host: str) -> bool:
+    """Whether `host` (an address or name to listen on) only reaches this machine."""
+    import ipaddress
+
+    if host.strip().lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip().strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
 def local_user() -> str:
     """The operating-system user of this process, as writes from it are recorded."""
     try:

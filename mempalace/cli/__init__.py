@@ -13,6 +13,7 @@ import importlib
 
 import click
 
+from ..access import Actor, local_user, set_actor
 from ..errors import InvalidInputError, MempalaceError
 from ..models import HALLS
 from ..palace import Palace
@@ -48,7 +49,8 @@ class _LazyGroup(click.Group):
     LAZY = {
         "graph-stats": "graph:graph_stats_command", "tunnels": "graph:tunnels",
         "traverse": "graph:traverse_command", "merge-rooms": "graph:merge_rooms_command",
-        "mcp": "mcp:mcp_command", "serve": "serve:serve_command",
+        "mcp": "mcp:mcp_command", "serve": "serve:serve_command", "token": "token:token_group",
+        "audit": "token:audit_command",
     }
 
     def list_commands(self, ctx: click.Context) -> list[str]:
@@ -70,6 +72,7 @@ class _LazyGroup(click.Group):
 def main(ctx: click.Context, palace: Path | None, url: str | None, as_json: bool) -> None:
     """MemPalace: verbatim AI-conversation memory, found by meaning and by place."""
     ctx.obj = {"palace": palace, "url": url, "json": as_json}
+    set_actor(Actor(local_user(), "cli"))  # the audit log records this command's writes as the CLI's
 
 
 @main.command()

@@ -15,6 +15,8 @@ from typing import Any
 
 import click
 
+from ..access import is_loopback  # noqa: F401  (the CLI's commands check their --host with it)
+
 from ..config import load_settings
 from ..errors import MempalaceError
 from ..palace import Palace
@@ -100,15 +102,3 @@ def _opened(path: Path | None, url: str | None, create: bool, dry_run: bool) -> 
             return
     with Palace.open(path, url, create=create and not dry_run) as palace:
         yield palace
-
-
-def is_loopback(host: str) -> bool:
-    """Whether `host` (an address or name to listen on) only reaches this machine."""
-    import ipaddress
-
-    if host.strip().lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip().strip("[]")).is_loopback
-    except ValueError:
-        return False

@@ -1,0 +1,40 @@
+"""Audit (admins): every write to the palace, who made it, when and from where; filter and export."""
+
+import json
+
+import pandas as pd
+import streamlit as st
+
+from dashboard.render import md
+from dashboard.views import palace
+from mempalace import MempalaceError
+from mempalace.access import VIA
+
+ANY = "(any)"
+ACTIONS = ["add", "file", "move", "move-rooms", "reroom", "delete", "rebuild", "token-create", "token-revoke"]
+p = palace()
+st.title("Audit log")
+st.caption("Every write to this palace, newest first: kept with the palace, append-only.")
+cols = st.columns(5)
+who = cols[0].text_input("Who", placeholder="an e-mail or token:name")
+via = cols[1].selectbox("From", [ANY, *VIA])
+action = cols[2].selectbox("Action", [ANY, *ACTIONS])
+since = cols[3].date_input("From date", value=None)
+until = cols[4].date_input("To date", value=None)
+drawer = st.text_input("Drawer id", placeholder="entries that touched this drawer")
+try:
+    entries = p.audit_entries(who=who.strip() or None, via=None if via == ANY else via,
+                              action=None if action == ANY else action, since=since and since.isoformat(),
+                              until=until and until.isoformat(), drawer=drawer.strip() or None, limit=5_000)
+except MempalaceError as exc:
+    st.error(md(str(exc)))
+    st.stop()
+rows = [{"when": e.at, "who": e.who, "from": e.via, "action": e.action, "drawers": len(e.ids),
+         "details": json.dumps(e.detail, ensure_ascii=False), "ids": " ".join(e.ids)} for e in entries]
+table = pd.DataFrame(rows, columns=["when", "who", "from", "action", "drawers", "details", "ids"])
+st.caption(f"{len(rows):,} entr{'y' if len(rows) == 1 else 'ies'}" + (" (the newest 5,000)" if len(rows) == 5_000 else ""))
+st.dataframe(table, hide_index=True, width="stretch")
+left, right = st.columns(2)
+left.download_button("Export CSV", table.to_csv(index=False), file_name="mempalace-audit.csv", mime="text/csv")
+right.download_button("Export JSON", json.dumps([{**r, "ids": r["ids"].split()} for r in rows], ensure_ascii=False,
+                                                indent=1), file_name="mempalace-audit.json", mime="application/json")

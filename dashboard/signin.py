@@ -1,0 +1,82 @@
+"""Who is using the dashboard: the owner on loopback, or a person signed in with the team's
+identity provider (Streamlit's OpenID Connect, `[auth]` in `.streamlit/secrets.toml`).
+
+Without `[auth]` the dashboard is a single-user app and refuses to serve any address but
+loopback. With it, everyone signs in and gets the grant the `[[access]]` settings give their
+e-mail address; an expired ID token counts as signed out.
+"""
+
+from __future__ import annotations
+
+import time
+
+import streamlit as st
+
+from mempalace.access import Grant, full_grant, grant_for, local_user
+from mempalace.config import Settings
+
+from .render import md
+
+HOW_TO_SHARE = ("See the README's \"Share with a team\": add an `[auth]` section to `.streamlit/secrets.toml` "
+                "and `[[access]]` rules to MemPalace's config.toml, or keep the dashboard on 127.0.0.1.")
+
+
+def sign_in_configured() -> bool:
+    """Whether `[auth]` is set in Streamlit's secrets (a missing secrets file means no)."""
+    try:
+        return "auth" in st.secrets
+    except Exception:  # Streamlit raises its own error when there is no secrets file at all
+        return False
+
+
+def refuse_unless_loopback(is_loopback: bool) -> None:
+    """Without sign-in, stop every page when the server listens beyond this machine."""
+    if not is_loopback:
+        address = st.get_option("server.address") or "every network interface"
+        st.error(md(f"This dashboard has no sign-in configured, so it will not serve {address}: anyone on "
+                    "the network could read, export and delete the palace."))
+        st.markdown(HOW_TO_SHARE)
+        st.stop()
+
+
+def current_grant(settings: Settings, sign_in: bool) -> Grant:
+    """The grant of whoever is here; renders the sign-in or no-access screen and stops otherwise."""
+    if not sign_in:
+        return full_grant(local_user(), "dashboard")
+    user = st.user
+    if not user.is_logged_in:
+        _sign_in_screen("Sign in to open this palace.")
+    if _expired(user.get("exp")):
+        _sign_in_screen("Your sign-in has expired. Sign in again to go on.")
+    email = str(user.get("email") or "")
+    grant = grant_for(settings.access, email, "dashboard") if user.get("email_verified", True) else None
+    if grant is None:
+        st.title("MemPalace")
+        st.warning(md(f"You are signed in as {email or 'someone without an e-mail address'}, but you have no "
+                      "access to this palace. Ask its admin to add you to the [[access]] rules."))
+        if st.button("Sign out"):
+            st.logout()
+        st.stop()
+    return grant
+
+
+def _expired(exp: object) -> bool:
+    return not isinstance(exp, (int, float)) or isinstance(exp, bool) or exp <= time.time()
+
+
+def _sign_in_screen(message: str) -> None:
+    st.title("MemPalace")
+    st.info(message)
+    if st.button("Sign in", type="primary"):
+        st.login()
+    st.stop()
+
+
+def signed_in_panel(grant: Grant, sign_in: bool) -> None:
+    """Sidebar: who is signed in, with which role, and a sign-out button."""
+    if not sign_in:
+        return
+    wings = "every wing" if grant.every_wing else ", ".join(sorted({w for _, ws in grant.rules for w in ws}))
+    st.caption(md(f"Signed in as {grant.actor.who} · {grant.role} · {wings}"))
+    if st.button("Sign out", key="sign_out"):
+        st.logout()
