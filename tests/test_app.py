@@ -85,8 +85,8 @@ def open_page(name: str, **query: str) -> AppTest:
 
 
 def app_palace(at: AppTest) -> Palace:
-    """The palace the running app holds (the same object its pages write through)."""
-    return at.session_state["palace"]
+    """The palace the running app holds (the one its pages' scoped view writes through)."""
+    return at.session_state["palace"]._palace
 
 
 def seed(settings: Settings) -> dict[str, str]:
