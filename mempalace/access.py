@@ -127,7 +127,7 @@ def grant_for(rules: Iterable[AccessRule], email: str, via: str) -> Grant | None
     address = email.strip().lower()
     domain = "@" + address.rpartition("@")[2]
     held = tuple((r.role, r.wings) for r in rules if address in r.who or domain in r.who)
-    return Grant(Actor(address, via), held) if held and "@" in address else None
+    return Grant(Actor(address, via), held) if held and _EMAIL.match(address) else None
 
 
 def token_grant(name: str, role: str, wings: tuple[str, ...]) -> Grant:

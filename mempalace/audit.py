@@ -1,7 +1,8 @@
 """A palace's access book, kept with it: the append-only audit log of writes and the agents' tokens.
 
-The log refuses UPDATE and DELETE in SQLite itself (triggers), so no code path, ours or another
-tool's, can rewrite history short of deleting the file. Tokens are stored as SHA-256 hashes: a
+The log refuses UPDATE, DELETE and REPLACE (an INSERT over an existing entry) in SQLite itself
+(triggers), so no statement, ours or another tool's, rewrites history short of dropping the
+triggers or deleting the file. Tokens are stored as SHA-256 hashes: a
 token is 256 random bits, so a fast hash is enough, and the secret is shown once, at creation.
 """
 
@@ -32,6 +33,9 @@ CREATE INDEX IF NOT EXISTS audit_at ON audit(at);
 CREATE TRIGGER IF NOT EXISTS audit_no_update BEFORE UPDATE ON audit
     BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
 CREATE TRIGGER IF NOT EXISTS audit_no_delete BEFORE DELETE ON audit
+    BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+CREATE TRIGGER IF NOT EXISTS audit_no_replace BEFORE INSERT ON audit
+    WHEN EXISTS (SELECT 1 FROM audit WHERE seq = NEW.seq)
     BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
 CREATE TABLE IF NOT EXISTS tokens (
     id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, role TEXT NOT NULL, wings TEXT NOT NULL,

@@ -225,6 +225,7 @@ class ScopedPalace:
 
     def move_drawers(self, ids: Sequence[str], wing: str | None = None, room: str | None = None,
                      hall: str | None = None) -> int:
+        self.grant.check("move")  # a viewer is refused even when none of the ids are visible to it
         shown = self.find_drawers(_id_list(ids))
         for source in sorted({d.wing for d in shown.values()}):
             self.grant.check("move", source)
