@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import fnmatch
+import functools
 import getpass
 import re
 from collections.abc import Iterable, Iterator, Mapping
@@ -58,7 +59,7 @@ class Grant:
     actor: Actor
     rules: tuple[tuple[str, tuple[str, ...]], ...]
 
-    @property
+    @functools.cached_property
     def every_wing(self) -> bool:
         """True when every wing is visible (no wing filter is needed anywhere)."""
         return any(p == "*" for _, patterns in self.rules for p in patterns)
@@ -68,7 +69,7 @@ class Grant:
         """The highest role held on any wing."""
         return max((r for r, _ in self.rules), key=ROLES.index, default="viewer")
 
-    @property
+    @functools.cached_property
     def key(self) -> tuple[str, ...]:
         """What read views for this grant are cached under: the wings it sees (roles do not matter)."""
         return ALL_WINGS if self.every_wing else tuple(sorted({p for _, patterns in self.rules for p in patterns}))
@@ -177,6 +178,8 @@ def _rule(number: int, table: Mapping[str, Any]) -> AccessRule:
     if bad:
         raise ConfigError(f"{where}: {bad[0]!r} is neither an e-mail address nor an @domain.")
     wings = table.get("wings", list(ALL_WINGS))
+    if wings == []:
+        raise ConfigError(f"{where}: wings is empty; leave it out for every wing, or name some.")
     try:
         role = check_role(table.get("role"))
         patterns = wing_patterns([wings] if isinstance(wings, str) else wings)

@@ -56,52 +56,59 @@ class ScopedPalace:
     # -- what is visible -------------------------------------------------------------------------
 
     def _wings(self) -> tuple[str, ...] | None:
-        """The stored wings this grant sees, or None for all of them (no filter needed)."""
+        """The stored wings this grant sees, in name order, or None for all of them (no filter needed);
+        worked out once per palace revision."""
         if self.grant.every_wing:
             return None
-        return tuple(w for w in self._palace.list_wings() if self.grant.sees(w))
+        return self.derived(("wings",), lambda: tuple(sorted(w for w in self._palace.list_wings()
+                                                             if self.grant.sees(w))))
 
     def _sees(self, wing: str) -> bool:
-        return self.grant.every_wing or self.grant.sees(wing)
+        return self.grant.every_wing or wing in self._wings()
+
+    def _seer(self) -> Callable[[str], bool]:
+        """`_sees` for many wings in a row (the visible set is looked up once)."""
+        if self.grant.every_wing:
+            return lambda wing: True
+        return set(self._wings()).__contains__
 
     def _visible(self, drawers: dict[str, Drawer]) -> dict[str, Drawer]:
-        return {i: d for i, d in drawers.items() if self._sees(d.wing)}
+        sees = self._seer()
+        return {i: d for i, d in drawers.items() if sees(d.wing)}
 
     # -- taxonomy and counts ---------------------------------------------------------------------
 
     def list_wings(self) -> dict[str, int]:
-        return {w: n for w, n in self._palace.list_wings().items() if self._sees(w)}
+        sees = self._seer()
+        return {w: n for w, n in self._palace.list_wings().items() if sees(w)}
 
     def count(self) -> int:
         return self._palace.count() if self.grant.every_wing else sum(self.list_wings().values())
 
     def taxonomy(self) -> dict[str, dict[str, int]]:
-        return {w: rooms for w, rooms in self._palace.taxonomy().items() if self._sees(w)}
+        sees = self._seer()
+        return {w: rooms for w, rooms in self._palace.taxonomy().items() if sees(w)}
 
     def list_rooms(self, wing: str | None = None) -> dict[str, int]:
         if wing is not None and not self._sees(wing_name(wing)):
             return {}
         if wing is not None or self.grant.every_wing:
             return self._palace.list_rooms(wing)
-        rooms: dict[str, int] = {}
-        for wing_rooms in self.taxonomy().values():
-            for room, n in wing_rooms.items():
-                rooms[room] = rooms.get(room, 0) + n
-        return dict(sorted(rooms.items()))
+        return dict(self.derived(("rooms",), lambda: _totals((room, n) for rooms in self.taxonomy().values()
+                                                             for room, n in rooms.items())))
 
     def hall_counts(self, wing: str | None = None) -> dict[str, int]:
         if wing is not None and not self._sees(wing_name(wing)):
             return {}
         if wing is not None or self.grant.every_wing:
             return self._palace.hall_counts(wing)
-        halls: dict[str, int] = {}
-        for _, _, hall, n in self.places():
-            halls[hall] = halls.get(hall, 0) + n
-        return dict(sorted(halls.items()))
+        return dict(self.derived(("halls",), lambda: _totals((hall, n) for _, _, hall, n in self.places())))
 
     def places(self) -> tuple[tuple[str, str, str, int], ...]:
-        places = self._palace.places()
-        return places if self.grant.every_wing else tuple(p for p in places if self.grant.sees(p[0]))
+        if self.grant.every_wing:
+            return self._palace.places()
+        sees = self._seer()
+        return self.derived(("places",), lambda: tuple(p for p in self._palace.places() if sees(p[0])))
 
     def graph_places(self) -> tuple[tuple[str, str, str, int], ...]:
         """The visible places, plus one empty place in HIDDEN_WING for each visible room that is also
@@ -110,7 +117,8 @@ class ScopedPalace:
             return self._palace.places()
         visible = self.places()
         rooms = {room for _, room, _, _ in visible}
-        hidden = {room for wing, room, _, _ in self._palace.places() if room in rooms and not self.grant.sees(wing)}
+        sees = self._seer()
+        hidden = {room for wing, room, _, _ in self._palace.places() if room in rooms and not sees(wing)}
         return visible + tuple((HIDDEN_WING, room, "", 0) for room in sorted(hidden))
 
     def room_dates(self, per_room: int = 5) -> dict[str, tuple[str, ...]]:
@@ -156,13 +164,14 @@ class ScopedPalace:
         return self._visible(self._palace.find_drawers(ids))
 
     def drawers_of(self, parent_id: str) -> list[Drawer]:
-        return [d for d in self._palace.drawers_of(parent_id) if self._sees(d.wing)]
+        sees = self._seer()
+        return [d for d in self._palace.drawers_of(parent_id) if sees(d.wing)]
 
     def neighbours(self, drawer_id: str, around: int = 1) -> list[Drawer]:
-        found = self._palace.neighbours(drawer_id, around)
-        if not any(d.id == drawer_id and self._sees(d.wing) for d in found):
+        found, sees = self._palace.neighbours(drawer_id, around), self._seer()
+        if not any(d.id == drawer_id and sees(d.wing) for d in found):
             return []
-        return [d for d in found if self._sees(d.wing)]
+        return [d for d in found if sees(d.wing)]
 
     def browse(self, wing: str | None = None, room: str | None = None, hall: str | None = None,
                offset: int = 0, limit: int = 50) -> tuple[int, list[Drawer]]:
@@ -175,7 +184,8 @@ class ScopedPalace:
         samples = self._palace.room_samples(per_room)
         if self.grant.every_wing:
             return samples
-        kept = {room: [s for s in found if self.grant.sees(s[0])] for room, found in samples.items()}
+        sees = self._seer()
+        kept = {room: [s for s in found if sees(s[0])] for room, found in samples.items()}
         return {room: found for room, found in kept.items() if found}
 
     def room_centroids(self, per_room: int = 20) -> dict[str, Any]:
@@ -184,7 +194,8 @@ class ScopedPalace:
         return {room: np.mean([s[3] for s in found], axis=0) for room, found in self.room_samples(per_room).items()}
 
     def wing_vectors(self, per_wing: int = 500) -> dict[str, Any]:
-        return {w: v for w, v in self._palace.wing_vectors(per_wing).items() if self._sees(w)}
+        sees = self._seer()
+        return {w: v for w, v in self._palace.wing_vectors(per_wing).items() if sees(w)}
 
     def nearest_existing(self, vectors: np.ndarray, exclude: Sequence[str] = ()) -> list[tuple[str, float] | None]:
         found = self._palace.nearest_existing(vectors, exclude)
@@ -197,7 +208,8 @@ class ScopedPalace:
         return self._matches(self._palace.check_duplicate(content, threshold))
 
     def _matches(self, matches: Sequence[DuplicateMatch]) -> tuple[DuplicateMatch, ...]:
-        return tuple(m for m in matches if self._sees(m.wing))
+        sees = self._seer()
+        return tuple(m for m in matches if sees(m.wing))
 
     # -- writing: the role is checked first, the write is recorded under the grant's actor -------
 
@@ -285,3 +297,10 @@ class ScopedPalace:
         self.grant.check("audit", "*")
         return self._palace.access.entries(**filters)
 
+
+def _totals(pairs: Any) -> dict[str, int]:
+    """{name: sum of its counts} in name order."""
+    totals: dict[str, int] = {}
+    for name, n in pairs:
+        totals[name] = totals.get(name, 0) + n
+    return dict(sorted(totals.items()))

@@ -11,10 +11,11 @@ benchmarks/README.md have the figures.
 
 from __future__ import annotations
 
+import math
 import re
 from collections import OrderedDict
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -28,6 +29,8 @@ MIN_POOL = 50
 VECTOR_SCAN_MAX = 50_000  # filtered sets up to this size are scanned exactly from the catalog
 CACHED_ROWS_MAX = 150_000  # vectors kept in memory across filters (about 230 MB at 384 dimensions)
 COMMON_CACHE_MAX = 50_000  # (filters, word) verdicts kept until the palace changes
+OVERFETCH = 1.5  # a big filtered set is searched unfiltered for this many times the share it leaves out
+OVERFETCH_MAX = 2_000
 
 
 # "What did", "how does", "?": the form of a question, not its subject. Keyword search drops these
@@ -93,9 +96,18 @@ class Searcher:
             self._common.update(((key, w), common) for w, common in verdicts.items())
         return semantic_text(query, frozenset(w for w in words if self._common.get((key, w))))
 
-    def keyword_hits(self, query: str, filters: Mapping[str, str | None], limit: int) -> dict[str, float]:
-        """{id: BM25 score} of the best keyword matches, the candidates `search` fuses with the nearest."""
-        return dict(self._catalog.lexical(query, filters, max(limit * 5, MIN_POOL)))
+    def keyword_hits(self, query: str, filters: Mapping[str, Any], limit: int) -> dict[str, float]:
+        """{id: BM25 score} of the best keyword matches, the candidates `search` fuses with the nearest.
+        A scoped view's wing list is applied after an unfiltered match when it holds most of the palace
+        (matching one place token per wing costs more than the search)."""
+        pool = max(limit * 5, MIN_POOL)
+        if isinstance(filters.get("wing"), tuple):
+            loose = {**filters, "wing": None}
+            kept = self._filtered_after(lambda k: self._catalog.lexical(query, loose, k), filters, pool,
+                                        self._catalog.matching_count(filters))
+            if kept is not None:
+                return dict(kept)
+        return dict(self._catalog.lexical(query, filters, pool))
 
     def search(self, vector: np.ndarray, filters: Mapping[str, str | None], limit: int,
                lexical: Mapping[str, float], hybrid: bool, generation: int) -> list[SearchHit]:
@@ -125,14 +137,38 @@ class Searcher:
                  generation: int) -> dict[str, float]:
         """Id → cosine similarity of the `pool` nearest drawers within the filters."""
         where = chroma_where(filters)
-        if where is None or self._catalog.matching_count(filters) > VECTOR_SCAN_MAX:
+        matching = self._catalog.matching_count(filters) if where is not None else 0
+        if where is None:
             return {i: 1.0 - d for i, d in self._store.nearest(vector, pool, where)}
+        if matching > VECTOR_SCAN_MAX:
+            return self._nearest_in_many(vector, filters, where, pool, matching)
         ids, matrix = self._scan(filters, generation)
         if not ids:
             return {}
         sims = matrix @ vector.astype(matrix.dtype, copy=False)  # a float64 query would copy the whole matrix
         top = np.argpartition(-sims, pool)[:pool] if len(ids) > pool else np.arange(len(ids))
         return {ids[i]: float(sims[i]) for i in top}
+
+    def _nearest_in_many(self, vector: np.ndarray, filters: Mapping[str, Any], where: dict[str, Any], pool: int,
+                         matching: int) -> dict[str, float]:
+        """The nearest within a filter that holds most of the palace (a scoped view of most wings, a
+        big hall): Chroma's filtered search is slow there (see `_filtered_after`)."""
+        kept = self._filtered_after(lambda k: self._store.nearest(vector, k), filters, pool, matching)
+        found = kept if kept is not None else self._store.nearest(vector, pool, where)
+        return {i: 1.0 - d for i, d in found}
+
+    def _filtered_after(self, fetch: Callable[[int], list[tuple[str, float]]], filters: Mapping[str, Any],
+                        pool: int, matching: int) -> list[tuple[str, float]] | None:
+        """The best `pool` of `fetch(k)` (unfiltered, best first) that match the filters, asking for
+        enough more to leave `pool` inside them; None when that would be too many or too few were left
+        (then the caller searches with the filter)."""
+        wanted = math.ceil(pool * OVERFETCH * self._catalog.count() / max(matching, 1))
+        if wanted > OVERFETCH_MAX:
+            return None
+        found = fetch(wanted)
+        inside = self._catalog.matching_ids([i for i, _ in found], filters)
+        kept = [(i, score) for i, score in found if i in inside]
+        return kept[:pool] if len(kept) >= pool or len(found) < wanted else None
 
     def _scan(self, filters: Mapping[str, str | None], generation: int) -> tuple[list[str], np.ndarray]:
         key = _filter_key(filters)

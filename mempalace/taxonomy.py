@@ -151,8 +151,14 @@ class TaxonomyView:
 
     def room_dates(self, per_room: int = 5, within: tuple[str, ...] | None = None) -> dict[str, tuple[str, ...]]:
         """{room: its most recent conversation (or filing) dates, newest first} (in the wings `within`)."""
-        return dict(self._memoized(("dates", per_room, within),
-                                   lambda: self._taxonomy_catalog.room_dates(per_room, within)))
+        if within is None:
+            return dict(self._memoized(("dates", per_room), lambda: self._taxonomy_catalog.room_dates(per_room)))
+        by_wing = self._memoized(("dates-by-wing", per_room), lambda: self._taxonomy_catalog.room_dates_by_wing(per_room))
+        merged: dict[str, set[str]] = {}
+        for wing in within:
+            for room, dates in by_wing.get(wing, {}).items():
+                merged.setdefault(room, set()).update(dates)
+        return {room: tuple(sorted(dates, reverse=True)[:per_room]) for room, dates in sorted(merged.items())}
 
     def room_centroids(self, per_room: int = 20) -> dict[str, Any]:
         """{room: the mean vector of up to `per_room` of its drawers}, to compare what rooms hold."""
@@ -189,7 +195,13 @@ class TaxonomyView:
 
     def filed_per_day(self, within: tuple[str, ...] | None = None) -> dict[str, int]:
         """{YYYY-MM-DD: how many of the drawers stored now (in the wings `within`) were filed that day}."""
-        return dict(self._memoized(("days", within), lambda: self._taxonomy_catalog.day_counts(within)))
+        if within is None:
+            return dict(self._memoized(("days", None), self._taxonomy_catalog.day_counts))
+        days: dict[str, int] = {}
+        for wing in within:
+            for day, n in self._memoized(("days-by-wing", None), self._taxonomy_catalog.day_counts_by_wing).get(wing, {}).items():
+                days[day] = days.get(day, 0) + n
+        return dict(sorted(days.items()))
 
     def browse(self, wing: str | None = None, room: str | None = None, hall: str | None = None,
                offset: int = 0, limit: int = 50, within: tuple[str, ...] | None = None) -> tuple[int, list[Drawer]]:

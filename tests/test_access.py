@@ -62,6 +62,7 @@ GOOD = {"who": "ann@example.com", "role": "viewer"}
     ({**GOOD, "wings": ["kai", 3]}, "must be text, not 3"),
     ({**GOOD, "wings": 3}, "not iterable"),
     ({**GOOD, "wings": ["!!!"]}, "[[access]] table 2"),
+    ({**GOOD, "wings": []}, "wings is empty"),
 ])
 def test_parse_rules_names_the_table_of_each_mistake(table: dict, says: str) -> None:
     with pytest.raises(ConfigError) as caught:

@@ -179,18 +179,12 @@ def test_without_the_token_opening_fails_saying_which_setting(proxy: TokenProxy,
     assert forwarded == 0 and refused >= 1  # nothing reached Chroma
 
 
-NOT_NAMING_THE_CODE = pytest.mark.xfail(
-    strict=True, reason="mempalace/store/__init__.py http_client recognises a refused token only when the "
-                        "text of the proxy's answer contains '401' or '403' (chromadb's exception carries "
-                        "the body, not the status)")
-
-
 @pytest.mark.parametrize("body, kind", [
     pytest.param(b"<html><head><title>401 Authorization Required</title></head></html>", "text/html",
                  id="nginx page"),
-    pytest.param(b"Unauthorized", "text/plain", id="plain text", marks=NOT_NAMING_THE_CODE),
+    pytest.param(b"Unauthorized", "text/plain", id="plain text"),
     pytest.param(json.dumps({"error": "AuthError", "message": "missing bearer token"}).encode(), "application/json",
-                 id="chroma-style json", marks=NOT_NAMING_THE_CODE),
+                 id="chroma-style json"),
 ])
 def test_a_refusal_is_recognised_whatever_the_proxy_says(proxy: TokenProxy, home: Path, body: bytes,
                                                          kind: str) -> None:

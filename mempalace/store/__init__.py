@@ -307,6 +307,9 @@ class ChromaStore:
         return found
 
 
+_REFUSALS = ("401", "403", "unauthorized", "forbidden")  # chromadb keeps only the reply's text
+
+
 def http_client(url: str, token: str = "") -> Any:
     """A chromadb client of the server at `url`, which has answered its heartbeat; `token` goes in
     an `Authorization: Bearer` header (for a reverse proxy that checks it: Chroma has no auth)."""
@@ -321,7 +324,7 @@ def http_client(url: str, token: str = "") -> Any:
                                      ssl=parts.scheme == "https", headers=headers)
         client.heartbeat()
     except Exception as exc:
-        if "401" in str(exc) or "403" in str(exc):
+        if type(exc).__name__ == "ChromaAuthError" or any(w in str(exc).lower() for w in _REFUSALS):
             raise PalaceUnavailableError(
                 f"The server at {url} refused MemPalace's token ({exc}). Set server_token in config.toml or "
                 "MEMPALACE_SERVER_TOKEN to the token its proxy expects.") from exc
