@@ -33,8 +33,8 @@ def refuse_unless_loopback(is_loopback: bool) -> None:
     """Without sign-in, stop every page when the server listens beyond this machine."""
     if not is_loopback:
         address = st.get_option("server.address") or "every network interface"
-        st.error(md(f"This dashboard has no sign-in configured, so it will not serve {address}: anyone on "
-                    "the network could read, export and delete the palace."))
+        st.error(f"This dashboard has no sign-in configured, so it will not serve {md(address)}: anyone on "
+                 "the network could read, export and delete the palace.")
         st.markdown(HOW_TO_SHARE)
         st.stop()
 
