@@ -14,8 +14,10 @@ st.caption("Claude Code sessions, Claude.ai and ChatGPT exports, Slack exports (
            "sessions and plain-text transcripts. Nothing is written until you press File.")
 files = st.file_uploader("Transcript files", accept_multiple_files=True, key="ingest_files")
 cols = st.columns(2)
-chosen, wings = st.session_state.get("ingest_wing"), list(p.list_wings())
-wing_options = [FROM_FILE, *wings, *([chosen] if chosen and chosen not in wings and chosen != FROM_FILE else [])]
+anywhere = p.may("ingest", "*")  # an editor of some wings files only into those, never "from each file"
+chosen, wings = st.session_state.get("ingest_wing"), [w for w in p.list_wings() if p.may("ingest", w)]
+wing_options = [*([FROM_FILE] if anywhere else []), *wings,
+                *([chosen] if chosen and chosen not in wings and chosen != FROM_FILE else [])]
 wing_choice = cols[0].selectbox("Wing", wing_options, accept_new_options=True, key="ingest_wing",
                                 help="Pick a wing or type a new one; by default each file names its own "
                                      "(project, channel or file name).")
