@@ -27,9 +27,33 @@ def test_the_dashboard_listens_on_loopback_by_default() -> None:
     assert config["server"]["address"] == "127.0.0.1"
 
 
-@pytest.mark.parametrize("args", [["serve", "--host", "0.0.0.0"], ["mcp", "--http", "--host", "192.168.1.5"]])
-def test_serving_beyond_loopback_without_protection_is_refused(args: list[str], tmp_path: Path) -> None:
-    result = CliRunner().invoke(main, ["--palace", str(tmp_path / "palace"), *args])
+def test_serving_chroma_beyond_loopback_without_protection_is_refused(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["--palace", str(tmp_path / "palace"), "serve", "--host", "0.0.0.0"])
     assert result.exit_code == 2
     assert "Refusing to serve" in result.output and "127.0.0.1" in result.output
     assert not (tmp_path / "palace").exists()  # refused before anything was opened or created
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "192.168.1.5"])
+def test_mcp_over_http_without_a_token_is_refused_on_any_address(host: str, tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["--palace", str(tmp_path / "palace"), "mcp", "--http", "--host", host])
+    assert result.exit_code == 2
+    assert "mempalace token create --role viewer --name my-agent" in result.output
+    assert not (tmp_path / "palace").exists()  # refused before anything was opened or created
+
+
+def test_with_a_token_mcp_over_http_may_listen_beyond_loopback(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tokens are its sign-in, so another address is allowed; the server it would run requires them."""
+    from mcp.server.mcpserver import MCPServer
+
+    ran: list[tuple[MCPServer, str, dict]] = []
+    monkeypatch.setattr(MCPServer, "run", lambda self, transport="stdio", **kw: ran.append((self, transport, kw)))
+    palace = ["--palace", str(tmp_path / "palace")]
+    assert CliRunner().invoke(main, [*palace, "token", "create", "--role", "viewer"]).exit_code == 0
+    result = CliRunner().invoke(main, [*palace, "mcp", "--http", "--host", "0.0.0.0", "--port", "9876"])
+    assert result.exit_code == 0, result.output
+    [(server, transport, options)] = ran
+    assert (transport, options) == ("streamable-http", {"host": "0.0.0.0", "port": 9876})
+    assert server.settings.auth is not None
+    assert str(server.settings.auth.resource_server_url) == "http://0.0.0.0:9876/mcp"

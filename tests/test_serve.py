@@ -7,6 +7,7 @@ read, all at once; afterwards nothing is lost or doubled and the overview counts
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -17,13 +18,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
+import httpx2
 import pytest
 from _processes import answers, free_port, stop
 from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
 
 from mempalace import Palace
+from mempalace.access import full_grant
 from mempalace.config import load_settings
 from mempalace.errors import PalaceBusyError
+from mempalace.scoped import ScopedPalace
 
 pytestmark = [pytest.mark.server, pytest.mark.model]
 
@@ -89,6 +94,14 @@ class Processes:
         return process, log, url
 
 
+def agent_token(url: str, env: dict[str, str]) -> str:
+    """The secret of a new editor token for the palace at `url` (what `mcp --http` asks agents for)."""
+    made = subprocess.run([sys.executable, "-m", "mempalace", "--url", url, "token", "create", "--role", "editor",
+                           "--name", "agent", "--json"], env=env, capture_output=True, text=True, timeout=120)
+    assert made.returncode == 0, made.stderr
+    return json.loads(made.stdout)["secret"]
+
+
 @pytest.fixture
 def env(tmp_path: Path) -> dict[str, str]:
     """The real model for every process; each process keeps its own MEMPALACE_HOME (catalog cache)."""
@@ -120,6 +133,7 @@ def test_agents_cli_and_dashboard_share_one_palace_without_losing_or_doubling_an
     from dashboard import views
 
     url, _, processes = served
+    secret = agent_token(url, env)
     mcp_port = free_port()
     mcp, mcp_log = processes.start("mcp", "--url", url, "mcp", "--http", "--port", str(mcp_port))
     wait_until(lambda: listening(mcp_port), mcp, mcp_log, "mempalace mcp --http")
@@ -131,7 +145,8 @@ def test_agents_cli_and_dashboard_share_one_palace_without_losing_or_doubling_an
     statuses: list[str] = []
 
     async def agent() -> None:
-        async with Client(f"http://127.0.0.1:{mcp_port}/mcp") as client:
+        async with (httpx2.AsyncClient(headers={"Authorization": f"Bearer {secret}"}, timeout=300) as http,
+                    Client(streamable_http_client(f"http://127.0.0.1:{mcp_port}/mcp", http_client=http)) as client):
             for text in MEMORIES:
                 result = await client.call_tool("mempalace_add_drawer", {"wing": "wing_agent", "room": "notes",
                                                                          "content": text})
@@ -143,6 +158,7 @@ def test_agents_cli_and_dashboard_share_one_palace_without_losing_or_doubling_an
                                "wing_cli"], env=env, capture_output=True, text=True, timeout=300)
 
     reader = Palace.open(url=url, settings=load_settings(tmp_path / "reader-home", embedder="minilm-int8"))
+    seen = ScopedPalace(reader, full_grant("dashboard-user", "dashboard"))  # what the dashboard's pages get
     results: dict[str, object] = {}
     writers = [threading.Thread(target=lambda: results.__setitem__("agent", anyio.run(agent))),
                threading.Thread(target=lambda: results.__setitem__("cli", cli()))]
@@ -150,7 +166,7 @@ def test_agents_cli_and_dashboard_share_one_palace_without_losing_or_doubling_an
         thread.start()
     reads = 0
     while any(t.is_alive() for t in writers):  # the dashboard's data layer, reading throughout
-        bundle = views.overview(reader, views.key(reader))
+        bundle = views.overview(seen, views.key(seen))
         assert bundle["count"] == sum(p["drawers"] for p in bundle["places"])
         reader.search("database disk", limit=5)
         reads += 1
@@ -161,7 +177,7 @@ def test_agents_cli_and_dashboard_share_one_palace_without_losing_or_doubling_an
     assert statuses == ["added"] * len(MEMORIES)
     assert reads > 0
 
-    bundle = views.overview(reader, views.key(reader))
+    bundle = views.overview(seen, views.key(seen))
     taxonomy = reader.taxonomy()
     assert set(taxonomy) == {"wing_agent", "wing_cli"}
     assert taxonomy["wing_agent"] == {"notes": len(MEMORIES)}

@@ -1,7 +1,10 @@
 """`mempalace mcp`: the palace as Model Context Protocol tools, for AI agents (stdio or streamable HTTP).
 
 A front end like the CLI: every tool calls the core and returns plain JSON; a `MempalaceError`
-becomes a tool error carrying its message, so a bad call never takes the server down.
+becomes a tool error carrying its message, so a bad call never takes the server down. Tools work on
+a `ScopedPalace`, never the palace itself: over stdio the local user's (admin of every wing, writes
+recorded as via "mcp"); over HTTP the one of the palace token the request carries (the SDK's bearer
+auth answers 401 to a missing, wrong or revoked token before any tool runs).
 """
 
 from __future__ import annotations
@@ -12,15 +15,21 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
+import anyio
 import click
+from mcp.server.auth.middleware.auth_context import get_access_token
+from mcp.server.auth.provider import AccessToken
+from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
-from ..errors import InvalidInputError, MempalaceError
+from ..access import full_grant, local_user, token_grant
+from ..errors import AccessDeniedError, InvalidInputError, MempalaceError, PalaceNotFoundError
 from ..graph import find_tunnels, graph_stats, suggest_room_merges, traverse
 from ..palace import Palace
-from .support import is_loopback, jsonable, place_options, user_errors
+from ..scoped import ScopedPalace
+from .support import jsonable, place_options, user_errors
 
 MAX_SEARCH_LIMIT = 100
 INSTRUCTIONS = (
@@ -33,6 +42,11 @@ Wing = Annotated[str, Field(description="A person, project or domain, e.g. wing_
 Room = Annotated[str, Field(description="A topic as a lowercase hyphen slug, e.g. auth-migration.")]
 Hall = Annotated[str | None, Field(description="facts, events, discoveries, preferences or advice.")]
 DrawerId = Annotated[str, Field(description="A drawer id as returned by search or add_drawer.")]
+NO_TOKEN = ("`mcp --http` lets in only agents that send a palace token, and this palace has no active token "
+            "yet. Create one with `mempalace token create --role viewer --name my-agent` (editor to let the "
+            "agent file drawers, --wing W to keep it to some wings) and give the agent its secret as the "
+            "header `Authorization: Bearer <secret>`.")
+Scope = Callable[[], ScopedPalace]
 
 
 def _guarded(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -48,9 +62,14 @@ def _guarded(func: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-def build_server(palace: Palace, allowed_dirs: Sequence[str | Path] = ()) -> MCPServer:
-    """An MCP server whose `mempalace_*` tools work on `palace`; `ingest` reads only under `allowed_dirs`."""
-    server = MCPServer(name="mempalace", instructions=INSTRUCTIONS)
+def build_server(palace: Palace, allowed_dirs: Sequence[str | Path] = (), http_url: str | None = None) -> MCPServer:
+    """An MCP server whose `mempalace_*` tools work on `palace`; `ingest` reads only under `allowed_dirs`.
+
+    Without `http_url` the tools act for the local user (stdio). With it (the endpoint the server will
+    be served at) every request needs an active palace token, and each tool sees what that token may."""
+    scope = local_scope(palace) if http_url is None else token_scope(palace)
+    auth = {} if http_url is None else _token_auth(palace, http_url)
+    server = MCPServer(name="mempalace", instructions=INSTRUCTIONS, **auth)
     roots = [Path(d).expanduser().resolve() for d in allowed_dirs]
 
     def tool(description: str, name: str | None = None) -> Callable[[Callable[..., Any]], Any]:
@@ -59,33 +78,75 @@ def build_server(palace: Palace, allowed_dirs: Sequence[str | Path] = ()) -> MCP
             return server.tool(name=f"mempalace_{name or func.__name__}", description=description)(_guarded(func))
         return register
 
-    _map_tools(tool, palace)
-    _drawer_tools(tool, palace, roots)
-    _graph_tools(tool, palace)
+    _map_tools(tool, scope)
+    _drawer_tools(tool, scope, roots)
+    _graph_tools(tool, scope)
     return server
+
+
+class PalaceTokens:
+    """The SDK's token verifier over the palace's tokens: asked on every HTTP request, so a revoked
+    token stops working at once; the AccessToken carries the token's name, role and wings."""
+
+    def __init__(self, palace: Palace):
+        self._palace = palace
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        info = await anyio.to_thread.run_sync(self._palace.access.verify_token, token)
+        if info is None:
+            return None
+        return AccessToken(token=token, client_id=info.id, subject=info.name, scopes=[info.role],
+                           claims={"name": info.name, "role": info.role, "wings": list(info.wings)})
+
+
+def _token_auth(palace: Palace, http_url: str) -> dict[str, Any]:
+    """The SDK's bearer auth for serving at `http_url`: the palace's tokens, and no OAuth server of ours
+    (our verifier checks each token against the palace, so the SDK need not check its audience)."""
+    settings = AuthSettings(issuer_url=http_url.rsplit("/", 1)[0], resource_server_url=http_url,
+                            validate_token_resource=False)
+    return {"token_verifier": PalaceTokens(palace), "auth": settings}
+
+
+def local_scope(palace: Palace) -> Scope:
+    """The palace as its owner uses it over stdio: admin of every wing, writes recorded as via "mcp"."""
+    scoped = ScopedPalace(palace, full_grant(local_user(), "mcp"))
+    return lambda: scoped
+
+
+def token_scope(palace: Palace) -> Scope:
+    """The palace as the current request's token may see and change it (its role on its wings)."""
+
+    def scope() -> ScopedPalace:
+        token = get_access_token()
+        claims = (token.claims if token else None) or {}
+        if not claims.get("name"):  # only reachable in-process: over HTTP the SDK answered 401 already
+            raise AccessDeniedError("This server serves only requests that carry a palace token.")
+        return ScopedPalace(palace, token_grant(claims["name"], claims["role"], tuple(claims["wings"])))
+
+    return scope
 
 
 Registrar = Callable[..., Callable[[Callable[..., Any]], Any]]
 
 
-def _map_tools(tool: Registrar, palace: Palace) -> None:
+def _map_tools(tool: Registrar, scope: Scope) -> None:
     """Status, wings, rooms, taxonomy and search."""
 
     @tool("Where the palace is and how many drawers, wings and rooms it holds.")
     def status() -> dict[str, Any]:
-        return palace.status()
+        return scope().status()
 
     @tool("Every wing with its drawer count.")
     def list_wings() -> dict[str, Any]:
-        return {"wings": palace.list_wings()}
+        return {"wings": scope().list_wings()}
 
     @tool("Rooms with their drawer counts, in one wing or in all of them.")
     def list_rooms(wing: Annotated[str | None, Field(description="Only this wing.")] = None) -> dict[str, Any]:
-        return {"rooms": palace.list_rooms(wing)}
+        return {"rooms": scope().list_rooms(wing)}
 
     @tool("The whole map: wing → room → drawer count.")
     def get_taxonomy() -> dict[str, Any]:
-        return {"taxonomy": palace.taxonomy()}
+        return {"taxonomy": scope().taxonomy()}
 
     @tool("Find drawers by meaning and keywords, optionally within a wing, room and hall. "
           "Results carry drawer ids and the verbatim text.")
@@ -95,26 +156,26 @@ def _map_tools(tool: Registrar, palace: Palace) -> None:
                hall: Hall = None,
                limit: Annotated[int, Field(ge=1, le=MAX_SEARCH_LIMIT, description="How many drawers.")] = 10,
                ) -> dict[str, Any]:
-        return {"hits": palace.search(query, wing=wing, room=room, hall=hall, limit=limit)}
+        return {"hits": scope().search(query, wing=wing, room=room, hall=hall, limit=limit)}
 
 
 
-def _drawer_tools(tool: Registrar, palace: Palace, roots: list[Path]) -> None:
+def _drawer_tools(tool: Registrar, scope: Scope, roots: list[Path]) -> None:
     """Filing, reading, moving and deleting drawers; duplicate checks; ingest under the allowed roots."""
 
     @tool("Stored drawers at least `threshold` similar to `content` (1.0 = identical meaning).")
     def check_duplicate(content: Text, threshold: Annotated[float, Field(gt=0, le=1)] = 0.9) -> dict[str, Any]:
-        return {"matches": palace.check_duplicate(content, threshold)}
+        return {"matches": scope().check_duplicate(content, threshold)}
 
     @tool("File a memory verbatim: the exact words, never summarised. A near-duplicate of a stored "
           "drawer is refused and its matches are returned (status 'duplicate').")
     def add_drawer(wing: Wing, room: Room, content: Text, hall: Hall = None) -> dict[str, Any]:
-        result = palace.add_drawer(content, wing, room, hall=hall)
+        result = scope().add_drawer(content, wing, room, hall=hall)
         return {"status": result.status, "drawer_ids": result.drawer_ids, "matches": result.matches}
 
     @tool("One drawer's verbatim text and place.")
     def get_drawer(drawer_id: DrawerId) -> dict[str, Any]:
-        return palace.get_drawer(drawer_id)
+        return scope().get_drawer(drawer_id)
 
     @tool("Move a drawer to another wing, room or hall; its text never changes.")
     def update_drawer(drawer_id: DrawerId, wing: Annotated[str | None, Field(description="New wing.")] = None,
@@ -122,11 +183,11 @@ def _drawer_tools(tool: Registrar, palace: Palace, roots: list[Path]) -> None:
                       hall: Annotated[str | None, Field(description="New hall: facts, events, discoveries, "
                                                         "preferences or advice; \"\" takes it out of its hall.")] = None,
                       ) -> dict[str, Any]:
-        return palace.update_drawer(drawer_id, wing=wing, room=room, hall=hall)
+        return scope().update_drawer(drawer_id, wing=wing, room=room, hall=hall)
 
     @tool("Delete a drawer; returns what was deleted.")
     def delete_drawer(drawer_id: DrawerId) -> dict[str, Any]:
-        return palace.delete_drawer(drawer_id)
+        return scope().delete_drawer(drawer_id)
 
     @tool("Ingest a transcript file or folder on the server's machine (only under the directories the "
           "server was started with --allow-dir).")
@@ -135,32 +196,32 @@ def _drawer_tools(tool: Registrar, palace: Palace, roots: list[Path]) -> None:
                ) -> dict[str, Any]:
         from ..ingest import ingest_paths
 
-        reports = ingest_paths(palace, [_allowed(path, roots)], wing=wing)
+        reports = ingest_paths(scope(), [_allowed(path, roots)], wing=wing)
         return {"reports": [r.to_dict() for r in reports]}
 
 
 
-def _graph_tools(tool: Registrar, palace: Palace) -> None:
+def _graph_tools(tool: Registrar, scope: Scope) -> None:
     """The room graph: traversal, tunnels, stats and merge suggestions."""
 
     @tool("Rooms reachable from a room through shared wings, breadth first, up to max_hops.", "traverse")
     def traverse_rooms(start_room: Room, max_hops: Annotated[int, Field(ge=1, le=20)] = 2) -> dict[str, Any]:
-        return {"steps": traverse(palace, start_room, max_hops)}
+        return {"steps": traverse(scope(), start_room, max_hops)}
 
     @tool("Tunnels: rooms that appear in two or more wings (optionally linking wing_a and wing_b).", "find_tunnels")
     def tunnels(wing_a: Annotated[str | None, Field(description="A wing.")] = None,
                 wing_b: Annotated[str | None, Field(description="Another wing.")] = None) -> dict[str, Any]:
-        return {"tunnels": find_tunnels(palace, wing_a, wing_b)}
+        return {"tunnels": find_tunnels(scope(), wing_a, wing_b)}
 
     @tool("Counts of the room graph: rooms, tunnels, edges, the best-connected rooms, isolated wings.",
           "graph_stats")
     def stats() -> dict[str, Any]:
-        return graph_stats(palace)
+        return graph_stats(scope())
 
     @tool("Pairs of rooms that are probably the same concept spelled differently, best first.",
           "suggest_room_merges")
     def room_merges(min_score: Annotated[float, Field(gt=0, le=1)] = 0.8) -> dict[str, Any]:
-        return {"suggestions": suggest_room_merges(palace, min_score=min_score)}
+        return {"suggestions": suggest_room_merges(scope(), min_score=min_score)}
 
 
 def _allowed(path: str, roots: list[Path]) -> Path:
@@ -190,7 +251,8 @@ def _links_under(path: Path) -> Iterator[Path]:
 
 
 @click.command("mcp")
-@click.option("--http", is_flag=True, help="Serve streamable HTTP (at /mcp) instead of stdio.")
+@click.option("--http", is_flag=True, help="Serve streamable HTTP (at /mcp) instead of stdio; every request "
+              "needs a token (`mempalace token create`).")
 @click.option("--host", default="127.0.0.1", show_default=True, help="With --http: the address to listen on.")
 @click.option("--port", type=int, default=8765, show_default=True, help="With --http: the port.")
 @click.option("--allow-dir", "allowed", multiple=True, type=click.Path(file_okay=False, path_type=Path),
@@ -199,14 +261,33 @@ def _links_under(path: Path) -> Iterator[Path]:
 @click.pass_context
 def mcp_command(ctx: click.Context, http: bool, host: str, port: int, allowed: tuple[Path, ...]) -> None:
     """Serve the palace to AI agents over the Model Context Protocol."""
-    if http and not is_loopback(host):
-        raise click.UsageError(
-            f"Refusing to serve MCP on {host}: `mcp --http` has no sign-in yet, so anyone who can reach the "
-            "port could read, file and delete drawers. Keep the default --host 127.0.0.1 (agents on this "
-            "machine), or put it behind a reverse proxy that checks a token.")
-    with user_errors(), Palace.open(ctx.obj["palace"], ctx.obj["url"]) as palace:
-        server = build_server(palace, allowed)
-        if http:
-            server.run("streamable-http", host=host, port=port)
-        else:
-            server.run()
+    if not http:
+        with user_errors(), Palace.open(ctx.obj["palace"], ctx.obj["url"]) as palace:
+            build_server(palace, allowed).run()
+        return
+    url = _endpoint(host, port)
+    with user_errors(), _token_palace(ctx) as palace:
+        build_server(palace, allowed, http_url=url).run("streamable-http", host=host, port=port)
+
+
+def _endpoint(host: str, port: int) -> str:
+    """The URL `--host` and `--port` serve MCP at (an IPv6 address in brackets)."""
+    name = host.strip()
+    if not name:
+        raise click.UsageError("--host needs an address to listen on, such as 127.0.0.1.")
+    return f"http://{f'[{name}]' if ':' in name and not name.startswith('[') else name}:{port}/mcp"
+
+
+def _token_palace(ctx: click.Context) -> Palace:
+    """The palace to serve over HTTP, if it has an active token (tokens are the sign-in; never created here)."""
+    try:
+        palace = Palace.open(ctx.obj["palace"], ctx.obj["url"], create=False)
+    except PalaceNotFoundError:
+        raise click.UsageError(NO_TOKEN) from None
+    try:
+        if not any(t.revoked_at is None for t in palace.access.tokens()):
+            raise click.UsageError(NO_TOKEN)
+    except BaseException:
+        palace.close()
+        raise
+    return palace
