@@ -6,11 +6,14 @@ from dashboard import charts
 from dashboard.render import md
 from dashboard.views import SEARCH_PAGE, key, link_to_search, overview, palace
 from mempalace import MempalaceError
+from mempalace.demo import DEMO_WINGS
 
 p = palace()
 st.title("Palace overview")
-if p.count() == 0 and not p.may("ingest"):
+if p.count() == 0 and not all(p.may("ingest", wing) for wing in DEMO_WINGS):  # the demo files into its own wings
     st.info("There are no drawers in the wings you may see yet.")
+    if p.may("ingest"):
+        st.page_link("app_pages/ingest.py", label="Upload transcripts", icon=":material/upload_file:")
     st.stop()
 if p.count() == 0:
     st.info("The palace is empty. Upload conversations on the Ingest page, or load a demo palace: a few "

@@ -34,7 +34,7 @@ import subprocess
 import sys
 import time
 import weakref
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -90,9 +90,11 @@ def _health(url: str) -> bool:
     return answers(f"{url}/_stcore/health")
 
 
-def start_dashboard(home: Path, env: Mapping[str, str] | None = None, attempts: int = 3) -> Dashboard:
+def start_dashboard(home: Path, env: Mapping[str, str] | None = None, attempts: int = 3,
+                    args: Sequence[str] = ()) -> Dashboard:
     """Start the dashboard on a free loopback port with MEMPALACE_HOME=`home` and the real model;
     return once `/_stcore/health` answers. Raises RuntimeError with the server's output otherwise.
+    `args` go to `streamlit run` after ours (such as `--secrets.files PATH`).
 
     The server opens the palace only when a browser session first runs the script, so whatever is
     in `home/palace` before the first `page.goto` is what the app sees.
@@ -110,7 +112,7 @@ def start_dashboard(home: Path, env: Mapping[str, str] | None = None, attempts: 
             process = subprocess.Popen(
                 [sys.executable, "-m", "streamlit", "run", str(APP), "--server.port", str(port),
                  "--server.address", "127.0.0.1", "--server.headless", "true",
-                 "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+                 "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none", *args],
                 cwd=ROOT, env=full_env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
             )
         dashboard = Dashboard(url, home, log, process)

@@ -2,7 +2,7 @@
 MEMPALACE_HOME and the real embedding model, driven by Debian's Chromium through Playwright.
 
 Fixtures:
-- `dashboard(prefill=None, env=None)` starts a fresh server per call and stops it after the test;
+- `dashboard(prefill=None, env=None, args=())` starts a fresh server per call and stops it after the test;
   `module_dashboard(...)` does the same but keeps the server for the whole module (use it in a
   module-scoped fixture to share one server between tests). Both return a `_dashboard.Dashboard`
   (`url`, `home`, `palace_path`, `output()`). `prefill(palace)` receives the palace at `home/palace`,
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -118,12 +118,13 @@ def _module_dashboards_factory(tmp_path_factory: pytest.TempPathFactory) -> Iter
 def _factory(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StartDashboard]:
     started: list[Dashboard] = []
 
-    def start(prefill: Callable[[Palace], Any] | None = None, env: Mapping[str, str] | None = None) -> Dashboard:
+    def start(prefill: Callable[[Palace], Any] | None = None, env: Mapping[str, str] | None = None,
+              args: Sequence[str] = ()) -> Dashboard:
         home = tmp_path_factory.mktemp("dashboard") / "home"
         if prefill is not None:
             _prefill(home, prefill)
         try:
-            dashboard = start_dashboard(home, env)
+            dashboard = start_dashboard(home, env, args=args)
         except RuntimeError as exc:
             pytest.fail(str(exc), pytrace=False)
         started.append(dashboard)
@@ -140,13 +141,13 @@ def _factory(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StartDashboar
 
 @pytest.fixture
 def dashboard(_dashboards_factory: StartDashboard) -> StartDashboard:
-    """`dashboard(prefill=None, env=None)` → a fresh server for this test (stopped after it)."""
+    """`dashboard(prefill=None, env=None, args=())` → a fresh server for this test (stopped after it)."""
     return _dashboards_factory
 
 
 @pytest.fixture(scope="module")
 def module_dashboard(_module_dashboards_factory: StartDashboard) -> StartDashboard:
-    """`module_dashboard(prefill=None, env=None)` → a fresh server kept until the module ends."""
+    """`module_dashboard(prefill=None, env=None, args=())` → a fresh server kept until the module ends."""
     return _module_dashboards_factory
 
 

@@ -1,0 +1,265 @@
+"""Team sign-in, page by page, run by Streamlit's AppTest (no browser, no provider, the fake embedder).
+
+`at.secrets` gives the app an `[auth]` section (so it is a team's dashboard) and `at.user` stands for
+whatever Streamlit's OpenID Connect put in `st.user`; the `[[access]]` rules are in config.toml. The
+browser tests in tests/e2e/test_team_signin.py do the same through a real provider; these cover the
+rules per role and the edge cases of the ID token (an `exp` past, missing or not a number) quickly.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from mempalace import Palace
+from mempalace.config import load_settings
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+AUTH = {"redirect_uri": "http://localhost:8501/oauth2callback", "cookie_secret": "s" * 64, "client_id": "mempalace",
+        "client_secret": "secret", "server_metadata_url": "http://localhost:9/.well-known/openid-configuration"}
+VIEWER, EDITOR, ADMIN = "viewer@example.com", "editor@example.com", "admin@example.com"
+RULES = f"""
+[[access]]
+who = "{VIEWER}"
+role = "viewer"
+wings = ["wing_orion"]
+
+[[access]]
+who = "{EDITOR}"
+role = "editor"
+
+[[access]]
+who = "{ADMIN}"
+role = "admin"
+"""
+DRAWERS = (  # launch-plan is a tunnel from the viewer's wing into wing_nimbus; launch-plans merges into it
+    ("Orion launch plan: a pilot with ten customers in March.", "wing_orion", "launch-plan"),
+    ("The Orion launch plans were reviewed again.", "wing_orion", "launch-plans"),
+    ("Nimbus launch plan, confidential: codename NIGHTJAR.", "wing_nimbus", "launch-plan"),
+    ("Quasar checklist with a NIGHTJAR briefing.", "wing_quasar", "badge-office"),
+)
+HIDDEN = ("nimbus", "quasar", "nightjar", "badge-office")
+WING_BADGE = re.compile(r'<span style="background:#e8e1fb;[^>]*>([^<]*)</span>')  # dashboard.render.badge
+PAGES = {"Overview": "overview", "Search": "search", "Tunnels": "tunnels", "Ingest": "ingest", "Drawers": "drawers",
+         "Audit": "audit"}
+
+_apps: list[AppTest] = []
+
+
+@pytest.fixture(autouse=True)
+def _close_app_palaces() -> Iterator[None]:
+    """Close the palaces the apps of a test opened (st.cache_resource is per process)."""
+    yield
+    while _apps:
+        at = _apps.pop()
+        if "palace" in at.session_state:
+            at.session_state["palace"]._palace.close()
+    views = sys.modules.get("dashboard.views")
+    if views is not None:
+        views.open_palace.clear()
+
+
+@pytest.fixture
+def ids(home: Path) -> dict[str, str]:
+    """The access rules and the palace; {wing/room: drawer id}."""
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text(RULES, encoding="utf-8")
+    found = {}
+    with Palace.open(settings=load_settings(home)) as palace:
+        for text, wing, room in DRAWERS:
+            found[f"{wing}/{room}"] = palace.add_drawer(text, wing, room).drawer_ids[0]
+    return found
+
+
+def app(user: dict | None, **query: str) -> AppTest:
+    """The team's dashboard after its first run, for `user` (as `st.user` holds it)."""
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.secrets = {"auth": dict(AUTH)}
+    at.user = user if user is not None else {"is_logged_in": False}
+    for name, value in query.items():
+        at.query_params[name] = value
+    _apps.append(at)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def signed_in(email: str, **claims: object) -> dict:
+    return {"is_logged_in": True, "email": email, "email_verified": True, "exp": int(time.time()) + 3600, **claims}
+
+
+def page(at: AppTest, name: str) -> AppTest:
+    at.switch_page(f"app_pages/{name}.py").run()
+    assert not at.exception, at.exception
+    return at
+
+
+def opens(at: AppTest, name: str) -> bool:
+    """Whether the page is in this person's navigation (AppTest refuses to switch to one that is not)."""
+    try:
+        at.switch_page(f"app_pages/{name}.py")
+    except ValueError as exc:
+        assert "Could not find a navigation page" in str(exc)
+        return False
+    return True
+
+
+def texts(at: AppTest) -> str:
+    """Everything shown as text, labels and options included, in lower case (Markdown escapes removed)."""
+    parts = [e.value for kind in ("markdown", "caption", "info", "warning", "error", "success", "text", "code", "title")
+             for e in at.get(kind)]
+    parts += [str(w.label) for w in [*at.button, *at.text_input, *at.selectbox, *at.expander]]
+    parts += [str(o) for box in at.selectbox for o in box.options]
+    parts += [h.value for h in at.html]
+    return "\n".join(parts).replace("\\", "").lower()
+
+
+def shows_nothing_of_the_palace(at: AppTest) -> None:
+    assert not at.sidebar.metric and not at.main.metric and not at.dataframe
+    assert not [t for t in DRAWERS if t[0].lower() in texts(at)]
+    assert "palace" not in at.session_state
+
+
+# -- signed out, expired, no access ---------------------------------------------------------------
+
+
+def test_a_visitor_who_is_not_signed_in_sees_only_the_sign_in_screen(ids):
+    at = app({"is_logged_in": False}, q="launch", wing="wing_orion")
+    assert [t.value for t in at.title] == ["MemPalace"]
+    assert [i.value for i in at.info] == ["Sign in to open this palace."]
+    assert [b.label for b in at.button] == ["Sign in"]
+    assert not at.sidebar.button and not at.sidebar.caption
+    shows_nothing_of_the_palace(at)
+    page(at, "search")  # asking for a page directly changes nothing
+    assert [i.value for i in at.info] == ["Sign in to open this palace."] and not at.text_input
+    shows_nothing_of_the_palace(at)
+
+
+@pytest.mark.parametrize("exp", [-1, None, "2999-01-01", True], ids=["past", "missing", "text", "bool"])
+def test_an_id_token_that_expired_or_has_no_usable_exp_counts_as_signed_out(ids, exp):
+    user = signed_in(VIEWER)
+    if exp is None:
+        del user["exp"]
+    else:  # a second ago, or not a number at all
+        user["exp"] = int(time.time()) + exp if type(exp) is int else exp
+    at = app(user)
+    assert [i.value for i in at.info] == ["Your sign-in has expired. Sign in again to go on."]
+    assert [b.label for b in at.button] == ["Sign in"]
+    shows_nothing_of_the_palace(at)
+
+
+def test_a_sign_in_that_expires_mid_session_stops_the_page_it_is_on(ids):
+    at = app(signed_in(VIEWER))
+    page(at, "drawers")
+    assert [t.value for t in at.title] == ["Drawers"] and at.main.expander
+    at.user = signed_in(VIEWER, exp=int(time.time()) - 1)
+    at.run()
+    assert [t.value for t in at.title] == ["MemPalace"]
+    assert [i.value for i in at.info] == ["Your sign-in has expired. Sign in again to go on."]
+    assert not at.main.expander
+
+
+@pytest.mark.parametrize("user, shown", [
+    (signed_in("stranger@elsewhere.example"), "stranger@elsewhere.example"),
+    (signed_in(ADMIN, email_verified=False), ADMIN),  # an address the provider has not verified
+    (signed_in(""), "someone without an e-mail address"),
+    (signed_in("admin@example.com.evil.example"), "admin@example.com.evil.example"),
+], ids=["unknown", "unverified", "no-email", "lookalike"])
+def test_an_address_no_rule_names_gets_no_access(ids, user, shown):
+    at = app(user)
+    assert len(at.warning) == 1
+    assert at.warning[0].value.replace("\\", "").startswith(f"You are signed in as {shown}, but you have no access")
+    assert [b.label for b in at.button] == ["Sign out"]
+    shows_nothing_of_the_palace(at)
+
+
+def test_sign_out_leaves_the_next_run_signed_out(ids):
+    at = app(signed_in(EDITOR))
+    at.button(key="sign_out").click().run()
+    assert at.user == {"is_logged_in": False}
+    at.run()
+    assert [i.value for i in at.info] == ["Sign in to open this palace."]
+
+
+# -- what each role gets --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("email, role, wings, pages, counts", [
+    (VIEWER, "viewer", "wing_orion", ["Overview", "Search", "Tunnels", "Drawers"], ("2", "1", "2")),
+    (EDITOR, "editor", "every wing", ["Overview", "Search", "Tunnels", "Ingest", "Drawers"], ("4", "3", "3")),
+    (ADMIN, "admin", "every wing", list(PAGES), ("4", "3", "3")),
+])
+def test_each_role_gets_its_caption_counts_and_pages(ids, email, role, wings, pages, counts):
+    at = app(signed_in(email))
+    assert at.sidebar.caption[0].value.replace("\\", "") == f"Signed in as {email} · {role} · {wings}"
+    assert [b.label for b in at.sidebar.button] == ["Sign out", "Refresh"]
+    assert not at.sidebar.text_input  # a team's palace is fixed: no path box
+    assert tuple(m.value for m in at.sidebar.metric) == counts
+    assert [title for title, name in PAGES.items() if opens(at, name)] == pages
+
+
+@pytest.mark.parametrize("email, move, delete, merge", [
+    (VIEWER, False, False, False), (EDITOR, True, False, True), (ADMIN, True, True, True)])
+def test_drawer_and_tunnel_controls_follow_the_role(ids, email, move, delete, merge):
+    at = page(app(signed_in(email)), "drawers")
+    assert at.main.expander
+    labels = [b.label for b in at.main.button]
+    assert ("Move" in labels) is move
+    assert ("Delete" in labels) is delete
+    assert bool([c for c in at.main.checkbox if c.label == "I want to delete this drawer"]) is delete
+    assert bool(at.main.text_input) is move
+    page(at, "tunnels")
+    assert any("launch-plans (1) → launch-plan" in t.value for t in at.main.text)
+    assert ("Merge" in [b.label for b in at.main.button]) is merge
+
+
+def test_a_viewer_sees_no_trace_of_the_hidden_wings(ids):
+    at = app(signed_in(VIEWER))
+    for name in ("overview", "tunnels", "drawers"):
+        page(at, name)
+        shown = texts(at)
+        assert not [w for w in HIDDEN if w in shown], (name, [w for w in HIDDEN if w in shown])
+    page(at, "tunnels")
+    assert "(wings you cannot see)" in at.get("iframe")[0].proto.srcdoc
+    assert not [w for w in HIDDEN if w in at.get("iframe")[0].proto.srcdoc.lower()]
+
+
+def test_a_forged_wing_in_the_search_address_falls_back_to_the_viewers_wings(ids):
+    at = page(app(signed_in(VIEWER), q="launch plan", wing="wing_nimbus"), "search")
+    wing = at.main.selectbox[0]
+    assert wing.label == "Wing" and wing.value == "(any)" and list(wing.options) == ["(any)", "wing_orion"]
+    assert "wing" not in at.query_params
+    assert [c.value for c in at.main.caption if c.value.endswith("result(s)")] == ["2 result(s)"]
+    assert {wing for h in at.main.html for wing in WING_BADGE.findall(h.value)} == {"wing_orion"}
+    assert not [w for w in HIDDEN if w in texts(at)]
+
+
+def test_a_deep_link_to_a_hidden_drawer_reads_as_an_unknown_id(ids):
+    foreign = ids["wing_nimbus/launch-plan"]
+    made_up = "drawer_" + "0" * (len(foreign) - len("drawer_"))
+
+    def shown(drawer_id: str) -> list[str]:
+        at = page(app(signed_in(VIEWER), drawer=drawer_id), "drawers")
+        assert not at.main.text and not at.html
+        return [e.value.replace("\\", "").replace(drawer_id, "<id>") for e in at.main.error]
+
+    assert shown(foreign) == shown(made_up) == ["No drawer with id '<id>' in this palace."]
+    at = page(app(signed_in(VIEWER), drawer=ids["wing_orion/launch-plan"]), "drawers")
+    assert [t.value for t in at.main.text] == [DRAWERS[0][0]]
+
+
+def test_an_editor_of_empty_wings_is_not_offered_the_demo_it_may_not_file(home, ids):
+    """The demo files into wings of its own (wing_kai, …): an editor of other wings could press the button
+    and nothing would happen. They get an upload link instead, and no word that "the palace is empty"."""
+    (home / "config.toml").write_text(RULES + '\n[[access]]\nwho = "new@example.com"\nrole = "editor"\n'
+                                      'wings = ["wing_empty"]\n', encoding="utf-8")
+    at = app(signed_in("new@example.com"))
+    assert [i.value for i in at.info] == ["There are no drawers in the wings you may see yet."]
+    assert not at.main.button
+    assert [link.label for link in at.main.get("page_link")] == ["Upload transcripts"]
