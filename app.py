@@ -11,7 +11,8 @@ from pathlib import Path
 import streamlit as st
 
 from dashboard.render import md
-from dashboard.signin import current_grant, refuse_unless_loopback, sign_in_configured, signed_in_panel
+from dashboard.signin import (current_grant, refuse_signed_out, refuse_unless_loopback, sign_in_configured,
+                              signed_in_panel)
 from dashboard.views import open_palace
 from mempalace import MempalaceError
 from mempalace.access import is_loopback
@@ -37,27 +38,29 @@ try:
 except MempalaceError as exc:
     st.error(md(str(exc)))
     st.stop()
+given = chosen.url or chosen.palace or os.environ.get("MEMPALACE_URL", "")
 with st.sidebar:
     st.header("MemPalace")
-    signed_in_panel(grant, team)
-    given = chosen.url or chosen.palace or os.environ.get("MEMPALACE_URL", "")
     target = given if team else st.text_input(  # a team's palace is fixed: nobody may open another folder
         "Palace path or server URL", value=given, placeholder="default: ~/.mempalace/palace", key="palace_target",
         help="A palace folder (shared with every MemPalace process on this machine), or "
              "http://host:port for a Chroma server.")
+try:
     is_url = target.strip().startswith(("http://", "https://"))
-    try:
-        path = None if is_url else str(Path(target.strip() or settings.default_palace).expanduser().resolve())
-        palace = ScopedPalace(open_palace(path, target.strip() if is_url else None), grant)
+    path = None if is_url else str(Path(target.strip() or settings.default_palace).expanduser().resolve())
+    palace = ScopedPalace(open_palace(path, target.strip() if is_url else None), grant)
+    refuse_signed_out(palace, team)
+    with st.sidebar:
+        signed_in_panel(palace, team)
         st.caption(md(MODE_LABELS.get(palace.mode, palace.mode) + f": {palace.location}"))
         drawers, wings, rooms = st.columns(3)
         drawers.metric("Drawers", f"{palace.count():,}")
         wings.metric("Wings", len(palace.list_wings()))
         rooms.metric("Rooms", len(palace.list_rooms()))
-    except MempalaceError as exc:
-        st.error(md(str(exc)))
-        st.stop()
-    st.button("Refresh", help="Read the palace again (other clients and tools may have written to it).")
+        st.button("Refresh", help="Read the palace again (other clients and tools may have written to it).")
+except MempalaceError as exc:
+    st.sidebar.error(md(str(exc)))
+    st.stop()
 st.session_state["palace"] = palace
 
 pages = [

@@ -14,6 +14,7 @@ import streamlit as st
 
 from mempalace.access import Grant, full_grant, grant_for, local_user
 from mempalace.config import Settings
+from mempalace.scoped import ScopedPalace
 
 from .render import md
 
@@ -49,7 +50,9 @@ def current_grant(settings: Settings, sign_in: bool) -> Grant:
     if _expired(user.get("exp")):
         _sign_in_screen("Your sign-in has expired. Sign in again to go on.")
     email = str(user.get("email") or "")
-    grant = grant_for(settings.access, email, "dashboard") if user.get("email_verified", True) else None
+    verified = user.get("email_verified")
+    vouched = verified in (True, "true") or (verified is None and settings.trust_unverified_email)
+    grant = grant_for(settings.access, email, "dashboard") if vouched else None
     if grant is None:
         st.title("MemPalace")
         st.warning(md(f"You are signed in as {email or 'someone without an e-mail address'}, but you have no "
@@ -72,11 +75,29 @@ def _sign_in_screen(message: str) -> None:
     st.stop()
 
 
-def signed_in_panel(grant: Grant, sign_in: bool) -> None:
-    """Sidebar: who is signed in, with which role, and a sign-out button."""
+def signed_in_panel(palace: ScopedPalace, sign_in: bool) -> None:
+    """Sidebar: who is signed in, with which role, and a sign-out button (which the palace records)."""
     if not sign_in:
         return
+    grant = palace.grant
     wings = "every wing" if grant.every_wing else ", ".join(sorted({w for _, ws in grant.rules for w in ws}))
     st.caption(md(f"Signed in as {grant.actor.who} · {grant.role} · {wings}"))
     if st.button("Sign out", key="sign_out"):
+        palace.sign_out(_issued_at())
         st.logout()
+
+
+def refuse_signed_out(palace: ScopedPalace, sign_in: bool) -> None:
+    """A sign-in the person has signed out of (say, a copy of its cookie kept elsewhere) counts as
+    signed out: Streamlit keeps sign-ins only in cookies, so the palace remembers sign-outs."""
+    if sign_in and palace.signed_out(_issued_at()):
+        _sign_in_screen("You signed out. Sign in again to go on.")
+
+
+def _issued_at() -> float:
+    """When the ID token of this sign-in was issued (its `iat`; else its `exp`, which is later)."""
+    for claim in ("iat", "exp"):
+        value = st.user.get(claim)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value)
+    return float("inf")  # no time at all: any sign-out since the server knew them ends it

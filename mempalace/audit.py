@@ -37,6 +37,7 @@ CREATE TRIGGER IF NOT EXISTS audit_no_delete BEFORE DELETE ON audit
 CREATE TRIGGER IF NOT EXISTS audit_no_replace BEFORE INSERT ON audit
     WHEN EXISTS (SELECT 1 FROM audit WHERE seq = NEW.seq)
     BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+CREATE TABLE IF NOT EXISTS sign_outs (who TEXT PRIMARY KEY, issued_before REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS tokens (
     id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, role TEXT NOT NULL, wings TEXT NOT NULL,
     hash TEXT NOT NULL UNIQUE, created_at TEXT NOT NULL, created_by TEXT NOT NULL, revoked_at TEXT);
@@ -126,6 +127,22 @@ class AccessBook:
         with self._lock:
             rows = self._conn().execute(sql, [*args, limit]).fetchall()
         return [AuditEntry(r[0], r[1], r[2], r[3], r[4], tuple(json.loads(r[5])), json.loads(r[6])) for r in rows]
+
+    # -- dashboard sign-outs ----------------------------------------------------------------------
+
+    def record_sign_out(self, who: str, issued_at: float) -> None:
+        """`who` signed out: a sign-in issued at or before `issued_at` no longer counts (Streamlit keeps
+        a sign-in only in a cookie, so a copy of it would otherwise outlive the sign-out)."""
+        with self._lock:
+            self._conn().execute(
+                "INSERT INTO sign_outs VALUES (?, ?) ON CONFLICT(who) DO UPDATE SET"
+                " issued_before = max(issued_before, excluded.issued_before)", [who, float(issued_at)])
+
+    def signed_out(self, who: str, issued_at: float) -> bool:
+        """Whether a sign-in of `who` issued at `issued_at` came before their last sign-out."""
+        with self._lock:
+            row = self._conn().execute("SELECT issued_before FROM sign_outs WHERE who = ?", [who]).fetchone()
+        return row is not None and issued_at <= row[0]
 
     # -- tokens -----------------------------------------------------------------------------------
 

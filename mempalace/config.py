@@ -36,6 +36,7 @@ class Settings:
     max_unzipped_bytes: int = 1024 * 1024 * 1024
     server_token: str = ""  # sent as a bearer token to a Chroma server behind a token-checking proxy
     access: tuple[Any, ...] = ()  # the [[access]] rules: who may read or change which wings (mempalace.access)
+    trust_unverified_email: bool = False  # true: a sign-in whose provider sends no email_verified counts
     graph_hidden_rooms: tuple[str, ...] = ("general",)
     tunnel_stop_rooms: tuple[str, ...] = (
         "misc", "miscellaneous", "other", "random", "general-discussion", "discussion", "chat", "notes",

@@ -291,7 +291,16 @@ class ScopedPalace:
         with acting_as(self.grant.actor):
             return self._palace.rebuild_index()
 
-    # -- the audit log and tokens (admins of every wing) ------------------------------------------
+    # -- this person's sign-in, the audit log (admins of every wing) --------------------------------
+
+    def sign_out(self, issued_at: float) -> None:
+        """Record that the grant's person signed out of the sign-in issued at `issued_at`."""
+        self._palace.access.record_sign_out(self.grant.actor.who, issued_at)
+
+    def signed_out(self, issued_at: float) -> bool:
+        """Whether the grant's person signed out after the sign-in issued at `issued_at`."""
+        return self._palace.access.signed_out(self.grant.actor.who, issued_at)
+
 
     def audit_entries(self, **filters: Any) -> list[Any]:
         self.grant.check("audit", "*")

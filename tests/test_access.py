@@ -377,3 +377,14 @@ def test_only_the_hash_of_a_secret_is_stored(book: AccessBook) -> None:
         assert [reopened.verify_token(s).name for s in secrets] == ["t0", "t1", "t2"]  # type: ignore[union-attr]
     finally:
         reopened.close()
+
+
+def test_a_sign_out_ends_sign_ins_issued_before_it_only(tmp_path: Path) -> None:
+    book = AccessBook(tmp_path / "access.sqlite3")
+    assert not book.signed_out("ann@example.com", 1_000.0)
+    book.record_sign_out("ann@example.com", 1_000.0)
+    book.record_sign_out("ann@example.com", 900.0)  # an older sign-out never shortens a later one
+    assert book.signed_out("ann@example.com", 1_000.0) and book.signed_out("ann@example.com", 10.0)
+    assert not book.signed_out("ann@example.com", 1_001.0)  # a sign-in issued afterwards
+    assert not book.signed_out("bob@example.com", 10.0)
+    book.close()

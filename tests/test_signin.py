@@ -169,8 +169,10 @@ def test_a_sign_in_that_expires_mid_session_stops_the_page_it_is_on(ids):
     (signed_in("stranger@elsewhere.example"), "stranger@elsewhere.example"),
     (signed_in(ADMIN, email_verified=False), ADMIN),  # an address the provider has not verified
     (signed_in(""), "someone without an e-mail address"),
+    ({**signed_in(ADMIN), "email_verified": None}, ADMIN),  # a provider that does not say
+    ({**signed_in(ADMIN), "email_verified": "false"}, ADMIN),
     (signed_in("admin@example.com.evil.example"), "admin@example.com.evil.example"),
-], ids=["unknown", "unverified", "no-email", "lookalike"])
+], ids=["unknown", "unverified", "no-email", "not-said", "false-as-text", "lookalike"])
 def test_an_address_no_rule_names_gets_no_access(ids, user, shown):
     at = app(user)
     assert len(at.warning) == 1
@@ -185,6 +187,29 @@ def test_sign_out_leaves_the_next_run_signed_out(ids):
     assert at.user == {"is_logged_in": False}
     at.run()
     assert [i.value for i in at.info] == ["Sign in to open this palace."]
+
+
+def test_an_unsaid_email_verified_counts_when_the_settings_trust_the_provider(home, ids):
+    config = home / "config.toml"  # a top-level key: before the [[access]] tables
+    config.write_text("trust_unverified_email = true\n" + config.read_text(encoding="utf-8"), encoding="utf-8")
+    user = signed_in(ADMIN)
+    del user["email_verified"]
+    at = app(user)
+    assert not any("no access" in w.value for w in at.warning) and "signed in as admin@example.com" in texts(at)
+    at = app({**signed_in(ADMIN), "email_verified": False})  # an explicit no still refuses
+    assert at.warning and "no access" in at.warning[0].value
+
+
+def test_a_copy_of_a_signed_out_sign_in_no_longer_opens_the_palace(ids):
+    issued = int(time.time()) - 60
+    user = signed_in(EDITOR, iat=issued)
+    at = app(user)
+    at.button(key="sign_out").click().run()
+    replay = app(user)  # the same claims again, as a copied cookie would bring them
+    assert [i.value for i in replay.info] == ["You signed out. Sign in again to go on."]
+    shows_nothing_of_the_palace(replay)
+    fresh = app(signed_in(EDITOR, iat=issued + 30))  # a new sign-in, issued after the sign-out
+    assert not fresh.info and "signed in as editor@example.com" in texts(fresh)
 
 
 # -- what each role gets --------------------------------------------------------------------------

@@ -13,7 +13,7 @@ import importlib
 
 import click
 
-from ..access import Actor, local_user, set_actor
+from ..access import Actor, acting_as, local_user
 from ..errors import InvalidInputError, MempalaceError
 from ..models import HALLS
 from ..palace import Palace
@@ -72,7 +72,7 @@ class _LazyGroup(click.Group):
 def main(ctx: click.Context, palace: Path | None, url: str | None, as_json: bool) -> None:
     """MemPalace: verbatim AI-conversation memory, found by meaning and by place."""
     ctx.obj = {"palace": palace, "url": url, "json": as_json}
-    set_actor(Actor(local_user(), "cli"))  # the audit log records this command's writes as the CLI's
+    ctx.with_resource(acting_as(Actor(local_user(), "cli")))  # the audit log records this command's writes as the CLI's
 
 
 @main.command()

@@ -14,9 +14,8 @@ for it and only honours them on a websocket whose origin is the redirect URI's.
 The only write is the editor's move of the wing_quasar drawer to another room (no test counts rooms
 in that wing); everything else only reads.
 
-What signing out ends, and what it does not, is in the sign-out test: Streamlit keeps a sign-in in a
-signed cookie and nothing on the server, so a copy of the cookies taken before signing out still
-works until the ID token's `exp`, which the app checks.
+Signing out ends the sign-in everywhere: Streamlit keeps a sign-in only in a signed cookie, so the
+palace records the sign-out and refuses any copy of the old cookie (the sign-out test replays one).
 """
 
 from __future__ import annotations
@@ -397,7 +396,7 @@ def test_a_deep_link_to_a_drawer_in_a_hidden_wing_reads_as_a_made_up_id(
 # -- signing in and out ---------------------------------------------------------------------------
 
 
-def test_after_sign_out_the_browser_is_signed_out_but_a_copy_of_its_cookies_still_signs_in(
+def test_after_sign_out_neither_the_browser_nor_a_copy_of_its_cookies_is_signed_in(
         page: Page, browser: Browser, server: Dashboard, provider: Provider) -> None:
     sign_in(page, server, provider, VIEWER)
     open_app(page, server, "search")
@@ -418,17 +417,22 @@ def test_after_sign_out_the_browser_is_signed_out_but_a_copy_of_its_cookies_stil
     assert_nothing_hidden(page, "search after sign-out")
     assert "Orion" not in page.content()
 
-    # Streamlit's sign-in is a signed cookie holding the ID token's claims, with nothing kept on the
-    # server: a copy taken before signing out still works, until the ID token's exp (1 h here).
+    # Streamlit's sign-in is a signed cookie holding the ID token's claims; the palace remembers the
+    # sign-out, so a copy taken before it no longer signs in.
     replay = browser.new_context()
     try:
         replay.add_cookies(kept)
         again = replay.new_page()
         track_runs(again)
-        open_app(again, server, "search")
-        expect(sidebar(again).get_by_text(f"Signed in as {VIEWER}", exact=False)).to_be_visible()
+        open_app(again, server, f"search?q={QUERY.replace(' ', '+')}")
+        expect(alerts(main_block(again), "info")).to_have_text("You signed out. Sign in again to go on.")
+        expect(main_block(again).get_by_role("textbox")).to_have_count(0)
+        assert "Orion" not in again.content()
+        assert_nothing_hidden(again, "replayed cookie after sign-out")
     finally:
         replay.close()
+    sign_in(page, server, provider, VIEWER)  # a new sign-in works again
+    expect(sidebar(page).get_by_text(f"Signed in as {VIEWER}", exact=False)).to_be_visible()
 
 
 def test_an_unknown_or_unverified_address_gets_no_access(page: Page, browser: Browser, server: Dashboard,
