@@ -3,7 +3,7 @@
 
     python benchmarks/scoped.py --drawers 100000     # uses (or builds) benchmarks/out/palace-100000
 
-In one process, private palace, alternating rounds (the machine drifts), for three readers:
+In one process, private palace, the readers taking turns call by call (the machine drifts), for three readers:
 `palace` (the Palace), `admin` (a ScopedPalace of every wing: the overhead proper) and `most wings`
 (a viewer of every wing but one, named one by one: each read is filtered to that list).
 1. Search p50, unfiltered and wing-filtered (the dashboard's 20 results).
@@ -71,16 +71,24 @@ def main() -> None:
         palace._memo.clear()  # as after a write: every view is computed again
 
     figures: dict[tuple[str, str], list[float]] = {}
+
+    def record(measure: str, call: Callable[[Any], Any], times: int = 1, before: Callable[[], None] = lambda: None,
+               turn: int = 0) -> None:
+        """Time `call(reader)` for each reader, in an order that rotates with `turn` (no reader always first)."""
+        names = list(readers)
+        for name in names[turn % len(names):] + names[:turn % len(names)]:
+            figures.setdefault((name, measure), []).extend(timed(lambda: call(readers[name]), times, before))
+
+    turn = 0
     for _ in range(ROUNDS):
-        for name, reader in readers.items():
-            for i, query in enumerate(QUERIES):
-                figures.setdefault((name, "search"), []).extend(timed(lambda: reader.search(query, limit=20), 1))
-                wing = wings[1 + i % (len(wings) - 1)]
-                figures.setdefault((name, "search, one wing"), []).extend(
-                    timed(lambda: reader.search(query, wing=wing, limit=20), 1))
-            figures.setdefault((name, "overview, cold"), []).extend(timed(lambda: overview(reader), 3, cold))
-            figures.setdefault((name, "overview, warm"), []).extend(timed(lambda: overview(reader), 3))
-    print(f"{args.drawers:,} drawers, {len(wings)} wings; p50 in ms over {ROUNDS} alternating rounds")
+        for i, query in enumerate(QUERIES):
+            wing = wings[1 + i % (len(wings) - 1)]
+            record("search", lambda r: r.search(query, limit=20), turn=turn)
+            record("search, one wing", lambda r: r.search(query, wing=wing, limit=20), turn=turn + 1)
+            turn += 1
+        record("overview, cold", overview, 8, cold, turn)
+        record("overview, warm", overview, 8, turn=turn + 1)
+    print(f"{args.drawers:,} drawers, {len(wings)} wings; p50 in ms over {ROUNDS} rounds, readers taking turns")
     print(f"{'measure':<20}" + "".join(f"{n:>14}" for n in readers) + f"{'admin/palace':>14}{'most/palace':>14}")
     for measure in ("search", "search, one wing", "overview, cold", "overview, warm"):
         p50 = {n: statistics.median(figures[(n, measure)]) * 1000 for n in readers}

@@ -30,6 +30,7 @@ CREATE INDEX IF NOT EXISTS drawers_place ON drawers(wing, room, hall);
 CREATE INDEX IF NOT EXISTS drawers_source ON drawers(source_file, chunk_index);
 CREATE INDEX IF NOT EXISTS drawers_room ON drawers(room, dated);
 CREATE INDEX IF NOT EXISTS drawers_wing_dated ON drawers(wing, room, dated);
+CREATE INDEX IF NOT EXISTS drawers_wing_filed ON drawers(wing, filed_at);
 CREATE INDEX IF NOT EXISTS drawers_parent ON drawers(parent_id);
 CREATE TABLE IF NOT EXISTS room_counts(
     wing TEXT NOT NULL, room TEXT NOT NULL, hall TEXT NOT NULL, n INTEGER NOT NULL,

@@ -341,7 +341,7 @@ class Palace(TaxonomyView):
         self._embedder.start()  # the model loads while the keyword index is read
         self._sync.ensure_fresh()
         hybrid = SEARCH_MODES[mode]
-        keywords = self._searcher.keyword_hits(query, filters, limit) if hybrid else {}
+        keywords = self._searcher.keyword_hits(query, filters, limit, self._sync.generation) if hybrid else {}
         vector = self._embed([self._searcher.embedded_text(query, filters, self._sync.generation)])[0]
         return self._searcher.search(vector, filters, limit, keywords, hybrid, self._sync.generation)
 

@@ -83,6 +83,8 @@ class Searcher:
         self._scans: OrderedDict[tuple, tuple[int, list[str], np.ndarray]] = OrderedDict()
         self._common: dict[tuple[tuple, str], bool] = {}  # (filters, word) → common there, for one generation
         self._common_generation = -1
+        self._counts: dict[tuple, int] = {}  # filters → matching drawers, for one generation
+        self._counts_generation = -1
 
     def embedded_text(self, query: str, filters: Mapping[str, str | None], generation: int) -> str:
         """What to embed for `query` when searching within `filters` (see `semantic_text`)."""
@@ -96,7 +98,7 @@ class Searcher:
             self._common.update(((key, w), common) for w, common in verdicts.items())
         return semantic_text(query, frozenset(w for w in words if self._common.get((key, w))))
 
-    def keyword_hits(self, query: str, filters: Mapping[str, Any], limit: int) -> dict[str, float]:
+    def keyword_hits(self, query: str, filters: Mapping[str, Any], limit: int, generation: int) -> dict[str, float]:
         """{id: BM25 score} of the best keyword matches, the candidates `search` fuses with the nearest.
         A scoped view's wing list is applied after an unfiltered match when it holds most of the palace
         (matching one place token per wing costs more than the search)."""
@@ -104,7 +106,7 @@ class Searcher:
         if isinstance(filters.get("wing"), tuple):
             loose = {**filters, "wing": None}
             kept = self._filtered_after(lambda k: self._catalog.lexical(query, loose, k), filters, pool,
-                                        self._catalog.matching_count(filters))
+                                        self._matching(filters, generation))
             if kept is not None:
                 return dict(kept)
         return dict(self._catalog.lexical(query, filters, pool))
@@ -137,7 +139,7 @@ class Searcher:
                  generation: int) -> dict[str, float]:
         """Id → cosine similarity of the `pool` nearest drawers within the filters."""
         where = chroma_where(filters)
-        matching = self._catalog.matching_count(filters) if where is not None else 0
+        matching = self._matching(filters, generation) if where is not None else 0
         if where is None:
             return {i: 1.0 - d for i, d in self._store.nearest(vector, pool, where)}
         if matching > VECTOR_SCAN_MAX:
@@ -148,6 +150,15 @@ class Searcher:
         sims = matrix @ vector.astype(matrix.dtype, copy=False)  # a float64 query would copy the whole matrix
         top = np.argpartition(-sims, pool)[:pool] if len(ids) > pool else np.arange(len(ids))
         return {ids[i]: float(sims[i]) for i in top}
+
+    def _matching(self, filters: Mapping[str, Any], generation: int) -> int:
+        """How many drawers match the filters, remembered for this generation (a search asks twice)."""
+        if self._counts_generation != generation:
+            self._counts, self._counts_generation = {}, generation
+        key = _filter_key(filters)
+        if key not in self._counts:
+            self._counts[key] = self._catalog.matching_count(filters)
+        return self._counts[key]
 
     def _nearest_in_many(self, vector: np.ndarray, filters: Mapping[str, Any], where: dict[str, Any], pool: int,
                          matching: int) -> dict[str, float]:
