@@ -4,33 +4,14 @@ import streamlit as st
 
 from dashboard import charts
 from dashboard.render import md
+from dashboard.start import empty_palace
 from dashboard.views import SEARCH_PAGE, key, link_to_search, overview, palace
-from mempalace import MempalaceError
-from mempalace.demo import DEMO_WINGS
 
 p = palace()
 st.title("Palace overview")
-if p.count() == 0 and not all(p.may("ingest", wing) for wing in DEMO_WINGS):  # the demo files into its own wings
-    st.info("There are no drawers in the wings you may see yet.")
-    if p.may("ingest"):
-        st.page_link("app_pages/ingest.py", label="Upload transcripts", icon=":material/upload_file:")
-    st.stop()
 if p.count() == 0:
-    st.info("The palace is empty. Upload conversations on the Ingest page, or load a demo palace: a few "
-            "synthetic conversations about Kai, Driftwood and Priya's auth migration.")
-    if st.button("Load the demo palace", type="primary"):
-        from mempalace.demo import load_demo
-
-        bar = st.progress(0.0, text="Filing the demo conversations…")
-        try:
-            load_demo(p, progress=lambda done, total: bar.progress(done / total, text=f"{done} of {total} filed"))
-        except MempalaceError as exc:
-            st.error(md(str(exc)))
-            st.stop()
-        st.rerun()
-    st.page_link("app_pages/ingest.py", label="Upload transcripts", icon=":material/upload_file:")
+    empty_palace(p)
     st.stop()
-
 view = overview(p, key(p))
 stats = view["stats"]
 tiles = st.columns(5)

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from .dates import DateCounts
 from .vocabulary import WordCounts, WordTokens
 
 SCHEMA_VERSION = "4"
@@ -119,7 +120,7 @@ def where_clause(filters: Mapping[str, Any]) -> tuple[str, list[str]]:
     return (" AND ".join(parts) or "1"), args
 
 
-class Catalog(WordCounts):
+class Catalog(WordCounts, DateCounts):
     """The sidecar database of one palace."""
 
     def __init__(self, path: Path):
@@ -237,19 +238,6 @@ class Catalog(WordCounts):
         sql, args = where_clause(filters)
         return [r[0] for r in self._db.execute(f"SELECT d.id FROM drawers d WHERE {sql} ORDER BY d.rowid", args)]
 
-    def room_dates(self, per_room: int) -> dict[str, tuple[str, ...]]:
-        """{room: its most recent distinct dates, newest first}, read from the (room, dated) index."""
-        return _newest(per_room, self._db.execute(
-            "SELECT DISTINCT room, dated FROM drawers WHERE dated != '' ORDER BY room, dated DESC"))
-
-    def room_dates_by_wing(self, per_room: int) -> dict[str, dict[str, tuple[str, ...]]]:
-        """{wing: {room: its most recent distinct dates there}}: what scoped views merge."""
-        by_wing: dict[str, list[tuple[str, str]]] = {}
-        for wing, room, dated in self._db.execute(
-                "SELECT DISTINCT wing, room, dated FROM drawers WHERE dated != '' ORDER BY wing, room, dated DESC"):
-            by_wing.setdefault(wing, []).append((room, dated))
-        return {wing: _newest(per_room, pairs) for wing, pairs in by_wing.items()}
-
     def room_vectors(self, per_room: int) -> dict[str, np.ndarray]:
         """{room: the vectors of up to `per_room` of its drawers}, for comparing what rooms hold."""
         picked: dict[str, list[int]] = {}
@@ -337,20 +325,6 @@ class Catalog(WordCounts):
             " ORDER BY d.chunk_index, d.rowid", (value, found[2] - around, found[2] + around)).fetchall()
         return [_row(values) for values in rows]
 
-    def day_counts(self) -> dict[str, int]:
-        """{YYYY-MM-DD: drawers filed that day}."""
-        rows = self._db.execute("SELECT substr(filed_at, 1, 10) AS day, count(*) FROM drawers WHERE filed_at != ''"
-                                " GROUP BY day ORDER BY day")
-        return {day: n for day, n in rows}
-
-    def day_counts_by_wing(self) -> dict[str, dict[str, int]]:
-        """{wing: {YYYY-MM-DD: its drawers filed that day}}: what scoped views add up."""
-        by_wing: dict[str, dict[str, int]] = {}
-        for wing, day, n in self._db.execute("SELECT wing, substr(filed_at, 1, 10) AS day, count(*) FROM drawers"
-                                             " WHERE filed_at != '' GROUP BY wing, day"):
-            by_wing.setdefault(wing, {})[day] = n
-        return by_wing
-
     def matching_count(self, filters: Mapping[str, str | None]) -> int:
         sql, args = where_clause(filters)
         return int(self._db.execute(f"SELECT count(*) FROM drawers d WHERE {sql}", args).fetchone()[0])
@@ -402,16 +376,6 @@ class Catalog(WordCounts):
 
 _ROW_COLUMNS = ("d.id, d.content, d.wing, d.room, d.hall, d.source_file, d.chunk_index, d.parent_id, d.filed_at,"
                 " d.seq, d.vector, d.dated")
-
-
-def _newest(per_room: int, pairs: Iterable[tuple[str, str]]) -> dict[str, tuple[str, ...]]:
-    """{room: its first `per_room` dates} from (room, date) pairs sorted by room, newest date first."""
-    dates: dict[str, list[str]] = {}
-    for room, dated in pairs:
-        found = dates.setdefault(room, [])
-        if len(found) < per_room:
-            found.append(dated)
-    return {room: tuple(found) for room, found in dates.items()}
 
 
 def _row(values: Sequence[Any]) -> Row:
