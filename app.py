@@ -4,6 +4,7 @@ The folder is not called pages/: Streamlit would then run a deep link such as /s
 legacy page, without this router, on the first request after the server starts."""
 
 import argparse
+import logging
 import os
 import sys
 from pathlib import Path
@@ -35,8 +36,9 @@ refuse_unless_loopback(team or is_loopback(st.get_option("server.address") or "0
 try:
     settings = load_settings()
     grant = current_grant(settings, team)
-except MempalaceError as exc:
-    st.error(md(str(exc)))
+except MempalaceError as exc:  # before sign-in, a team's visitors are not shown the settings' details
+    logging.getLogger("mempalace.dashboard").error("%s", exc)
+    st.error("MemPalace's settings cannot be read; the dashboard's log says why." if team else md(str(exc)))
     st.stop()
 given = chosen.url or chosen.palace or os.environ.get("MEMPALACE_URL", "")
 with st.sidebar:
@@ -52,7 +54,7 @@ try:
     refuse_signed_out(palace, team)
     with st.sidebar:
         signed_in_panel(palace, team)
-        st.caption(md(MODE_LABELS.get(palace.mode, palace.mode) + f": {palace.location}"))
+        st.caption(md("Team palace" if team else MODE_LABELS.get(palace.mode, palace.mode) + f": {palace.location}"))
         drawers, wings, rooms = st.columns(3)
         drawers.metric("Drawers", f"{palace.count():,}")
         wings.metric("Wings", len(palace.list_wings()))

@@ -23,6 +23,9 @@ wing_choice = cols[0].selectbox("Wing", wing_options, accept_new_options=True, k
                                      "(project, channel or file name).")
 room = cols[1].text_input("Room (optional)", placeholder="chosen from each conversation's words").strip() or None
 wing = None if wing_choice in (None, FROM_FILE) else wing_choice
+if wing is None and not anywhere:
+    st.info("Pick or type one of your wings to file into.")
+    st.stop()
 if not files:
     st.info(f"Drop one or more files above. Formats known: {', '.join(FORMATS)}.")
     st.stop()

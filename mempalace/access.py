@@ -92,10 +92,19 @@ class Grant:
 
 
 def _matches(wing: str, patterns: tuple[str, ...]) -> bool:
-    """Whether `wing` matches a pattern; `kai` and `wing_kai` name the same wing (upstream's prefix)."""
-    bare = wing.removeprefix("wing_")
-    return any(p == "*" or fnmatch.fnmatchcase(wing, p) or fnmatch.fnmatchcase(bare, p.removeprefix("wing_"))
+    """Whether `wing` matches a pattern. `kai` and `wing_kai` name the same wing (upstream's prefix), and
+    `wing_team_*` covers `team_x` too; but `wing_*` covers only names with the prefix, not every wing."""
+    return any(p == "*" or fnmatch.fnmatchcase(wing, p) or _folds(p) and fnmatch.fnmatchcase(_bare(wing), _bare(p))
                for p in patterns)
+
+
+def _folds(pattern: str) -> bool:
+    """Whether `pattern` also names wings without the `wing_` prefix: not when that leaves only wildcards."""
+    return bool(_bare(pattern).strip("*?"))
+
+
+def _bare(name: str) -> str:
+    return name.removeprefix("wing_")
 
 
 def is_loopback(host: str) -> bool:
@@ -194,11 +203,6 @@ _ACTOR: contextvars.ContextVar[Actor | None] = contextvars.ContextVar("mempalace
 def current_actor() -> Actor:
     """Who the writes of this thread or task are recorded under (default: this OS user, from Python)."""
     return _ACTOR.get() or Actor(local_user(), "python")
-
-
-def set_actor(actor: Actor) -> None:
-    """Record this thread's (or the CLI's) writes under `actor` from now on."""
-    _ACTOR.set(actor)
 
 
 @contextlib.contextmanager

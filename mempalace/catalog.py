@@ -256,13 +256,16 @@ class Catalog(WordCounts, DateCounts):
         return {room: np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), -1)
                 for room, blobs in vectors.items()}
 
-    def room_samples(self, per_room: int) -> dict[str, list[tuple[str, str, str, np.ndarray]]]:
-        """{room: (wing, parent id, text, vector) of up to `per_room` of its drawers, first filed first}."""
+    def room_samples(self, per_room: int, wings: tuple[str, ...] | None = None
+                     ) -> dict[str, list[tuple[str, str, str, np.ndarray]]]:
+        """{room: (wing, parent id, text, vector) of up to `per_room` of its drawers (in `wings`, when
+        given), first filed first}."""
         found: dict[str, list[tuple[str, str, str, np.ndarray]]] = {}
+        sql, args = where_clause({"wing": wings})
         rows = self._db.execute("SELECT room, wing, parent_id, content, vector FROM drawers d WHERE vector IS NOT NULL"
                                 " AND rowid IN (SELECT rowid FROM (SELECT rowid, ROW_NUMBER() OVER"
-                                f" (PARTITION BY room ORDER BY {FILING_ORDER}) AS n FROM drawers d) WHERE n <= ?)"
-                                f" ORDER BY room, {FILING_ORDER}", (per_room,))
+                                f" (PARTITION BY room ORDER BY {FILING_ORDER}) AS n FROM drawers d WHERE {sql})"
+                                f" WHERE n <= ?) ORDER BY room, {FILING_ORDER}", (*args, per_room))
         for room, wing, parent, content, blob in rows:
             found.setdefault(room, []).append((wing, parent, content, np.frombuffer(blob, dtype=np.float32)))
         return found

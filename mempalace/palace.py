@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import numpy as np
 
 from .access import current_actor
-from .audit import ACCESS_FILE, AccessBook
+from .audit import AccessBook
 from .catalog import Catalog
 from .chunking import split_verbatim
 from .config import Settings, load_settings
@@ -22,9 +22,9 @@ from .errors import DrawerNotFoundError, InvalidInputError
 from .inventory import INGEST, PERSON, RoomedDrawer, chooser, reroom_targets, room_inventory
 from .models import ROOM_BY, AddResult, Drawer, DrawerDraft, DuplicateMatch, PalaceStatus, SearchHit
 from .naming import hall_change, hall_name, room_slug, wing_name
-from .records import best_first, check_content, draft_metadata, drawer_from_record, drawer_from_row, extra_metadata, match
+from .records import access_path, best_first, check_content, drawer_id_of, id_list, in_wings, draft_metadata, drawer_from_record, drawer_from_row, extra_metadata, match
 from .search import Searcher
-from .opening import CATALOG_FILE, palace_parts
+from .opening import palace_parts
 from .store import SEQ_KEY, ChromaStore, Record
 from .sync import CatalogSync, catalog_row, new_stamp
 from .taxonomy import TaxonomyView
@@ -65,7 +65,7 @@ class Palace(TaxonomyView):
         self._searcher = Searcher(store, catalog)
         self._closed = False
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
-        self.access = AccessBook(_access_path(catalog.path))  # the audit log and tokens, opened on first use
+        self.access = AccessBook(access_path(catalog.path))  # the audit log and tokens, opened on first use
         super().__init__(catalog, self._sync)
 
     @classmethod
@@ -110,14 +110,15 @@ class Palace(TaxonomyView):
 
     @_serialized
     def add_drawer(self, content: str, wing: str, room: str, hall: str | None = None,
-                   source_file: str | None = None, **meta: Any) -> AddResult:
-        """File `content` verbatim, split into consecutive drawers if long; refuse near-duplicates."""
+                   source_file: str | None = None, *, within: tuple[str, ...] | None = None, **meta: Any) -> AddResult:
+        """File `content` verbatim, split into consecutive drawers if long; refuse near-duplicates (in
+        the wings `within`, when given: a scoped view's)."""
         self._check_content(content)
         wing, room, hall = wing_name(wing), room_slug(room), hall_name(hall)
         extra = extra_metadata(meta)
         pieces = split_verbatim(content, self.settings.drawer_chars)
         parent = "parent_" + hashlib.sha256(content.encode("utf-8")).hexdigest()[:24]
-        ids = [_drawer_id(parent, i) for i in range(len(pieces))]
+        ids = [drawer_id_of(parent, i) for i in range(len(pieces))]
         self._sync.ensure_fresh()
         existing = self._catalog.rows(ids)
         elsewhere = [r for r in existing.values() if (r.wing, r.room) != (wing, room)]
@@ -126,7 +127,7 @@ class Palace(TaxonomyView):
         new = [(i, d, p) for i, (d, p) in enumerate(zip(ids, pieces)) if d not in existing]
         vectors = self._embed([p for _, _, p in new])
         matches = [match(r, 1.0) for r in elsewhere]
-        matches += self._similar(vectors, self.settings.duplicate_threshold, exclude=set(ids))
+        matches += self._similar(vectors, self.settings.duplicate_threshold, set(ids), within)
         if matches:
             return AddResult("duplicate", tuple(ids), parent, tuple(best_first(matches)))
         common = {
@@ -191,7 +192,7 @@ class Palace(TaxonomyView):
 
     @_serialized
     def move_drawers(self, ids: Sequence[str], wing: str | None = None, room: str | None = None,
-                     hall: str | None = None) -> int:
+                     hall: str | None = None, *, audit_as: str = "move") -> int:
         """Move many drawers in one write (metadata only: text, vectors and ids stay; hall "" takes them
         out of their hall); returns how many. A room given here is a person's choice."""
         place = {"wing": wing_name(wing) if wing is not None else None,
@@ -200,9 +201,9 @@ class Palace(TaxonomyView):
         if all(v is None for v in place.values()):
             raise InvalidInputError("Say where to move the drawers: a wing, a room or a hall.")
         self._sync.ensure_fresh()
-        present = sorted(self._catalog.stamps(_id_list(ids)))
+        present = sorted(self._catalog.stamps(id_list(ids)))
         if present:
-            self._move(present, place)
+            self._move(present, place, action=audit_as)
         return len(present)
 
     @_serialized
@@ -211,7 +212,7 @@ class Palace(TaxonomyView):
         step; returns how many moved and from which wings."""
         target = room_slug(target)
         self._sync.ensure_fresh()
-        ids = [i for room in _id_list(rooms) for i in self._catalog.ids_where({"room": room})]
+        ids = [i for room in id_list(rooms) for i in self._catalog.ids_where({"room": room})]
         wings = tuple(sorted({w for w, room, _, _ in self._catalog.room_counts() if room in rooms}))
         if ids:
             self._move(ids, {"room": target}, action="move-rooms")
@@ -226,7 +227,7 @@ class Palace(TaxonomyView):
     @_serialized
     def room_choosers(self, ids: Sequence[str]) -> dict[str, str]:
         """{drawer id: "ingest" or "person"}: who chose each stored drawer's room."""
-        return {r.id: chooser(r.metadata) for r in self._store.get(sorted(set(_id_list(ids))))} if ids else {}
+        return {r.id: chooser(r.metadata) for r in self._store.get(sorted(set(id_list(ids))))} if ids else {}
 
     @_serialized
     def reroom_drawers(self, moves: Sequence[tuple[str, str, str]]) -> int:
@@ -279,14 +280,16 @@ class Palace(TaxonomyView):
         return [drawer_from_row(r) for r in self._catalog.by_parent(parent_id)]
 
     @_serialized
-    def nearest_existing(self, vectors: np.ndarray, exclude: Sequence[str] = ()) -> list[tuple[str, float] | None]:
-        """For each vector, the most similar stored drawer not in `exclude`, with its cosine similarity."""
+    def nearest_existing(self, vectors: np.ndarray, exclude: Sequence[str] = (),
+                         within: tuple[str, ...] | None = None) -> list[tuple[str, float] | None]:
+        """For each vector, the most similar stored drawer not in `exclude` (in the wings `within`),
+        with its cosine similarity."""
         self._sync.ensure_fresh()
         total = self._catalog.count()
-        if not len(vectors) or not total:
+        if not len(vectors) or not total or within == ():
             return [None] * len(vectors)
         skip = set(exclude)
-        found = self._store.nearest_many(np.asarray(vectors), min(total, 5))
+        found = self._store.nearest_many(np.asarray(vectors), min(total, 5), in_wings(within))
         best = [next(((i, d) for i, d in near if i not in skip), None) for near in found]
         return [(b[0], round(1.0 - b[1], 6)) if b else None for b in best]
 
@@ -304,7 +307,8 @@ class Palace(TaxonomyView):
         return out
 
     @_serialized
-    def check_duplicate(self, content: str, threshold: float | None = None) -> tuple[DuplicateMatch, ...]:
+    def check_duplicate(self, content: str, threshold: float | None = None,
+                        within: tuple[str, ...] | None = None) -> tuple[DuplicateMatch, ...]:
         """Existing drawers at least `threshold` similar to `content`, most similar first."""
         self._check_content(content)
         threshold = self.settings.duplicate_threshold if threshold is None else float(threshold)
@@ -312,7 +316,7 @@ class Palace(TaxonomyView):
             raise InvalidInputError("The duplicate threshold must be between 0 and 1.")
         self._sync.ensure_fresh()
         vectors = self._embed(split_verbatim(content, self.settings.drawer_chars))
-        return tuple(best_first(self._similar(vectors, threshold, exclude=set())))
+        return tuple(best_first(self._similar(vectors, threshold, set(), within)))
 
     @_serialized
     def search(self, query: str, wing: str | None = None, room: str | None = None, hall: str | None = None,
@@ -378,29 +382,14 @@ class Palace(TaxonomyView):
     def _embed(self, texts: list[str]) -> Any:
         return self._embedder.get().embed(texts)
 
-    def _similar(self, vectors: Any, threshold: float, exclude: set[str]) -> list[DuplicateMatch]:
+    def _similar(self, vectors: Any, threshold: float, exclude: set[str],
+                 within: tuple[str, ...] | None = None) -> list[DuplicateMatch]:
         found: dict[str, float] = {}
-        for vector in vectors:
-            for drawer_id, distance in self._store.nearest(vector, 5):
+        for vector in vectors if within != () else ():
+            for drawer_id, distance in self._store.nearest(vector, 5, in_wings(within)):
                 if drawer_id not in exclude and 1.0 - distance >= threshold - 1e-6:
                     found[drawer_id] = max(found.get(drawer_id, 0.0), 1.0 - distance)
         rows = self._catalog.rows(list(found))
         unseen = [i for i in found if i not in rows]
         rows.update({r.id: catalog_row(r) for r in self._store.get(unseen)} if unseen else {})
         return [match(rows[i], s) for i, s in found.items() if i in rows]
-
-
-def _id_list(values: object) -> list[str]:
-    """A list or tuple of names or ids, refused clearly when it is anything else (one bare string too)."""
-    if not isinstance(values, (list, tuple, set, frozenset)) or not all(isinstance(v, str) for v in values):
-        raise InvalidInputError("Give a list of text values (drawer ids or room names).")
-    return list(values)
-
-
-def _access_path(catalog: Any) -> Any:
-    """The access book sits next to the catalog: in the palace folder, or in the cache for a server."""
-    return catalog.with_name(ACCESS_FILE) if catalog.name == CATALOG_FILE else catalog.with_suffix(".access.sqlite3")
-
-
-def _drawer_id(parent: str, index: int) -> str:
-    return "drawer_" + hashlib.sha256(f"{parent}:{index}".encode()).hexdigest()[:24]

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
+from .audit import ACCESS_FILE
 from .catalog import Row
 from .errors import InvalidInputError
 from .models import ROOM_BY, Drawer, DrawerDraft, DuplicateMatch
 from .naming import hall_name, room_slug, wing_name
+from .opening import CATALOG_FILE
 from .store import SEQ_KEY, Record
 from .sync import GENERAL_ROOM, UNSORTED_WING
 
@@ -78,3 +81,25 @@ def check_content(content: object, max_chars: int) -> None:
         ) from None
     if len(content) > max_chars:
         raise InvalidInputError(f"The content is {len(content):,} characters; the limit is {max_chars:,}.")
+
+
+def id_list(values: object) -> list[str]:
+    """A list or tuple of names or ids, refused clearly when it is anything else (one bare string too)."""
+    if not isinstance(values, (list, tuple, set, frozenset)) or not all(isinstance(v, str) for v in values):
+        raise InvalidInputError("Give a list of text values (drawer ids or room names).")
+    return list(values)
+
+
+def in_wings(within: tuple[str, ...] | None) -> dict[str, Any] | None:
+    """Chroma's `where` for "in these wings" (None: anywhere)."""
+    return None if within is None else {"wing": {"$in": list(within)}}
+
+
+def access_path(catalog: Any) -> Any:
+    """The access book sits next to the catalog: in the palace folder, or in the cache for a server."""
+    return catalog.with_name(ACCESS_FILE) if catalog.name == CATALOG_FILE else catalog.with_suffix(".access.sqlite3")
+
+
+def drawer_id_of(parent: str, index: int) -> str:
+    """The id of a parent's `index`th drawer: from the content, so the same text gets the same ids."""
+    return "drawer_" + hashlib.sha256(f"{parent}:{index}".encode()).hexdigest()[:24]

@@ -16,10 +16,14 @@ from typing import Any, Callable
 import numpy as np
 
 from .access import HIDDEN_WING, Grant, acting_as
-from .errors import DrawerNotFoundError
+from .errors import DrawerNotFoundError, InvalidInputError
 from .models import AddResult, Drawer, DrawerDraft, DuplicateMatch, PalaceStatus, SearchHit
 from .naming import room_slug, wing_name
-from .palace import Palace, _id_list
+from .palace import Palace
+from .records import id_list
+
+
+ELSEWHERE = "The same text is already filed in a wing you cannot see, so it was not filed again."
 
 
 class ScopedPalace:
@@ -181,12 +185,7 @@ class ScopedPalace:
         return self._palace.drawer_ids(wing, room, hall, within=self._wings())
 
     def room_samples(self, per_room: int = 20) -> dict[str, list[tuple[str, str, str, Any]]]:
-        samples = self._palace.room_samples(per_room)
-        if self.grant.every_wing:
-            return samples
-        sees = self._seer()
-        kept = {room: [s for s in found if sees(s[0])] for room, found in samples.items()}
-        return {room: found for room, found in kept.items() if found}
+        return self._palace.room_samples(per_room, self._wings())
 
     def room_centroids(self, per_room: int = 20) -> dict[str, Any]:
         if self.grant.every_wing:
@@ -198,14 +197,10 @@ class ScopedPalace:
         return {w: v for w, v in self._palace.wing_vectors(per_wing).items() if sees(w)}
 
     def nearest_existing(self, vectors: np.ndarray, exclude: Sequence[str] = ()) -> list[tuple[str, float] | None]:
-        found = self._palace.nearest_existing(vectors, exclude)
-        if self.grant.every_wing:
-            return found
-        shown = self.find_drawers([f[0] for f in found if f])
-        return [f if f and f[0] in shown else None for f in found]
+        return self._palace.nearest_existing(vectors, exclude, self._wings())
 
     def check_duplicate(self, content: str, threshold: float | None = None) -> tuple[DuplicateMatch, ...]:
-        return self._matches(self._palace.check_duplicate(content, threshold))
+        return self._palace.check_duplicate(content, threshold, self._wings())
 
     def _matches(self, matches: Sequence[DuplicateMatch]) -> tuple[DuplicateMatch, ...]:
         sees = self._seer()
@@ -217,12 +212,18 @@ class ScopedPalace:
                    source_file: str | None = None, **meta: Any) -> AddResult:
         self.grant.check("add", wing_name(wing))
         with acting_as(self.grant.actor):
-            result = self._palace.add_drawer(content, wing, room, hall, source_file, **meta)
-        return AddResult(result.status, result.drawer_ids, result.parent_id, self._matches(result.matches))
+            result = self._palace.add_drawer(content, wing, room, hall, source_file, within=self._wings(), **meta)
+        shown = self._matches(result.matches)
+        if result.status == "duplicate" and not shown:  # drawer ids come from the text: it cannot be filed twice
+            raise InvalidInputError(ELSEWHERE)
+        return AddResult(result.status, result.drawer_ids, result.parent_id, shown)
 
     def file_drawers(self, drafts: Sequence[DrawerDraft], vectors: np.ndarray | None = None) -> None:
         for wing in sorted({d.wing for d in drafts}):
             self.grant.check("ingest", wing)
+        sees = self._seer()
+        if not self.grant.every_wing and any(not sees(d.wing) for d in self._palace.find_drawers([d.id for d in drafts]).values()):
+            raise InvalidInputError(ELSEWHERE)
         with acting_as(self.grant.actor):
             self._palace.file_drawers(drafts, vectors)
 
@@ -238,7 +239,7 @@ class ScopedPalace:
     def move_drawers(self, ids: Sequence[str], wing: str | None = None, room: str | None = None,
                      hall: str | None = None) -> int:
         self.grant.check("move")  # a viewer is refused even when none of the ids are visible to it
-        shown = self.find_drawers(_id_list(ids))
+        shown = self.find_drawers(id_list(ids))
         for source in sorted({d.wing for d in shown.values()}):
             self.grant.check("move", source)
         if wing is not None:
@@ -248,7 +249,7 @@ class ScopedPalace:
 
     def move_rooms(self, rooms: Sequence[str], target: str) -> tuple[int, tuple[str, ...]]:
         """As `Palace.move_rooms`, in the wings this grant may change (the rest keep their rooms)."""
-        names = _id_list(rooms)
+        names = id_list(rooms)
         self.grant.check("merge")
         if self.grant.every_wing and self.grant.may("merge", "*"):
             with acting_as(self.grant.actor):
@@ -257,7 +258,7 @@ class ScopedPalace:
         ids = [i for w in mine for r in names for i in self._palace.drawer_ids(w, r)]
         wings = tuple(sorted({w for w in mine for r in names if r in self._palace.list_rooms(w)}))
         with acting_as(self.grant.actor):
-            moved = self._palace.move_drawers(ids, room=room_slug(target)) if ids else 0
+            moved = self._palace.move_drawers(ids, room=room_slug(target), audit_as="move-rooms") if ids else 0
         return moved, wings
 
     def room_inventory(self) -> list[Any]:
@@ -280,9 +281,13 @@ class ScopedPalace:
             return self._palace.delete_drawer(drawer.id)
 
     def delete_drawers(self, ids: Sequence[str]) -> int:
-        shown = self.find_drawers(_id_list(ids))
+        """Delete drawers: an admin's right, or an editor's for drawers they filed themselves (ingest
+        replacing a grown conversation, or taking back a failed run)."""
+        shown = self.find_drawers(id_list(ids))
+        own = self._palace.access.filed_by(self.grant.actor.who, list(shown))
         for wing in sorted({d.wing for d in shown.values()}) or [None]:
-            self.grant.check("delete", wing)
+            if not (wing and self.grant.may("ingest", wing) and own >= {i for i, d in shown.items() if d.wing == wing}):
+                self.grant.check("delete", wing)
         with acting_as(self.grant.actor):
             return self._palace.delete_drawers(list(shown))
 

@@ -167,11 +167,13 @@ class TaxonomyView:
             samples = self._taxonomy_catalog.room_vectors(per_room)
         return {room: vectors.mean(axis=0) for room, vectors in samples.items()}
 
-    def room_samples(self, per_room: int = 20) -> dict[str, list[tuple[str, str, str, Any]]]:
-        """{room: (wing, parent id, text, vector) of up to `per_room` of its drawers}, to learn what rooms hold."""
+    def room_samples(self, per_room: int = 20, within: tuple[str, ...] | None = None
+                     ) -> dict[str, list[tuple[str, str, str, Any]]]:
+        """{room: (wing, parent id, text, vector) of up to `per_room` of its drawers (in the wings
+        `within`)}, to learn what rooms hold."""
         with self._guard:
             self._taxonomy_sync.ensure_fresh()
-            return self._taxonomy_catalog.room_samples(per_room)
+            return self._taxonomy_catalog.room_samples(per_room, within)
 
     def wing_vectors(self, per_wing: int = 500) -> dict[str, Any]:
         """{wing: the vectors of up to `per_wing` of its drawers}, for what a wing's chats share."""

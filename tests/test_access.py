@@ -12,7 +12,7 @@ import pytest
 
 from mempalace.access import (
     ALL_WINGS, Actor, AccessRule, Grant, acting_as, current_actor, full_grant, grant_for, local_user, parse_rules,
-    set_actor, token_grant,
+    token_grant,
 )
 from mempalace.audit import TOKEN_PREFIX, AccessBook
 from mempalace.config import load_settings
@@ -222,13 +222,12 @@ def test_current_actor_defaults_to_this_user_from_python_and_follows_acting_as()
     assert current_actor() == Actor(local_user(), "python")
 
 
-def test_set_actor_lasts_for_the_context() -> None:
-    def inside() -> Actor:
-        set_actor(Actor("kai", "cli"))
-        return current_actor()
-
-    assert contextvars.copy_context().run(inside) == Actor("kai", "cli")
-    assert current_actor() == Actor(local_user(), "python")
+def test_the_wing_prefix_folds_unless_only_wildcards_are_left() -> None:
+    grant = Grant(Actor("ann@example.com", "dashboard"), (("viewer", ("wing_team_*",)), ("viewer", ("kai",))))
+    assert grant.sees("wing_team_alpha") and grant.sees("team_alpha") and not grant.sees("alpha")
+    assert grant.sees("kai") and grant.sees("wing_kai") and not grant.sees("kai2")
+    everything_prefixed = Grant(Actor("ann@example.com", "dashboard"), (("viewer", ("wing_*",)),))
+    assert everything_prefixed.sees("wing_x") and not everything_prefixed.sees("payroll")
 
 
 # -- the audit log ----------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ import pytest
 from mempalace import Palace
 from mempalace.access import HIDDEN_WING, grant_for, parse_rules, token_grant
 from mempalace.config import load_settings
-from mempalace.errors import AccessDeniedError, DrawerNotFoundError, PlaceNotFoundError
+from mempalace.errors import AccessDeniedError, DrawerNotFoundError, InvalidInputError, PlaceNotFoundError
 from mempalace.export import hits_to_csv, hits_to_markdown
 from mempalace.graph import build_graph, find_tunnels, graph_stats, merge_rooms, traverse
 from mempalace.models import DrawerDraft
@@ -338,7 +338,7 @@ def test_a_viewer_may_change_nothing(fresh) -> None:
     assert snapshot(palace) == before
 
 
-def test_an_editor_of_every_wing_adds_moves_merges_and_rerooms_but_does_not_delete(fresh) -> None:
+def test_an_editor_of_every_wing_adds_moves_merges_and_rerooms_but_deletes_only_what_it_filed(fresh) -> None:
     palace, ids = fresh
     editor = ScopedPalace(palace, grant("ed@example.com", "mcp"))
     added = editor.add_drawer("The quarterly planning moved to Thursdays", "wing_beta", "planning")
@@ -357,7 +357,7 @@ def test_an_editor_of_every_wing_adds_moves_merges_and_rerooms_but_does_not_dele
     assert palace.get_drawer("drawer_ingested").room == "kitchen"
 
     before = snapshot(palace)
-    for attempt in (lambda: editor.delete_drawer(new_id), lambda: editor.delete_drawers([new_id]),
+    for attempt in (lambda: editor.delete_drawer(new_id), lambda: editor.delete_drawers([str(ids["b1"]), new_id]),
                     lambda: editor.rebuild_index(), lambda: editor.audit_entries()):
         with pytest.raises(AccessDeniedError, match="needs the admin role"):
             attempt()
@@ -369,6 +369,9 @@ def test_an_editor_of_every_wing_adds_moves_merges_and_rerooms_but_does_not_dele
     assert [e.action for e in reversed(mine)] == ["add", "move", "move", "move-rooms", "file", "reroom"]
     assert all(e.via == "mcp" for e in mine)
     assert mine[-1].ids == (new_id,) and set(mine[2].ids) == {ids["a1"], ids["a2"], ids["s1"]}
+    # what it filed itself it may take back (ingest replacing a grown conversation, or undoing a run)
+    assert editor.delete_drawers([new_id, "drawer_ingested"]) == 2
+    assert palace.access.entries(action="delete")[0].who == "ed@example.com"
 
 
 def test_an_editor_of_one_wing_stays_in_it(fresh) -> None:
@@ -391,8 +394,9 @@ def test_an_editor_of_one_wing_stays_in_it(fresh) -> None:
             editor.update_drawer(hidden, room="plans")
     assert editor.move_drawers([b1, s1], room="plans") == 0
     assert snapshot(palace) == before
-    # filing a draft under a hidden drawer's id leaves that drawer as it was
-    editor.file_drawers([DrawerDraft(s1, "Overwritten by the editor", "wing_alpha", "roadmap")])
+    # filing a draft under a hidden drawer's id is refused, and that drawer stays as it was
+    with pytest.raises(InvalidInputError, match="already filed in a wing you cannot see"):
+        editor.file_drawers([DrawerDraft(s1, "Overwritten by the editor", "wing_alpha", "roadmap")])
     kept = palace.get_drawer(s1)
     assert (kept.wing, kept.content) == ("wing_secret", "Roadmap: acquire zebracorp before the board meeting, quietly")
     assert editor.find_drawers([s1]) == {} and snapshot(palace)[:3] == before[:3]

@@ -297,12 +297,13 @@ class ChromaStore:
         return list(zip(result["ids"][0], (float(d) for d in result["distances"][0])))
 
     @_guarded
-    def nearest_many(self, vectors: np.ndarray, n: int) -> list[list[tuple[str, float]]]:
-        """For each vector, (id, cosine distance) of its `n` nearest drawers, nearest first."""
+    def nearest_many(self, vectors: np.ndarray, n: int, where: Mapping[str, Any] | None = None
+                     ) -> list[list[tuple[str, float]]]:
+        """For each vector, (id, cosine distance) of its `n` nearest drawers (matching `where`), nearest first."""
         found: list[list[tuple[str, float]]] = []
         for start in range(0, len(vectors), 256):
             result = self._query(query_embeddings=list(vectors[start : start + 256]), n_results=n,
-                                 include=["distances"])
+                                 where=dict(where) if where else None, include=["distances"])
             found += [list(zip(i, map(float, d))) for i, d in zip(result["ids"], result["distances"])]
         return found
 
