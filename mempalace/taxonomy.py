@@ -31,6 +31,10 @@ class TaxonomyView:
         self._widespread: dict[tuple[float, int], tuple[int, dict[str, bool]]] = {}
         self._parked: dict[str, tuple[int, Any]] = {}
 
+    def exclusive(self) -> Any:
+        """The palace's (re-entrant) lock, for a caller that must check and write in one step."""
+        return self._guard
+
     def derived(self, key: tuple[Any, ...], compute: Callable[[], Any]) -> Any:
         """`compute()`, remembered under `key` until the palace changes (by anyone); for views built
         on the ones below. It runs outside the palace's lock, so a slow view does not hold up other

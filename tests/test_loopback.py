@@ -57,3 +57,4 @@ def test_with_a_token_mcp_over_http_may_listen_beyond_loopback(tmp_path: Path,
     assert (transport, options) == ("streamable-http", {"host": "0.0.0.0", "port": 9876})
     assert server.settings.auth is not None
     assert str(server.settings.auth.resource_server_url) == "http://0.0.0.0:9876/mcp"
+    assert "tokens travel in clear text" in result.stderr and "HTTPS reverse proxy" in result.stderr

@@ -24,7 +24,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
-from ..access import full_grant, local_user, token_grant
+from ..access import full_grant, is_loopback, local_user, token_grant
 from ..errors import AccessDeniedError, InvalidInputError, MempalaceError, PalaceNotFoundError
 from ..graph import find_tunnels, graph_stats, suggest_room_merges, traverse
 from ..palace import Palace
@@ -266,6 +266,9 @@ def mcp_command(ctx: click.Context, http: bool, host: str, port: int, allowed: t
             build_server(palace, allowed).run()
         return
     url = _endpoint(host, port)
+    if not is_loopback(host):
+        click.echo(f"Serving MCP on {host}: tokens travel in clear text over plain HTTP, so put this behind an "
+                   "HTTPS reverse proxy (or a VPN) before agents on other machines use it.", err=True)
     with user_errors(), _token_palace(ctx) as palace:
         build_server(palace, allowed, http_url=url).run("streamable-http", host=host, port=port)
 
