@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import subprocess
+import sys
+import time
 import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
 
 
 def free_port() -> int:
@@ -31,3 +38,28 @@ def stop(process: subprocess.Popen, timeout: float = 10) -> None:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+@contextlib.contextmanager
+def chroma_run(folder: Path, log_path: Path, startup_seconds: float = 30) -> Iterator[int]:
+    """Chroma's own server (`chroma run`) on `folder` at a free loopback port, until the block ends;
+    the test fails with the server's log if it exits or does not answer in time."""
+    chroma = Path(sys.executable).parent / "chroma"
+    port = free_port()
+    with open(log_path, "wb") as log:
+        process = subprocess.Popen(
+            [str(chroma), "run", "--path", str(folder), "--host", "127.0.0.1", "--port", str(port)],
+            stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+        )
+    try:
+        deadline = time.monotonic() + startup_seconds
+        while not answers(f"http://127.0.0.1:{port}/api/v2/heartbeat"):
+            if process.poll() is not None:
+                pytest.fail(f"chroma run exited with {process.returncode}:\n{log_path.read_text(errors='replace')}")
+            if time.monotonic() > deadline:
+                pytest.fail(f"chroma run did not answer within {startup_seconds} s:\n"
+                            f"{log_path.read_text(errors='replace')}")
+            time.sleep(0.2)
+        yield port
+    finally:
+        stop(process)

@@ -10,12 +10,11 @@ import json
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _processes import answers, free_port, stop
+from _processes import chroma_run, free_port
 from click.testing import CliRunner, Result
 
 from mempalace import Palace
@@ -31,29 +30,9 @@ STARTUP_SECONDS = 30
 @pytest.fixture(scope="module")
 def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A Chroma server on a free loopback port, with its data in a temporary directory."""
-    chroma = Path(sys.executable).parent / "chroma"
-    assert chroma.exists(), f"{chroma} is missing: chromadb should install it"
     root = tmp_path_factory.mktemp("chroma-server")
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    log_path = root / "server.log"
-    with open(log_path, "wb") as log:
-        process = subprocess.Popen(
-            [str(chroma), "run", "--path", str(root / "data"), "--host", "127.0.0.1", "--port", str(port)],
-            stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-        )
-    try:
-        deadline = time.monotonic() + STARTUP_SECONDS
-        while not answers(f"{url}/api/v2/heartbeat"):
-            if process.poll() is not None:
-                pytest.fail(f"chroma run exited with {process.returncode}:\n{log_path.read_text(errors='replace')}")
-            if time.monotonic() > deadline:
-                pytest.fail(f"chroma run did not answer within {STARTUP_SECONDS} s:\n"
-                            f"{log_path.read_text(errors='replace')}")
-            time.sleep(0.2)
-        yield url
-    finally:
-        stop(process)
+    with chroma_run(root / "data", root / "server.log", STARTUP_SECONDS) as port:
+        yield f"http://127.0.0.1:{port}"
 
 
 def client(url: str, home: Path) -> Palace:

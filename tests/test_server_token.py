@@ -9,16 +9,13 @@ from __future__ import annotations
 
 import http.client
 import json
-import subprocess
-import sys
 import threading
-import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from _processes import answers, free_port, stop
+from _processes import chroma_run
 
 from mempalace import Palace
 from mempalace.config import load_settings
@@ -102,32 +99,13 @@ class TokenProxy:
 @pytest.fixture(scope="module")
 def chroma_port(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
     """`chroma run` serving a palace folder that was made (and filed into) as a private palace."""
-    chroma = Path(sys.executable).parent / "chroma"
-    assert chroma.exists(), f"{chroma} is missing: chromadb should install it"
     root = tmp_path_factory.mktemp("token-server")
     folder = root / "palace"
     with Palace.open(folder, settings=load_settings(root / "home", embedder="hash", shared=False),
                      private=True) as palace:
         assert palace.add_drawer(FILED_PRIVATELY, "wing_ops", "keys").status == "added"
-    port = free_port()
-    log_path = root / "server.log"
-    with open(log_path, "wb") as log:
-        process = subprocess.Popen(
-            [str(chroma), "run", "--path", str(folder), "--host", "127.0.0.1", "--port", str(port)],
-            stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-        )
-    try:
-        deadline = time.monotonic() + STARTUP_SECONDS
-        while not answers(f"http://127.0.0.1:{port}/api/v2/heartbeat"):
-            if process.poll() is not None:
-                pytest.fail(f"chroma run exited with {process.returncode}:\n{log_path.read_text(errors='replace')}")
-            if time.monotonic() > deadline:
-                pytest.fail(f"chroma run did not answer within {STARTUP_SECONDS} s:\n"
-                            f"{log_path.read_text(errors='replace')}")
-            time.sleep(0.2)
+    with chroma_run(folder, root / "server.log", STARTUP_SECONDS) as port:
         yield port
-    finally:
-        stop(process)
 
 
 @pytest.fixture
