@@ -9,16 +9,16 @@ from dashboard.render import md
 from dashboard.views import palace
 from mempalace import MempalaceError
 from mempalace.access import VIA
+from mempalace.audit import AUDIT_ACTIONS
 
 ANY = "(any)"
-ACTIONS = ["add", "file", "move", "move-rooms", "reroom", "delete", "rebuild", "token-create", "token-revoke"]
 p = palace()
 st.title("Audit log")
 st.caption("Every write to this palace, newest first: kept with the palace, append-only.")
 cols = st.columns(5)
 who = cols[0].text_input("Who", placeholder="an e-mail or token:name")
 via = cols[1].selectbox("From", [ANY, *VIA])
-action = cols[2].selectbox("Action", [ANY, *ACTIONS])
+action = cols[2].selectbox("Action", [ANY, *AUDIT_ACTIONS])
 since = cols[3].date_input("From date", value=None)
 until = cols[4].date_input("To date", value=None)
 drawer = st.text_input("Drawer id", placeholder="entries that touched this drawer")

@@ -25,6 +25,8 @@ from .errors import InvalidInputError
 
 ACCESS_FILE = "mempalace_access.sqlite3"
 TOKEN_PREFIX = "mpt_"
+# What the log records, for filters: the palace's writes, then the token book's own.
+AUDIT_ACTIONS = ("add", "file", "move", "move-rooms", "reroom", "delete", "rebuild", "token-create", "token-revoke")
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS audit (
     seq INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, who TEXT NOT NULL, via TEXT NOT NULL,

@@ -22,12 +22,13 @@ from .errors import DrawerNotFoundError, InvalidInputError
 from .inventory import INGEST, PERSON, RoomedDrawer, chooser, reroom_targets, room_inventory
 from .models import ROOM_BY, AddResult, Drawer, DrawerDraft, DuplicateMatch, PalaceStatus, SearchHit
 from .naming import hall_change, hall_name, room_slug, wing_name
-from .records import access_path, best_first, check_content, drawer_id_of, id_list, in_wings, draft_metadata, drawer_from_record, drawer_from_row, extra_metadata, match
+from .records import (access_path, best_first, check_content, draft_metadata, drawer_from_record, drawer_from_row,
+                      drawer_id_of, extra_metadata, id_list, in_wings, match)
 from .search import Searcher
 from .opening import palace_parts
 from .store import SEQ_KEY, ChromaStore, Record
 from .sync import CatalogSync, catalog_row, new_stamp
-from .taxonomy import TaxonomyView
+from .taxonomy import TaxonomyView, within_wings
 
 if TYPE_CHECKING:
     from .locking import PalaceLock
@@ -338,10 +339,9 @@ class Palace(TaxonomyView):
             "wing": wing_name(wing) if wing else None, "room": room_slug(room) if room else None,
             "hall": hall_name(hall) if hall else None, "source_file": source_file or None,
         }
-        if within is not None and (not within or (filters["wing"] or within[0]) not in within):
+        filters = within_wings(filters, within)
+        if filters["wing"] == ():  # no wing of the view, or one outside it
             return []
-        if within is not None and not filters["wing"]:
-            filters["wing"] = tuple(sorted(within))
         self._embedder.start()  # the model loads while the keyword index is read
         self._sync.ensure_fresh()
         hybrid = SEARCH_MODES[mode]

@@ -18,7 +18,7 @@ import numpy as np
 
 from .access import HIDDEN_WING, Grant, acting_as
 from .errors import DrawerNotFoundError, InvalidInputError
-from .models import AddResult, Drawer, DrawerDraft, DuplicateMatch, PalaceStatus, SearchHit
+from .models import AddResult, Drawer, DrawerDraft, DuplicateMatch, SearchHit
 from .naming import room_slug, wing_name
 from .palace import Palace
 from .records import id_list
@@ -144,10 +144,7 @@ class ScopedPalace:
     def filed_per_day(self) -> dict[str, int]:
         return self._palace.filed_per_day(self._wings())
 
-    def status(self) -> PalaceStatus:
-        return PalaceStatus(location=self.location, mode=self.mode, embedder=self.settings.embedder,
-                            drawers=self.count(), wings=len(self.list_wings()), rooms=len(self.list_rooms()),
-                            halls=self.hall_counts())
+    status = Palace.status  # built from the view's own location, counts, wings, rooms and halls
 
     def derived(self, key: tuple[Any, ...], compute: Callable[[], Any]) -> Any:
         """As `Palace.derived`, remembered per scope (two scopes never share a view)."""

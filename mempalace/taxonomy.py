@@ -188,7 +188,7 @@ class TaxonomyView:
     def drawer_ids(self, wing: str | None = None, room: str | None = None, hall: str | None = None,
                    within: tuple[str, ...] | None = None) -> list[str]:
         """Ids of the drawers in a place, names exactly as stored (rooms other tools filed may be unslugged)."""
-        filters = _within(_text_names(wing=wing, room=room, hall=hall), within)
+        filters = within_wings(_text_names(wing=wing, room=room, hall=hall), within)
         with self._guard:
             self._taxonomy_sync.ensure_fresh()
             return self._taxonomy_catalog.ids_where(filters)
@@ -216,7 +216,7 @@ class TaxonomyView:
         for value in (offset, limit):
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise InvalidInputError("offset and limit must be whole numbers, 0 or more.")
-        filters = _within(_text_names(wing=wing, room=room, hall=hall), within)
+        filters = within_wings(_text_names(wing=wing, room=room, hall=hall), within)
         with self._guard:
             self._taxonomy_sync.ensure_fresh()
             total = self._taxonomy_catalog.matching_count(filters)
@@ -242,7 +242,7 @@ def _text_names(**names: object) -> dict[str, str | None]:
     return names  # type: ignore[return-value]
 
 
-def _within(filters: dict[str, object], wings: tuple[str, ...] | None) -> dict[str, object]:
+def within_wings(filters: dict[str, Any], wings: tuple[str, ...] | None) -> dict[str, Any]:
     """The filters kept to `wings` (None: no limit): a wing named outside them matches nothing."""
     if wings is None:
         return filters
