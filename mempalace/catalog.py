@@ -6,7 +6,6 @@ Chroma. It is a cache: `rebuild` remakes it from Chroma, the only source of trut
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
@@ -16,22 +15,26 @@ from typing import Any
 
 import numpy as np
 
-from .dates import DateCounts
+from .dates import DATE_FILTERS, DateCounts, date_clause
+from .filters import FILING_ORDER, FILTERS, place_token, place_tokens, where_clause
+from .vector_reads import VectorReads
 from .vocabulary import WordCounts, WordTokens
 
-SCHEMA_VERSION = "4"
+SCHEMA_VERSION = "5"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS drawers(
     rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, content TEXT NOT NULL,
     wing TEXT NOT NULL, room TEXT NOT NULL, hall TEXT NOT NULL DEFAULT '',
     source_file TEXT NOT NULL DEFAULT '', chunk_index INTEGER NOT NULL DEFAULT 0,
     parent_id TEXT NOT NULL DEFAULT '', filed_at TEXT NOT NULL DEFAULT '',
-    seq INTEGER NOT NULL DEFAULT 0, vector BLOB, place TEXT NOT NULL DEFAULT '', dated TEXT NOT NULL DEFAULT '');
+    seq INTEGER NOT NULL DEFAULT 0, vector BLOB, place TEXT NOT NULL DEFAULT '', dated TEXT NOT NULL DEFAULT '',
+    said TEXT NOT NULL DEFAULT '', title TEXT NOT NULL DEFAULT '');
 CREATE INDEX IF NOT EXISTS drawers_place ON drawers(wing, room, hall);
 CREATE INDEX IF NOT EXISTS drawers_source ON drawers(source_file, chunk_index);
 CREATE INDEX IF NOT EXISTS drawers_room ON drawers(room, dated);
 CREATE INDEX IF NOT EXISTS drawers_wing_dated ON drawers(wing, room, dated);
 CREATE INDEX IF NOT EXISTS drawers_wing_filed ON drawers(wing, filed_at);
+CREATE INDEX IF NOT EXISTS drawers_wing_day ON drawers(wing, dated, parent_id);
 CREATE INDEX IF NOT EXISTS drawers_parent ON drawers(parent_id);
 CREATE TABLE IF NOT EXISTS room_counts(
     wing TEXT NOT NULL, room TEXT NOT NULL, hall TEXT NOT NULL, n INTEGER NOT NULL,
@@ -61,8 +64,6 @@ CREATE TRIGGER IF NOT EXISTS drawers_au AFTER UPDATE OF wing, room, hall ON draw
         ON CONFLICT(wing, room, hall) DO UPDATE SET n = n + 1;
 END;
 """
-_FILTERS = ("wing", "room", "hall", "source_file")
-FILING_ORDER = "d.filed_at, d.source_file, d.parent_id, d.chunk_index, d.id"  # the same on every machine
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,8 @@ class Row:
     seq: int
     vector: np.ndarray | None
     dated: str = ""  # the day the drawer's conversation happened (else the day it was filed), YYYY-MM-DD
+    said: str = ""  # the day the conversation happened, when its source says (else "")
+    title: str = ""  # the conversation's title, when its source has one
 
 
 @dataclass(frozen=True)
@@ -95,32 +98,7 @@ class JournalEntry:
     ids: tuple[str, ...]
 
 
-def place_tokens(**place: str | None) -> str:
-    """One opaque keyword per place value, so the keyword index itself can filter by place."""
-    return " ".join(_place_token(k, v) for k, v in place.items() if v)
-
-
-def _place_token(key: str, value: str) -> str:
-    digest = hashlib.sha256(f"{key}\0{value}".encode()).hexdigest()[:15]
-    return f"p{_FILTERS.index(key)}x{int(digest, 16)}"
-
-
-def where_clause(filters: Mapping[str, Any]) -> tuple[str, list[str]]:
-    """SQL for the given place filters (AND), ignoring the ones that are None; a tuple of values
-    (a scoped view's wings) matches any of them."""
-    parts, args = [], []
-    for key in _FILTERS:
-        value = filters.get(key)
-        if isinstance(value, tuple):
-            parts.append(f"d.{key} IN ({', '.join('?' * len(value))})" if value else "0")
-            args.extend(value)
-        elif value is not None:
-            parts.append(f"d.{key} = ?")
-            args.append(value)
-    return (" AND ".join(parts) or "1"), args
-
-
-class Catalog(WordCounts, DateCounts):
+class Catalog(WordCounts, DateCounts, VectorReads):
     """The sidecar database of one palace."""
 
     def __init__(self, path: Path):
@@ -191,12 +169,12 @@ class Catalog(WordCounts, DateCounts):
                 self._db.execute("DELETE FROM drawers WHERE id = ?", (row.id,))
                 self._db.execute(
                     "INSERT INTO drawers(id, content, wing, room, hall, source_file, chunk_index,"
-                    " parent_id, filed_at, seq, vector, place, dated) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    " parent_id, filed_at, seq, vector, place, dated, said, title) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                     (row.id, row.content, row.wing, row.room, row.hall, row.source_file, row.chunk_index,
                      row.parent_id, row.filed_at, row.seq,
                      None if row.vector is None else np.asarray(row.vector, np.float32).tobytes(),
                      place_tokens(wing=row.wing, room=row.room, hall=row.hall, source_file=row.source_file),
-                     row.dated),
+                     row.dated, row.said, row.title),
                 )
 
     def move(self, ids: Sequence[str], seq: int, **place: str | None) -> None:
@@ -238,54 +216,10 @@ class Catalog(WordCounts, DateCounts):
         sql, args = where_clause(filters)
         return [r[0] for r in self._db.execute(f"SELECT d.id FROM drawers d WHERE {sql} ORDER BY d.rowid", args)]
 
-    def room_vectors(self, per_room: int) -> dict[str, np.ndarray]:
-        """{room: the vectors of up to `per_room` of its drawers}, for comparing what rooms hold."""
-        picked: dict[str, list[int]] = {}
-        for room, rowid in self._db.execute("SELECT room, rowid FROM drawers ORDER BY room, rowid"):
-            rowids = picked.setdefault(room, [])
-            if len(rowids) < per_room:
-                rowids.append(rowid)
-        wanted = [r for rowids in picked.values() for r in rowids]
-        vectors: dict[str, list[bytes]] = {}
-        for start in range(0, len(wanted), 500):
-            chunk = wanted[start : start + 500]
-            for room, blob in self._db.execute(
-                    f"SELECT room, vector FROM drawers WHERE vector IS NOT NULL AND rowid IN ({','.join('?' * len(chunk))})",
-                    chunk):
-                vectors.setdefault(room, []).append(blob)
-        return {room: np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), -1)
-                for room, blobs in vectors.items()}
-
-    def room_samples(self, per_room: int, wings: tuple[str, ...] | None = None
-                     ) -> dict[str, list[tuple[str, str, str, np.ndarray]]]:
-        """{room: (wing, parent id, text, vector) of up to `per_room` of its drawers (in `wings`, when
-        given), first filed first}."""
-        found: dict[str, list[tuple[str, str, str, np.ndarray]]] = {}
-        sql, args = where_clause({"wing": wings})
-        rows = self._db.execute("SELECT room, wing, parent_id, content, vector FROM drawers d WHERE vector IS NOT NULL"
-                                " AND rowid IN (SELECT rowid FROM (SELECT rowid, ROW_NUMBER() OVER"
-                                f" (PARTITION BY room ORDER BY {FILING_ORDER}) AS n FROM drawers d WHERE {sql})"
-                                f" WHERE n <= ?) ORDER BY room, {FILING_ORDER}", (*args, per_room))
-        for room, wing, parent, content, blob in rows:
-            found.setdefault(room, []).append((wing, parent, content, np.frombuffer(blob, dtype=np.float32)))
-        return found
-
     def in_filing_order(self) -> list[Row]:
         """Every drawer that has a vector, first filed first."""
         return [_row(v) for v in self._db.execute(
             f"SELECT {_ROW_COLUMNS} FROM drawers d WHERE d.vector IS NOT NULL ORDER BY {FILING_ORDER}").fetchall()]
-
-    def wing_vectors(self, per_wing: int) -> dict[str, np.ndarray]:
-        """{wing: the vectors of up to `per_wing` of its drawers, spread over its filing order}."""
-        counts = dict(self._db.execute("SELECT wing, SUM(n) FROM room_counts GROUP BY wing").fetchall())
-        found: dict[str, list[bytes]] = {}
-        for wing, total in counts.items():
-            step = max(1, -(-int(total) // per_wing))
-            found[wing] = [blob for (blob,) in self._db.execute(
-                f"SELECT vector FROM (SELECT vector, ROW_NUMBER() OVER (ORDER BY {FILING_ORDER}) AS n FROM drawers d"
-                " WHERE wing = ? AND vector IS NOT NULL) WHERE n % ? = 0", (wing, step))]
-        return {wing: np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), -1)
-                for wing, blobs in found.items() if blobs}
 
     def stamps(self, ids: Sequence[str]) -> dict[str, int]:
         return {values[0]: values[1] for values in self._by_ids("id, seq", ids)}
@@ -308,12 +242,15 @@ class Catalog(WordCounts, DateCounts):
                                  (parent_id,)).fetchall()
         return [_row(values) for values in found]
 
-    def page(self, filters: Mapping[str, str | None], offset: int, limit: int) -> list[Row]:
-        """Drawers matching the filters in place order (wing, room, source, chunk), one page of them."""
+    def page(self, filters: Mapping[str, str | None], offset: int, limit: int, newest: bool = False) -> list[Row]:
+        """Drawers matching the filters, one page of them: in place order (wing, room, source, chunk),
+        or `newest` conversation first (each conversation's drawers in order)."""
         sql, args = where_clause(filters)
+        order = ("d.dated DESC, d.parent_id, d.chunk_index" if newest
+                 else "d.wing, d.room, d.source_file, d.chunk_index")
         found = self._db.execute(
-            f"SELECT {_ROW_COLUMNS} FROM drawers d WHERE {sql} ORDER BY d.wing, d.room, d.source_file, d.chunk_index,"
-            " d.rowid LIMIT ? OFFSET ?", [*args, limit, offset]).fetchall()
+            f"SELECT {_ROW_COLUMNS} FROM drawers d WHERE {sql} ORDER BY {order}, d.rowid LIMIT ? OFFSET ?",
+            [*args, limit, offset]).fetchall()
         return [_row(values) for values in found]
 
     def siblings(self, drawer_id: str, around: int) -> list[Row]:
@@ -335,29 +272,22 @@ class Catalog(WordCounts, DateCounts):
     def matching_ids(self, ids: Sequence[str], filters: Mapping[str, Any]) -> set[str]:
         """Those of `ids` whose drawers match the place filters (found by id, then checked here: SQLite
         would otherwise walk the place index)."""
-        wanted = {k: v if isinstance(v, tuple) else (v,) for k, v in filters.items() if v is not None}
-        columns = ["id", *wanted]
+        wanted = {k: v if isinstance(v, tuple) else (v,) for k, v in filters.items()
+                  if v is not None and k not in DATE_FILTERS}
+        columns = ["id", "dated", *wanted]
         rows = self._by_ids(", ".join(f"d.{c}" for c in columns), ids)
-        return {r[0] for r in rows if all(r[i] in wanted[c] for i, c in enumerate(columns) if i)}
-
-    def vectors(self, filters: Mapping[str, str | None]) -> tuple[list[str], np.ndarray]:
-        """Ids and stacked vectors of the drawers matching the filters."""
-        sql, args = where_clause(filters)
-        pairs = self._db.execute(f"SELECT id, vector FROM drawers d WHERE {sql} AND vector IS NOT NULL", args).fetchall()
-        if not pairs:
-            return [], np.zeros((0, 0), dtype=np.float32)
-        matrix = np.frombuffer(b"".join(p[1] for p in pairs), dtype=np.float32).reshape(len(pairs), -1)
-        return [p[0] for p in pairs], matrix
+        after, before = filters.get("after") or "", filters.get("before") or "\uffff"
+        return {r[0] for r in rows if after <= r[1] <= before and all(r[i] in wanted[c] for i, c in enumerate(columns) if i > 1)}
 
     def place_match(self, filters: Mapping[str, Any]) -> str:
         """The FTS5 expression for the place filters ("" for none); a tuple matches any of its values."""
         terms = []
-        for key in _FILTERS:
+        for key in FILTERS:
             value = filters.get(key)
             if isinstance(value, tuple):
-                terms.append("(" + " OR ".join(_place_token(key, v) for v in value) + ")" if value else "p9x0")
+                terms.append("(" + " OR ".join(place_token(key, v) for v in value) + ")" if value else "p9x0")
             elif value:
-                terms.append(_place_token(key, value))
+                terms.append(place_token(key, value))
         return "place : (" + " AND ".join(terms) + ")" if terms else ""
 
     def lexical(self, query: str, filters: Mapping[str, str | None], limit: int) -> list[tuple[str, float]]:
@@ -369,21 +299,23 @@ class Catalog(WordCounts, DateCounts):
         place = self.place_match(filters)
         if place:
             match += " AND " + place
+        dated, args = date_clause(filters)
+        inner = "" if dated else " LIMIT ?"  # dates are not in the keyword index: filtered after the match
         rows = self._db.execute(
             "SELECT d.id, m.s FROM (SELECT rowid AS hit, -bm25(drawers_fts, 1.0, 0.0) AS s FROM drawers_fts"
-            " WHERE drawers_fts MATCH ? ORDER BY s DESC LIMIT ?) AS m JOIN drawers d ON d.rowid = m.hit"
-            " ORDER BY m.s DESC",
-            [match, limit],
+            f" WHERE drawers_fts MATCH ? ORDER BY s DESC{inner}) AS m JOIN drawers d ON d.rowid = m.hit"
+            f" WHERE {' AND '.join(dated) or '1'} ORDER BY m.s DESC LIMIT ?",
+            [match, *([] if dated else [limit]), *args, limit],
         ).fetchall()
         return [(r[0], float(r[1])) for r in rows]
 
 _ROW_COLUMNS = ("d.id, d.content, d.wing, d.room, d.hall, d.source_file, d.chunk_index, d.parent_id, d.filed_at,"
-                " d.seq, d.vector, d.dated")
+                " d.seq, d.vector, d.dated, d.said, d.title")
 
 
 def _row(values: Sequence[Any]) -> Row:
     vector = None if values[10] is None else np.frombuffer(values[10], dtype=np.float32)
-    return Row(*values[:10], vector=vector, dated=values[11])
+    return Row(*values[:10], vector=vector, dated=values[11], said=values[12], title=values[13])
 
 
 class _Transaction:

@@ -1,10 +1,53 @@
-"""The catalog's date views: the days drawers were filed and the dates rooms hold, for the whole
-palace and per wing (which scoped views merge, so nobody's view needs its own scan)."""
+"""The catalog's date views: the days drawers were filed, the days conversations happened and the
+dates rooms hold, for the whole palace and per wing (which scoped views merge, so nobody's view
+needs its own scan); and the date range filter (`after` / `before`, inclusive, on each drawer's
+conversation day, else its filing day)."""
 
 from __future__ import annotations
 
+import re
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from datetime import date
+from typing import Any
+
+from .errors import InvalidInputError
+
+DATE_FILTERS = {"after": ">=", "before": "<="}
+_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def date_range(after: object = None, before: object = None) -> dict[str, str]:
+    """The `after`/`before` filters as checked YYYY-MM-DD days (either may be None or "")."""
+    days = {}
+    for key, value in (("after", after), ("before", before)):
+        if value in (None, ""):
+            continue
+        try:
+            days[key] = date.fromisoformat(str(value)).isoformat()
+        except ValueError:
+            raise InvalidInputError(f"{key} must be a date written YYYY-MM-DD, not {str(value)[:40]!r}.") from None
+    if len(days) == 2 and days["after"] > days["before"]:
+        raise InvalidInputError(f"after ({days['after']}) is later than before ({days['before']}).")
+    return days
+
+
+def first_day(*candidates: Any) -> str:
+    """The first candidate that starts with a YYYY-MM-DD date, cut to that date ("" if none does)."""
+    for value in candidates:
+        if isinstance(value, str) and _DAY.match(value):
+            return value[:10]
+    return ""
+
+
+def date_clause(filters: Mapping[str, Any]) -> tuple[list[str], list[str]]:
+    """SQL conditions (to AND) and their arguments for the filters' date range, if any."""
+    parts, args = [], []
+    for key, operator in DATE_FILTERS.items():
+        if filters.get(key):
+            parts.append(f"d.dated != '' AND d.dated {operator} ?")
+            args.append(filters[key])
+    return parts, args
 
 
 class DateCounts:
@@ -37,6 +80,24 @@ class DateCounts:
         for wing, day, n in self._db.execute("SELECT wing, substr(filed_at, 1, 10) AS day, count(*) FROM drawers"
                                              " WHERE filed_at != '' GROUP BY wing, day"):
             by_wing.setdefault(wing, {})[day] = n
+        return by_wing
+
+
+    def conversation_days_by_wing(self) -> dict[str, dict[str, int]]:
+        """{wing: {YYYY-MM-DD: conversations of that day in the wing}}, by each conversation's own
+        date (else the day it was filed), read from the (wing, dated, parent_id) index."""
+        by_wing: dict[str, dict[str, int]] = {}
+        for wing, day, n in self._db.execute("SELECT wing, dated, count(DISTINCT parent_id) FROM drawers"
+                                             " WHERE dated != '' GROUP BY wing, dated"):
+            by_wing.setdefault(wing, {})[day] = n
+        return by_wing
+
+    def source_counts_by_wing(self) -> dict[str, dict[str, int]]:
+        """{wing: {source file: its drawers there}}."""
+        by_wing: dict[str, dict[str, int]] = {}
+        for wing, source, n in self._db.execute("SELECT wing, source_file, count(*) FROM drawers"
+                                                " WHERE source_file != '' GROUP BY wing, source_file"):
+            by_wing.setdefault(wing, {})[source] = n
         return by_wing
 
 

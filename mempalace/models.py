@@ -25,6 +25,8 @@ class Drawer:
     added_by: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     room_by: str | None = None  # "ingest" (re-roomable) or "person"; None where unknown (catalog views)
+    conversation_date: str | None = None  # YYYY-MM-DD the conversation happened, when its source says
+    title: str | None = None  # the conversation's title, when its source has one
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -90,6 +92,9 @@ class SearchHit:
     similarity: float
     semantic: float
     lexical: float
+    conversation_date: str | None = None  # YYYY-MM-DD the conversation happened, when its source says
+    title: str | None = None  # the conversation's title, when its source has one
+    close: bool = True  # a close match: it has the query's words, or its meaning is far nearer than chance
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

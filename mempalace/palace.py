@@ -15,6 +15,7 @@ import numpy as np
 from .access import current_actor
 from .audit import AccessBook
 from .catalog import Catalog
+from .dates import date_range
 from .chunking import split_verbatim
 from .config import Settings, load_settings
 from .embedding import EmbedderLoader
@@ -322,8 +323,10 @@ class Palace(TaxonomyView):
     @_serialized
     def search(self, query: str, wing: str | None = None, room: str | None = None, hall: str | None = None,
                source_file: str | None = None, limit: int = 10, mode: str = "hybrid",
-               within: tuple[str, ...] | None = None) -> list[SearchHit]:
-        """Drawers best matching `query` within the given place (filters combine with AND); `within`
+               within: tuple[str, ...] | None = None, after: str | None = None,
+               before: str | None = None) -> list[SearchHit]:
+        """Drawers best matching `query` within the given place and dates (filters combine with AND;
+        `after`/`before` are inclusive YYYY-MM-DD days of the conversation, else of filing); `within`
         limits the search to those wings (a scoped view's)."""
         if not isinstance(query, str) or not query.strip():
             raise InvalidInputError("The search query is empty.")
@@ -332,12 +335,13 @@ class Palace(TaxonomyView):
                 f"The query is {len(query):,} characters; the limit is {self.settings.max_query_chars:,}."
             )
         if mode not in SEARCH_MODES:
-            raise InvalidInputError(f"Unknown search mode {mode!r}: use hybrid or vector.")
+            raise InvalidInputError(f"Unknown search mode {mode!r}: use hybrid or semantic.")
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= self.settings.max_limit:
             raise InvalidInputError(f"The limit must be a whole number from 1 to {self.settings.max_limit}.")
         filters = {
             "wing": wing_name(wing) if wing else None, "room": room_slug(room) if room else None,
             "hall": hall_name(hall) if hall else None, "source_file": source_file or None,
+            **date_range(after, before),
         }
         filters = within_wings(filters, within)
         if filters["wing"] == ():  # no wing of the view, or one outside it

@@ -7,6 +7,7 @@ from typing import Any
 
 from .audit import ACCESS_FILE
 from .catalog import Row
+from .dates import first_day
 from .errors import InvalidInputError
 from .models import ROOM_BY, Drawer, DrawerDraft, DuplicateMatch
 from .naming import hall_name, room_slug, wing_name
@@ -53,7 +54,7 @@ def draft_metadata(draft: DrawerDraft, filed_at: str, stamp: int) -> dict[str, A
 def drawer_from_row(row: Row) -> Drawer:
     return Drawer(id=row.id, content=row.content, wing=row.wing, room=row.room, hall=row.hall or None,
                   source_file=row.source_file or None, chunk_index=row.chunk_index, parent_id=row.parent_id or None,
-                  filed_at=row.filed_at or None)
+                  filed_at=row.filed_at or None, conversation_date=row.said or None, title=row.title or None)
 
 
 def drawer_from_record(record: Record) -> Drawer:
@@ -64,6 +65,8 @@ def drawer_from_record(record: Record) -> Drawer:
         room=str(known["room"] or GENERAL_ROOM), hall=known["hall"], source_file=known["source_file"],
         chunk_index=int(known["chunk_index"] or 0), parent_id=known["parent_id"],
         filed_at=known["filed_at"], added_by=known["added_by"], extra=meta, room_by=known[ROOM_BY],
+        conversation_date=first_day(meta.get("conversation_date"), meta.get("date")) or None,
+        title=str(meta["conversation_title"]) if meta.get("conversation_title") else None,
     )
 
 

@@ -144,6 +144,12 @@ class ScopedPalace:
     def filed_per_day(self) -> dict[str, int]:
         return self._palace.filed_per_day(self._wings())
 
+    def conversations_per_day(self) -> dict[str, int]:
+        return self._palace.conversations_per_day(self._wings())
+
+    def sources(self) -> dict[str, int]:
+        return self._palace.sources(self._wings())
+
     status = Palace.status  # built from the view's own location, counts, wings, rooms and halls
 
     def derived(self, key: tuple[Any, ...], compute: Callable[[], Any]) -> Any:
@@ -165,8 +171,10 @@ class ScopedPalace:
     # -- drawers ---------------------------------------------------------------------------------
 
     def search(self, query: str, wing: str | None = None, room: str | None = None, hall: str | None = None,
-               source_file: str | None = None, limit: int = 10, mode: str = "hybrid") -> list[SearchHit]:
-        return self._palace.search(query, wing, room, hall, source_file, limit, mode, within=self._wings())
+               source_file: str | None = None, limit: int = 10, mode: str = "hybrid", after: str | None = None,
+               before: str | None = None) -> list[SearchHit]:
+        return self._palace.search(query, wing, room, hall, source_file, limit, mode, within=self._wings(),
+                                   after=after, before=before)
 
     def get_drawer(self, drawer_id: str) -> Drawer:
         drawer = self._palace.get_drawer(drawer_id)
@@ -188,8 +196,8 @@ class ScopedPalace:
         return [d for d in found if sees(d.wing)]
 
     def browse(self, wing: str | None = None, room: str | None = None, hall: str | None = None,
-               offset: int = 0, limit: int = 50) -> tuple[int, list[Drawer]]:
-        return self._palace.browse(wing, room, hall, offset, limit, within=self._wings())
+               offset: int = 0, limit: int = 50, newest: bool = False) -> tuple[int, list[Drawer]]:
+        return self._palace.browse(wing, room, hall, offset, limit, within=self._wings(), newest=newest)
 
     def drawer_ids(self, wing: str | None = None, room: str | None = None, hall: str | None = None) -> list[str]:
         return self._palace.drawer_ids(wing, room, hall, within=self._wings())

@@ -20,6 +20,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .catalog import Catalog
+from .dates import DATE_FILTERS
 from .models import SearchHit
 from .store import ChromaStore
 from .vocabulary import content_words
@@ -31,6 +32,10 @@ CACHED_ROWS_MAX = 150_000  # vectors kept in memory across filters (about 230 MB
 COMMON_CACHE_MAX = 50_000  # (filters, word) verdicts kept until the palace changes
 OVERFETCH = 1.5  # a big filtered set is searched unfiltered for this many times the share it leaves out
 OVERFETCH_MAX = 2_000
+CHANCE_SAMPLE = 1_000  # drawers whose similarity to a query tells what chance scores
+CHANCE_SAMPLE_MIN = 50  # below this many drawers, only CLOSE_MIN decides
+CLOSE_SPREAD = 3.0
+CLOSE_MIN = 0.2
 
 
 # "What did", "how does", "?": the form of a question, not its subject. Keyword search drops these
@@ -67,8 +72,10 @@ def query_words(query: str) -> list[str]:
 
 
 def chroma_where(filters: Mapping[str, Any]) -> dict[str, Any] | None:
-    """Chroma's `where` for the place filters; a tuple of values (a scoped view's wings) is `$in`."""
-    clauses = [{k: {"$in": list(v)} if isinstance(v, tuple) else v} for k, v in filters.items() if v is not None]
+    """Chroma's `where` for the place filters; a tuple of values (a scoped view's wings) is `$in`.
+    Dates are not among Chroma's metadata as values it can compare: see `Searcher._nearest`."""
+    clauses = [{k: {"$in": list(v)} if isinstance(v, tuple) else v} for k, v in filters.items()
+               if v is not None and k not in DATE_FILTERS]
     if not clauses:
         return None
     return clauses[0] if len(clauses) == 1 else {"$and": clauses}
@@ -85,11 +92,13 @@ class Searcher:
         self._common_generation = -1
         self._counts: dict[tuple, int] = {}  # filters → matching drawers, for one generation
         self._counts_generation = -1
+        self._sample: tuple[int, np.ndarray] | None = None  # (generation, vectors) for `_chance_similarity`
 
     def embedded_text(self, query: str, filters: Mapping[str, str | None], generation: int) -> str:
         """What to embed for `query` when searching within `filters` (see `semantic_text`)."""
         if generation != self._common_generation or len(self._common) > COMMON_CACHE_MAX:
             self._common, self._common_generation = {}, generation
+        filters = {k: v for k, v in filters.items() if k not in DATE_FILTERS}  # words common in the place
         key = _filter_key(filters)
         words = content_words(query_words(query))  # exactly the words common_verdicts judges
         unknown = [w for w in words if (key, w) not in self._common]
@@ -126,23 +135,43 @@ class Searcher:
             semantic_part = (1.0 - weight) * similarity
             scored.append((semantic_part + lexical_part, similarity, semantic_part, lexical_part, row))
         scored.sort(key=lambda s: (-s[0], s[4].id))
+        near = self._chance_similarity(vector, generation)
         return [
             SearchHit(
                 rank=rank, drawer_id=row.id, content=row.content, wing=row.wing, room=row.room,
                 hall=row.hall or None, source_file=row.source_file or None, filed_at=row.filed_at or None,
                 score=round(score, 6), similarity=round(sim, 6), semantic=round(sem, 6), lexical=round(lex, 6),
+                conversation_date=row.said or None, title=row.title or None,
+                close=bool(lexical.get(row.id)) or sim >= near,
             )
             for rank, (score, sim, sem, lex, row) in enumerate(scored[:limit], start=1)
         ]
+
+    def _chance_similarity(self, vector: np.ndarray, generation: int) -> float:
+        """The similarity a drawer needs to count as close in meaning: CLOSE_SPREAD standard
+        deviations above the query's mean similarity to a fixed sample of the palace's drawers
+        (what an unrelated drawer scores with this query and this model), and at least CLOSE_MIN."""
+        if self._sample is None or self._sample[0] != generation:
+            self._sample = (generation, self._catalog.sample_vectors(CHANCE_SAMPLE))
+        sample = self._sample[1]
+        if len(sample) < CHANCE_SAMPLE_MIN:
+            return CLOSE_MIN
+        sims = sample @ vector.astype(sample.dtype, copy=False)
+        return max(CLOSE_MIN, float(sims.mean() + CLOSE_SPREAD * sims.std()))
 
     def _nearest(self, vector: np.ndarray, filters: Mapping[str, str | None], pool: int,
                  generation: int) -> dict[str, float]:
         """Id → cosine similarity of the `pool` nearest drawers within the filters."""
         where = chroma_where(filters)
-        matching = self._matching(filters, generation) if where is not None else 0
-        if where is None:
+        dated = any(filters.get(k) for k in DATE_FILTERS)
+        matching = self._matching(filters, generation) if where is not None or dated else 0
+        if where is None and not dated:
             return {i: 1.0 - d for i, d in self._store.nearest(vector, pool, where)}
-        if matching > VECTOR_SCAN_MAX:
+        if matching > VECTOR_SCAN_MAX and dated:
+            kept = self._filtered_after(lambda k: self._store.nearest(vector, k, where), filters, pool, matching)
+            if kept is not None:
+                return {i: 1.0 - d for i, d in kept}
+        elif matching > VECTOR_SCAN_MAX:
             return self._nearest_in_many(vector, filters, where, pool, matching)
         ids, matrix = self._scan(filters, generation)
         if not ids:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import socket
 import time
 import uuid
@@ -27,6 +26,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from .catalog import Catalog, JournalEntry, Row
+from .dates import first_day
 from .errors import MempalaceError
 from .store import SEQ_KEY, ChromaStore, Record
 
@@ -35,7 +35,6 @@ REPAIR_RETRY_SECONDS = 5.0
 IN_FLIGHT_MICROSECONDS = 60_000_000  # a journal entry older than this no longer hides foreign writes
 UNSORTED_WING, GENERAL_ROOM = "unsorted", "general"  # for drawers other tools filed without a place
 _last_stamp = 0
-_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 def new_stamp() -> int:
@@ -60,16 +59,10 @@ def catalog_row(record: Record) -> Row:
         filed_at=str(meta.get("filed_at") or ""),
         seq=_int(meta.get(SEQ_KEY)),
         vector=record.embedding,
-        dated=_day(meta.get("conversation_date"), meta.get("date"), meta.get("filed_at")),
+        dated=first_day(meta.get("conversation_date"), meta.get("date"), meta.get("filed_at")),
+        said=first_day(meta.get("conversation_date"), meta.get("date")),
+        title=str(meta.get("conversation_title") or ""),
     )
-
-
-def _day(*candidates: Any) -> str:
-    """The first candidate that starts with a YYYY-MM-DD date, cut to that date."""
-    for value in candidates:
-        if isinstance(value, str) and _DAY.match(value):
-            return value[:10]
-    return ""
 
 
 def _int(value: Any) -> int:

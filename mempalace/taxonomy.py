@@ -203,16 +203,24 @@ class TaxonomyView:
         """{YYYY-MM-DD: how many of the drawers stored now (in the wings `within`) were filed that day}."""
         if within is None:
             return dict(self._memoized(("days", None), self._taxonomy_catalog.day_counts))
-        days: dict[str, int] = {}
-        for wing in within:
-            for day, n in self._memoized(("days-by-wing", None), self._taxonomy_catalog.day_counts_by_wing).get(wing, {}).items():
-                days[day] = days.get(day, 0) + n
-        return dict(sorted(days.items()))
+        return _added_up(self._memoized(("days-by-wing", None), self._taxonomy_catalog.day_counts_by_wing), within)
+
+    def conversations_per_day(self, within: tuple[str, ...] | None = None) -> dict[str, int]:
+        """{YYYY-MM-DD: conversations (in the wings `within`) that happened that day}: each by its own
+        date, else by the day it was filed."""
+        by_wing = self._memoized(("talks-by-wing", None), self._taxonomy_catalog.conversation_days_by_wing)
+        return _added_up(by_wing, by_wing if within is None else within)
+
+    def sources(self, within: tuple[str, ...] | None = None) -> dict[str, int]:
+        """{source file: its drawers (in the wings `within`)}, by name: what a source filter can pick."""
+        by_wing = self._memoized(("sources-by-wing", None), self._taxonomy_catalog.source_counts_by_wing)
+        return _added_up(by_wing, by_wing if within is None else within)
 
     def browse(self, wing: str | None = None, room: str | None = None, hall: str | None = None,
-               offset: int = 0, limit: int = 50, within: tuple[str, ...] | None = None) -> tuple[int, list[Drawer]]:
-        """(how many drawers are in the place, one page of them in place order); names as stored;
-        `within` keeps to those wings (a scoped view's)."""
+               offset: int = 0, limit: int = 50, within: tuple[str, ...] | None = None,
+               newest: bool = False) -> tuple[int, list[Drawer]]:
+        """(how many drawers are in the place, one page of them in place order, or `newest`
+        conversation first); names as stored; `within` keeps to those wings (a scoped view's)."""
         for value in (offset, limit):
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise InvalidInputError("offset and limit must be whole numbers, 0 or more.")
@@ -220,7 +228,7 @@ class TaxonomyView:
         with self._guard:
             self._taxonomy_sync.ensure_fresh()
             total = self._taxonomy_catalog.matching_count(filters)
-            rows = self._taxonomy_catalog.page(filters, offset, min(limit, 1_000))
+            rows = self._taxonomy_catalog.page(filters, offset, min(limit, 1_000), newest)
         return total, [drawer_from_row(r) for r in rows]
 
     def neighbours(self, drawer_id: str, around: int = 1) -> list[Drawer]:
@@ -232,6 +240,15 @@ class TaxonomyView:
         with self._guard:
             self._taxonomy_sync.ensure_fresh()
             return [drawer_from_row(r) for r in self._taxonomy_catalog.siblings(drawer_id, around)]
+
+
+def _added_up(by_wing: dict[str, dict[str, int]], wings: Iterable[str]) -> dict[str, int]:
+    """{key: the sum of its counts over `wings`}, sorted by key."""
+    total: dict[str, int] = {}
+    for wing in wings:
+        for key, n in by_wing.get(wing, {}).items():
+            total[key] = total.get(key, 0) + n
+    return dict(sorted(total.items()))
 
 
 def _text_names(**names: object) -> dict[str, str | None]:

@@ -1,0 +1,86 @@
+"""The catalog's vector reads: the vectors of a filtered set, of rooms and wings, and a fixed
+sample of the palace (a mixin of `Catalog`, which provides `_db`)."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Mapping
+
+import numpy as np
+
+from .filters import FILING_ORDER, where_clause
+
+
+class VectorReads:
+    """Stacked float32 vectors read from the catalog's `drawers` table."""
+
+    _db: sqlite3.Connection
+
+    def vectors(self, filters: Mapping[str, str | None]) -> tuple[list[str], np.ndarray]:
+        """Ids and stacked vectors of the drawers matching the filters."""
+        sql, args = where_clause(filters)
+        pairs = self._db.execute(f"SELECT id, vector FROM drawers d WHERE {sql} AND vector IS NOT NULL", args).fetchall()
+        if not pairs:
+            return [], np.zeros((0, 0), dtype=np.float32)
+        matrix = np.frombuffer(b"".join(p[1] for p in pairs), dtype=np.float32).reshape(len(pairs), -1)
+        return [p[0] for p in pairs], matrix
+
+    def room_vectors(self, per_room: int) -> dict[str, np.ndarray]:
+        """{room: the vectors of up to `per_room` of its drawers}, for comparing what rooms hold."""
+        picked: dict[str, list[int]] = {}
+        for room, rowid in self._db.execute("SELECT room, rowid FROM drawers ORDER BY room, rowid"):
+            rowids = picked.setdefault(room, [])
+            if len(rowids) < per_room:
+                rowids.append(rowid)
+        wanted = [r for rowids in picked.values() for r in rowids]
+        vectors: dict[str, list[bytes]] = {}
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            for room, blob in self._db.execute(
+                    f"SELECT room, vector FROM drawers WHERE vector IS NOT NULL AND rowid IN ({','.join('?' * len(chunk))})",
+                    chunk):
+                vectors.setdefault(room, []).append(blob)
+        return {room: np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), -1)
+                for room, blobs in vectors.items()}
+
+    def room_samples(self, per_room: int, wings: tuple[str, ...] | None = None
+                     ) -> dict[str, list[tuple[str, str, str, np.ndarray]]]:
+        """{room: (wing, parent id, text, vector) of up to `per_room` of its drawers (in `wings`, when
+        given), first filed first}."""
+        found: dict[str, list[tuple[str, str, str, np.ndarray]]] = {}
+        sql, args = where_clause({"wing": wings})
+        rows = self._db.execute("SELECT room, wing, parent_id, content, vector FROM drawers d WHERE vector IS NOT NULL"
+                                " AND rowid IN (SELECT rowid FROM (SELECT rowid, ROW_NUMBER() OVER"
+                                f" (PARTITION BY room ORDER BY {FILING_ORDER}) AS n FROM drawers d WHERE {sql})"
+                                f" WHERE n <= ?) ORDER BY room, {FILING_ORDER}", (*args, per_room))
+        for room, wing, parent, content, blob in rows:
+            found.setdefault(room, []).append((wing, parent, content, np.frombuffer(blob, dtype=np.float32)))
+        return found
+
+    def wing_vectors(self, per_wing: int) -> dict[str, np.ndarray]:
+        """{wing: the vectors of up to `per_wing` of its drawers, spread over its filing order}."""
+        counts = dict(self._db.execute("SELECT wing, SUM(n) FROM room_counts GROUP BY wing").fetchall())
+        found: dict[str, list[bytes]] = {}
+        for wing, total in counts.items():
+            step = max(1, -(-int(total) // per_wing))
+            found[wing] = [blob for (blob,) in self._db.execute(
+                f"SELECT vector FROM (SELECT vector, ROW_NUMBER() OVER (ORDER BY {FILING_ORDER}) AS n FROM drawers d"
+                " WHERE wing = ? AND vector IS NOT NULL) WHERE n % ? = 0", (wing, step))]
+        return {wing: np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), -1)
+                for wing, blobs in found.items() if blobs}
+
+    def sample_vectors(self, size: int) -> np.ndarray:
+        """The vectors of up to `size` drawers spread evenly over the table (the same ones until it
+        changes): what a query scores against drawers picked without regard to it."""
+        top = self._db.execute("SELECT max(rowid) FROM drawers").fetchone()[0] or 0
+        step = max(1, top // size)
+        wanted = list(range(step, top + 1, step))[:size]
+        blobs: list[bytes] = []
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            blobs += [b for (b,) in self._db.execute(
+                f"SELECT vector FROM drawers WHERE vector IS NOT NULL AND rowid IN ({','.join('?' * len(chunk))})",
+                chunk)]
+        if not blobs:
+            return np.zeros((0, 0), dtype=np.float32)
+        return np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), -1)
