@@ -15,19 +15,21 @@ CSV_COLUMNS = ("rank", "score", "similarity", "semantic", "lexical", "drawer_id"
 def hits_to_markdown(query: str, hits: Sequence[SearchHit], filters: Mapping[str, str | None] | None = None,
                      palace: str = "") -> str:
     """A Markdown report: the query and filters, then each hit's place, provenance and verbatim text."""
-    scope = ", ".join(f"{k} = {v}" for k, v in (filters or {}).items() if v) or "the whole palace"
-    lines = [f"# Search: {_inline(query)}", "", f"- Scope: {_inline(scope)}"]
+    scope = ", ".join(f"{k} {_code(v)}" for k, v in (filters or {}).items() if v) or "the whole palace"
+    lines = [f"# Search: {_inline(query)}", "", f"- Scope: {scope}"]
     if palace:
-        lines.append(f"- Palace: {_inline(palace)}")
+        lines.append(f"- Palace: {_code(palace)}")
     lines += [f"- Results: {len(hits)}", ""]
     for hit in hits:
-        place = " / ".join(p for p in (hit.wing, hit.room, hit.hall) if p)
-        lines += [f"## {hit.rank}. {_inline(place)}", "",
-                  f"- Drawer: `{hit.drawer_id}`" if "`" not in hit.drawer_id else f"- Drawer: {_inline(hit.drawer_id)}",
-                  f"- Score: {hit.score:.3f} (similarity {hit.similarity:.3f}, semantic {hit.semantic:.3f},"
-                  f" lexical {hit.lexical:.3f})"]
+        place = " / ".join(_code(p) for p in (hit.wing, hit.room, hit.hall) if p)
+        lines += [f"## {hit.rank}. {place}", "", f"- Drawer: {_code(hit.drawer_id)}",
+                  f"- Score: {hit.score:.3f} (meaning similarity {hit.similarity:.3f}, "
+                  f"parts: meaning {hit.semantic:.3f} + words {hit.lexical:.3f})"]
+        if hit.title or hit.conversation_date:
+            lines.append("- Conversation: " + " · ".join(
+                p for p in (hit.conversation_date, hit.title and _inline(hit.title)) if p))
         if hit.source_file:
-            lines.append(f"- Source: {_inline(hit.source_file)}")
+            lines.append(f"- Source: {_code(hit.source_file)}")
         if hit.filed_at:
             lines.append(f"- Filed: {hit.filed_at}")
         fence = "`" * max(3, _longest_backtick_run(hit.content) + 1)
@@ -55,9 +57,18 @@ def _cell(value: object) -> object:
 
 
 def _inline(text: str) -> str:
-    """One line of plain text that Markdown shows as typed (its markup characters escaped)."""
+    """One line of prose that Markdown shows as typed: only the characters that could start markup
+    inside a line are escaped (a name such as auth-migration stays readable in the file)."""
     flat = " ".join(text.split())
-    return "".join("\\" + c if c in "\\`*_{}[]()#+-.!|<>~" else c for c in flat)
+    return "".join("\\" + c if c in "\\`*_[]<>|~$" else c for c in flat)
+
+
+def _code(text: str) -> str:
+    """A name as a code span, shown exactly as typed (on one line); the fence outgrows its backticks."""
+    flat = " ".join(str(text).split())
+    fence = "`" * (_longest_backtick_run(flat) + 1)
+    pad = " " if flat.startswith("`") or flat.endswith("`") else ""
+    return f"{fence}{pad}{flat}{pad}{fence}"
 
 
 def _longest_backtick_run(text: str) -> int:

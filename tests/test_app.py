@@ -324,7 +324,7 @@ def test_search_from_the_url_shows_escaped_highlighted_results_and_exports(story
     assert set(buttons) == {"Export Markdown", "Export CSV"}
     markdown = downloads(buttons["Export Markdown"]).decode("utf-8")
     assert markdown.startswith("# Search: OIDC login page GPU\n")
-    assert r"- Scope: wing = wing\_kai" in markdown and "- Results: 3" in markdown
+    assert "- Scope: wing `wing_kai`" in markdown and "- Results: 3" in markdown
     assert f"```text\n{XSS_TEXT}\n```" in markdown and f"`{story['xss']}`" in markdown
     rows = list(csv.DictReader(io.StringIO(downloads(buttons["Export CSV"]).decode("utf-8"))))
     assert len(rows) == 3 and {r["wing"] for r in rows} == {"wing_kai"}

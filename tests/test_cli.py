@@ -220,8 +220,9 @@ def test_search_limit(cli, filled) -> None:
 
 
 def test_search_modes(cli, filled) -> None:
-    vector = as_json(cli("search", "Postgres", "--mode", "vector", "--json"))
+    vector = as_json(cli("search", "Postgres", "--mode", "semantic", "--json"))
     assert vector and all(h["lexical"] == 0.0 for h in vector)
+    assert as_json(cli("search", "Postgres", "--mode", "vector", "--json")) == vector  # the old name still works
     hybrid = as_json(cli("search", "Postgres", "--mode", "hybrid", "--json"))
     assert hybrid[0]["drawer_id"] == filled["orion_db"]
     assert hybrid[0]["lexical"] > 0.0
@@ -229,9 +230,18 @@ def test_search_modes(cli, filled) -> None:
     assert as_json(cli("search", "Postgres", "--json")) == hybrid
 
 
+def test_search_by_dates_and_without_a_close_match(cli, filled) -> None:
+    today = as_json(cli("search", "OAuth", "--json"))[0]["filed_at"][:10]  # undated drawers count by filing day
+    assert as_json(cli("search", "OAuth", "--after", today, "--before", today, "--json"))
+    assert as_json(cli("search", "OAuth", "--before", "2001-01-01", "--json")) == []
+    assert_user_error(cli("search", "OAuth", "--after", "01/02/2003"), "YYYY-MM-DD")
+    text = ok(cli("search", "xyzzyplughnonexistentword")).stdout
+    assert text.startswith("No close match") and "(weak)" in text
+
+
 def test_search_text_output(cli, filled) -> None:
     text = ok(cli("search", "Postgres ledger", "--limit", "1")).stdout
-    assert text.startswith("#1  ")
+    assert text.startswith("#1  score ") and "(meaning " in text and ", words " in text
     assert f"id {filled['orion_db']}" in text
     assert "wing_orion / database / hall_preferences" in text
     assert "Orion prefers Postgres over MySQL for the ledger" in text

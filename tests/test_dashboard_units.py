@@ -273,16 +273,16 @@ def test_markdown_escapes_the_query_scope_and_names_and_gives_provenance():
             hit(2, "No provenance here.", hall=None, source_file=None, filed_at=None)]
     report = hits_to_markdown(query, hits, {"wing": "wing_kai", "room": None, "hall": "hall_events"}, "/data/my_palace")
     lines = report.split("\n")
-    assert lines[0] == r"# Search: \*\*why\*\* \[x\]\(javascript:alert\(1\)\) \<b\>\#1\</b\> next line"
-    assert r"- Scope: wing = wing\_kai, hall = hall\_events" in lines
-    assert r"- Palace: /data/my\_palace" in lines and "- Results: 2" in lines
-    assert r"## 1. wing\_kai / auth\_\*migration\* / hall\_events" in lines
+    assert lines[0] == r"# Search: \*\*why\*\* \[x\](javascript:alert(1)) \<b\>#1\</b\> next line"
+    assert "- Scope: wing `wing_kai`, hall `hall_events`" in lines  # names as code spans, readable as typed
+    assert "- Palace: `/data/my_palace`" in lines and "- Results: 2" in lines
+    assert "## 1. `wing_kai` / `auth_*migration*` / `hall_events`" in lines
     assert "- Drawer: `drawer_abc123`" in lines
-    assert r"- Source: \[evil\]\(http://x\)/kai\.jsonl" in lines
+    assert "- Source: `[evil](http://x)/kai.jsonl`" in lines
     assert "- Filed: 2025-03-04T10:00:00+00:00" in lines
-    assert "- Score: 0.800 (similarity 0.500, semantic 0.400, lexical 0.300)" in lines
+    assert "- Score: 0.800 (meaning similarity 0.500, parts: meaning 0.400 + words 0.300)" in lines
     second = report[report.index("## 2."):]
-    assert r"## 2. wing\_kai / auth\-migration" in second and "- Drawer: `drawer_002`" in second
+    assert "## 2. `wing_kai` / `auth-migration`" in second and "- Drawer: `drawer_002`" in second
     assert "- Source:" not in second and "- Filed:" not in second
     rendered = commonmark(report.split("```text")[0])  # everything above the first hit's text
     assert "<a " not in rendered and "<strong>" not in rendered and "<b>" not in rendered and "<em>" not in rendered

@@ -17,6 +17,7 @@ from ..access import Actor, acting_as, local_user
 from ..errors import InvalidInputError, MempalaceError
 from ..models import HALLS
 from ..palace import Palace
+from ..search import LEXICAL_WEIGHT
 from .support import emit, palace_command
 
 if TYPE_CHECKING:
@@ -166,24 +167,34 @@ def taxonomy(ctx: click.Context, palace: Palace) -> None:
 @click.option("--room")
 @click.option("--hall", help="One of: " + ", ".join(HALLS) + " (or without the hall_ prefix).")
 @click.option("--source", "source_file", help="Only drawers from this source file.")
+@click.option("--after", metavar="YYYY-MM-DD", help="Only conversations of this day or later (else their filing day).")
+@click.option("--before", metavar="YYYY-MM-DD", help="Only conversations of this day or earlier.")
 @click.option("--limit", type=int, default=10, show_default=True)
-@click.option("--mode", type=click.Choice(["hybrid", "vector"]), default="hybrid", show_default=True)
+@click.option("--mode", type=click.Choice(["hybrid", "semantic", "vector"]), default="hybrid", show_default=True,
+              help="hybrid: meaning and words; semantic (or its old name, vector): meaning only.")
 @palace_command()
 def search(ctx: click.Context, palace: Palace, query: str, **options: Any) -> None:
-    """Find drawers by meaning and keywords."""
+    """Find drawers by meaning and keywords.
+
+    Each result's score is 0.6 × its meaning similarity (cosine) + 0.4 × its word match (its
+    keyword score over the best one's); with --mode semantic, the similarity alone."""
     hits = palace.search(query, **options)
+    emit(ctx, hits, lambda: hits_text(hits))
 
-    def text() -> str:
-        if not hits:
-            return "No drawers match."
-        blocks = []
-        for h in hits:
-            place = " / ".join(p for p in (h.wing, h.room, h.hall) if p)
-            head = f"#{h.rank}  {h.score:.3f} (semantic {h.semantic:.3f} + lexical {h.lexical:.3f})  {place}"
-            blocks.append(f"{head}\n    id {h.drawer_id}\n    " + h.content.strip().replace("\n", "\n    ")[:600])
-        return "\n\n".join(blocks)
 
-    emit(ctx, hits, text)
+def hits_text(hits: list) -> str:
+    """Search results as text: a "no close match" line first when none is close."""
+    if not hits:
+        return "No drawers match."
+    blocks = [] if any(h.close for h in hits) else ["No close match: none has the query's words or a meaning "
+                                                    "nearer than chance. The nearest drawers:"]
+    for h in hits:
+        place = " / ".join(p for p in (h.wing, h.room, h.hall) if p)
+        when = "  ".join(p for p in (h.conversation_date or (h.filed_at or "")[:10], h.title) if p)
+        head = (f"#{h.rank}  score {h.score:.3f} (meaning {h.similarity:.3f}, words {h.lexical / LEXICAL_WEIGHT:.2f})"
+                f"{'' if h.close else '  (weak)'}  {place}" + (f"\n    {when}" if when else ""))
+        blocks.append(f"{head}\n    id {h.drawer_id}\n    " + h.content.strip().replace("\n", "\n    ")[:600])
+    return "\n\n".join(blocks)
 
 
 @main.command()

@@ -148,15 +148,21 @@ def _map_tools(tool: Registrar, scope: Scope) -> None:
     def get_taxonomy() -> dict[str, Any]:
         return {"taxonomy": scope().taxonomy()}
 
-    @tool("Find drawers by meaning and keywords, optionally within a wing, room and hall. "
-          "Results carry drawer ids and the verbatim text.")
+    @tool("Find drawers by meaning and keywords, optionally within a wing, room, hall and dates. "
+          "Results carry drawer ids, the verbatim text, the conversation's date and title, and `close`: "
+          "false when a result has none of the query's words and a meaning no nearer than chance.")
     def search(query: Annotated[str, Field(description="What to look for, in plain words.")],
                wing: Annotated[str | None, Field(description="Only this wing.")] = None,
                room: Annotated[str | None, Field(description="Only this room.")] = None,
                hall: Hall = None,
                limit: Annotated[int, Field(ge=1, le=MAX_SEARCH_LIMIT, description="How many drawers.")] = 10,
+               after: Annotated[str | None, Field(description="Only conversations of this day (YYYY-MM-DD) "
+                                                  "or later; undated ones count by their filing day.")] = None,
+               before: Annotated[str | None, Field(description="Only conversations of this day (YYYY-MM-DD) "
+                                                   "or earlier.")] = None,
                ) -> dict[str, Any]:
-        return {"hits": scope().search(query, wing=wing, room=room, hall=hall, limit=limit)}
+        hits = scope().search(query, wing=wing, room=room, hall=hall, limit=limit, after=after, before=before)
+        return {"hits": hits, "close_matches": sum(h.close for h in hits)}
 
 
 
