@@ -4,17 +4,73 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Literal
 
 from .catalog import Catalog
 from .config import Settings
-from .errors import ConfigError, PalaceUnavailableError
+from .errors import ConfigError, InvalidInputError, PalaceNotFoundError, PalaceUnavailableError
 from .sharing import Lease, check_writable, shared_server
 from .store import ChromaStore, check_palace_dir
 from .store.shared import SharedStore
 
 CATALOG_FILE = "mempalace_catalog.sqlite3"
+SERVER_SCHEMES = ("http", "https")
+_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
+
+
+@dataclass(frozen=True)
+class Target:
+    """What a palace path or server URL typed by a person points at (see `describe_target`):
+    a Chroma server (`url`), a palace folder (`path`, resolved) or a folder with no palace yet."""
+
+    kind: Literal["server", "palace", "missing"]
+    path: Path | None = None
+    url: str | None = None
+    default: bool = False  # the default palace, which may be created on first use
+
+
+def describe_target(text: str, settings: Settings) -> Target:
+    """Where `text` points, looked at without creating anything.
+
+    Empty text is the default palace. Only http:// and https:// are Chroma servers; any other
+    `scheme://` is refused. A path expands `~`, and a relative one is taken from the home folder,
+    never the working directory. A file, or a folder holding other things, is not a palace
+    (`NotAPalaceError`)."""
+    text = text.strip()
+    scheme = _SCHEME.match(text)
+    if scheme:
+        if scheme.group(1).lower() not in SERVER_SCHEMES:
+            raise InvalidInputError(
+                f"{scheme.group(1)}:// is not a way to reach a palace: give a palace folder, or a Chroma "
+                "server's address starting with http:// or https://.")
+        return Target("server", url=text)
+    default = settings.default_palace.expanduser().resolve()
+    path = resolve_palace_path(text) if text else default
+    return Target("palace" if palace_exists(path) else "missing", path=path, default=path == default)
+
+
+def resolve_palace_path(text: str) -> Path:
+    """A typed palace folder as an absolute path: `~` expanded, relative to the home folder."""
+    try:
+        where = Path(text.strip()).expanduser()
+        return (where if where.is_absolute() else Path.home() / where).resolve()
+    except (RuntimeError, ValueError, OSError) as exc:  # ~nobody, a NUL byte, a loop of links
+        raise InvalidInputError(f"{text.strip()!r} is not a folder path MemPalace can use ({exc}).") from None
+
+
+def palace_exists(path: Path) -> bool:
+    """Whether a palace is at `path`; False where one could be made (nothing there, an empty folder).
+    Raises `NotAPalaceError` for a file or a folder of other files."""
+    try:
+        check_palace_dir(path, create=False)
+    except PalaceNotFoundError:
+        return False
+    except OSError as exc:  # a folder we may not list, a name too long
+        raise PalaceUnavailableError(f"MemPalace cannot look at {path}: {exc.strerror or exc}.") from None
+    return True
 
 
 def palace_parts(path: str | os.PathLike[str] | None, url: str | None, settings: Settings, create: bool,
