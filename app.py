@@ -11,20 +11,15 @@ from pathlib import Path
 
 import streamlit as st
 
+from dashboard.picker import cannot_open, chosen_palace, palace_box, sidebar_summary
 from dashboard.render import md
 from dashboard.signin import (current_grant, refuse_signed_out, refuse_unless_loopback, sign_in_configured,
                               signed_in_panel)
-from dashboard.views import open_palace
 from mempalace import MempalaceError
 from mempalace.access import is_loopback
 from mempalace.config import load_settings
 from mempalace.scoped import ScopedPalace
 
-MODE_LABELS = {
-    "shared": "Shared palace (every MemPalace process on this machine uses it at once)",
-    "embedded": "Private palace (only this dashboard has it open)",
-    "server": "Chroma server",
-}
 st.set_page_config(page_title="MemPalace", page_icon="🏛️", layout="wide")
 # `streamlit run app.py -- --url http://127.0.0.1:8000` (or --palace DIR) picks the palace; else MEMPALACE_URL.
 parser = argparse.ArgumentParser(add_help=False)
@@ -40,29 +35,20 @@ except MempalaceError as exc:  # before sign-in, a team's visitors are not shown
     logging.getLogger("mempalace.dashboard").error("%s", exc)
     st.error("MemPalace's settings cannot be read; the dashboard's log says why." if team else md(str(exc)))
     st.stop()
-given = chosen.url or chosen.palace or os.environ.get("MEMPALACE_URL", "")
+# A --palace path on the command line is the shell's (relative to where it ran); the box's are the home folder's.
+given = chosen.url or (chosen.palace and str(Path(chosen.palace).expanduser().absolute())) or os.environ.get(
+    "MEMPALACE_URL", "")
 with st.sidebar:
     st.header("MemPalace")
-    target = given if team else st.text_input(  # a team's palace is fixed: nobody may open another folder
-        "Palace path or server URL", value=given, placeholder="default: ~/.mempalace/palace", key="palace_target",
-        help="A palace folder (shared with every MemPalace process on this machine), or "
-             "http://host:port for a Chroma server.")
+    target = given if team else palace_box(given)  # a team's palace is fixed: nobody may open another folder
 try:
-    is_url = target.strip().startswith(("http://", "https://"))
-    path = None if is_url else str(Path(target.strip() or settings.default_palace).expanduser().resolve())
-    palace = ScopedPalace(open_palace(path, target.strip() if is_url else None), grant)
+    palace = ScopedPalace(chosen_palace(target, settings, team), grant)
     refuse_signed_out(palace, team)
     with st.sidebar:
         signed_in_panel(palace, team)
-        st.caption(md("Team palace" if team else MODE_LABELS.get(palace.mode, palace.mode) + f": {palace.location}"))
-        drawers, wings, rooms = st.columns(3)
-        drawers.metric("Drawers", f"{palace.count():,}")
-        wings.metric("Wings", len(palace.list_wings()))
-        rooms.metric("Rooms", len(palace.list_rooms()))
-        st.button("Refresh", help="Read the palace again (other clients and tools may have written to it).")
+        sidebar_summary(palace, team)
 except MempalaceError as exc:
-    st.sidebar.error(md(str(exc)))
-    st.stop()
+    cannot_open(exc, team)
 st.session_state["palace"] = palace
 
 pages = [

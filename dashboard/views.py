@@ -7,6 +7,8 @@ changes with any write (ours, another client's or another tool's), so no page sh
 
 from __future__ import annotations
 
+import threading
+from dataclasses import dataclass
 from typing import Any
 
 import streamlit as st
@@ -21,9 +23,72 @@ from .network import Drawn, choose_rooms, network_page
 SEARCH_PAGE = "app_pages/search.py"
 
 
+def _close(palace: Palace) -> None:
+    palace.close()
+
+
+@st.cache_resource(show_spinner=False, on_release=_close)
+def open_palace(path: str | None, url: str | None, _create: bool = True) -> Palace:
+    """The one `Palace` at this resolved path or URL for every session; `_create` (not part of the
+    key) says whether a missing palace may be made. Closed when its entry is cleared (see `hold`)."""
+    return Palace.open(path, url, create=_create)
+
+
+class Holders:
+    """How many sessions hold each palace (key: the path and URL given to `open_palace`).
+
+    Releasing design: a session holds exactly the palace its sidebar names (`hold`, a session-scoped
+    cache entry, one per session). Choosing another palace evicts that entry, and a session that
+    disconnects has its session cache cleared; both call `let_go`. When the last session lets go,
+    the palace's `open_palace` entry is cleared, which closes it (an embedded palace's lock, a shared
+    one's lease). A palace another session still holds is never closed under it: taking and letting
+    go both happen under one lock, so a session that takes a palace being released either counts
+    before the release (nothing closes) or finds the entry gone and opens a fresh one."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.counts: dict[tuple[str | None, str | None], int] = {}
+
+    def take(self, key: tuple[str | None, str | None]) -> None:
+        with self.lock:
+            self.counts[key] = self.counts.get(key, 0) + 1
+
+    def let_go(self, key: tuple[str | None, str | None]) -> None:
+        with self.lock:
+            left = self.counts.get(key, 0) - 1
+            if left > 0:
+                self.counts[key] = left
+                return
+            self.counts.pop(key, None)
+            open_palace.clear(*key)  # closes it (on_release), still under the lock
+
+
 @st.cache_resource(show_spinner=False)
-def open_palace(path: str | None, url: str | None) -> Palace:
-    return Palace.open(path, url)
+def holders() -> Holders:
+    return Holders()
+
+
+@dataclass(frozen=True)
+class Hold:
+    key: tuple[str | None, str | None]
+    holders: Holders
+
+
+def _let_go(held: Hold) -> None:
+    held.holders.let_go(held.key)
+
+
+@st.cache_resource(show_spinner=False, scope="session", max_entries=1, on_release=_let_go)
+def hold(path: str | None, url: str | None) -> Hold:
+    """This session's claim on the palace at `path`/`url` (see `Holders`); a new claim ends the old."""
+    counts = holders()
+    counts.take((path, url))
+    return Hold((path, url), counts)
+
+
+def release_held() -> None:
+    """This session holds no palace any more (it chose something that is not one)."""
+    hold.clear()
 
 
 def palace() -> ScopedPalace:
