@@ -35,8 +35,7 @@ if st.session_state.get("ingest_request") != request:
     st.session_state.update(ingest_request=request, ingest_preview=None, ingest_done=None)
 if st.session_state["ingest_done"] is None and (st.button("Preview") or st.session_state["ingest_preview"] is not None):
     if st.session_state["ingest_preview"] is None:
-        with st.spinner("Reading and checking against the palace…"):
-            st.session_state["ingest_preview"] = preview(p, files, wing, room)
+        st.session_state["ingest_preview"] = preview(p, files, wing, room)  # shows its own progress bar
     reports = st.session_state["ingest_preview"]
     new = sum(r.new for r in reports if r.ok)
     st.subheader(f"Preview: {sum(r.already_present for r in reports if r.ok)} already in the palace, {new} new")

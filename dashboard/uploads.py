@@ -13,21 +13,35 @@ from .render import md
 
 
 def preview(p: ScopedPalace, files: list, wing: str | None, room: str | None) -> list[IngestReport]:
-    """What each file would add (nothing is written); a file that cannot be read gets an error report."""
-    return [_run(p, upload, wing, room, dry_run=True) for upload in files]
+    """What each file would add (nothing is written), with a progress bar over the files and over each
+    file's embedding (the slow part; the vectors are kept, so filing afterwards does not embed again).
+    A file that cannot be read gets an error report."""
+    bar = st.progress(0.0, text="Reading and checking against the palace…")
+    reports = _each(p, files, wing, room, bar, dry_run=True)
+    bar.empty()
+    return reports
 
 
 def file_all(p: ScopedPalace, files: list, wing: str | None, room: str | None) -> list[IngestReport]:
     """File every upload for real, with a progress bar over the files and over each file's embedding."""
     bar = st.progress(0.0, text="Filing…")
+    reports = _each(p, files, wing, room, bar, dry_run=False)
+    bar.progress(1.0, text="Done")
+    return reports
+
+
+def _each(p: ScopedPalace, files: list, wing: str | None, room: str | None, bar, dry_run: bool) -> list[IngestReport]:
+    """Ingest (or preview) the uploads one by one, moving `bar` over the files and their drawers."""
     reports = []
     for number, upload in enumerate(files):
-        def step(done: int, total: int, number: int = number) -> None:
-            share = (number + (done / total if total else 1)) / len(files)
-            bar.progress(min(share, 1.0), text=f"{upload.name}: {done} of {total} drawers embedded")
+        name = md(upload.name)  # the bar's text is Markdown
+        bar.progress(number / len(files), text=f"{name}: reading…")
 
-        reports.append(_run(p, upload, wing, room, dry_run=False, progress=step))
-    bar.progress(1.0, text="Done")
+        def step(done: int, total: int, number: int = number, name: str = name) -> None:
+            share = (number + (done / total if total else 1)) / len(files)
+            bar.progress(min(share, 1.0), text=f"{name}: {done} of {total} drawers embedded")
+
+        reports.append(_run(p, upload, wing, room, dry_run=dry_run, progress=step))
     return reports
 
 
