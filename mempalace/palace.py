@@ -351,7 +351,7 @@ class Palace(TaxonomyView):
         hybrid = SEARCH_MODES[mode]
         keywords = self._searcher.keyword_hits(query, filters, limit, self._sync.generation) if hybrid else {}
         vector = self._embed([self._searcher.embedded_text(query, filters, self._sync.generation)])[0]
-        return self._searcher.search(vector, filters, limit, keywords, hybrid, self._sync.generation)
+        return self._searcher.search(vector, filters, limit, keywords, hybrid, self._sync.generation, query)
 
     def status(self) -> PalaceStatus:
         return PalaceStatus(

@@ -34,8 +34,14 @@ OVERFETCH = 1.5  # a big filtered set is searched unfiltered for this many times
 OVERFETCH_MAX = 2_000
 CHANCE_SAMPLE = 1_000  # drawers whose similarity to a query tells what chance scores
 CHANCE_SAMPLE_MIN = 50  # below this many drawers, only CLOSE_MIN decides
+# A close match holds at least half of the query's words (those the keyword index looks up), or is
+# nearer in meaning than CLOSE_MIN and than CLOSE_SPREAD standard deviations above what the query
+# scores against drawers picked at random. CLOSE_MIN was read off LoCoMo's development conversations
+# with all-MiniLM-L6-v2: 90 % of the drawers holding a question's answer score 0.30 or more, while
+# the best drawer for nonsense or off-topic queries scored 0.05–0.29 (benchmarks/README.md).
+CLOSE_WORD_SHARE = 0.5
 CLOSE_SPREAD = 3.0
-CLOSE_MIN = 0.2
+CLOSE_MIN = 0.3
 
 
 # "What did", "how does", "?": the form of a question, not its subject. Keyword search drops these
@@ -121,8 +127,9 @@ class Searcher:
         return dict(self._catalog.lexical(query, filters, pool))
 
     def search(self, vector: np.ndarray, filters: Mapping[str, str | None], limit: int,
-               lexical: Mapping[str, float], hybrid: bool, generation: int) -> list[SearchHit]:
-        """Fuse the nearest drawers to `vector` with the keyword hits (`keyword_hits`, {} for vector mode)."""
+               lexical: Mapping[str, float], hybrid: bool, generation: int, query: str = "") -> list[SearchHit]:
+        """Fuse the nearest drawers to `vector` with the keyword hits (`keyword_hits`, {} for vector mode);
+        `query` (its words) tells which hits are close matches."""
         pool = max(limit * 5, MIN_POOL)
         semantic = self._nearest(vector, filters, pool, generation)
         rows = self._catalog.rows(list(dict.fromkeys([*semantic, *lexical])))
@@ -136,13 +143,16 @@ class Searcher:
             scored.append((semantic_part + lexical_part, similarity, semantic_part, lexical_part, row))
         scored.sort(key=lambda s: (-s[0], s[4].id))
         near = self._chance_similarity(vector, generation)
+        terms = self._catalog.query_terms(query) if query else []
+        worded = self._catalog.words_found([s[4].id for s in scored[:limit]], terms)
+        enough = max(1, math.ceil(len(terms) * CLOSE_WORD_SHARE))
         return [
             SearchHit(
                 rank=rank, drawer_id=row.id, content=row.content, wing=row.wing, room=row.room,
                 hall=row.hall or None, source_file=row.source_file or None, filed_at=row.filed_at or None,
                 score=round(score, 6), similarity=round(sim, 6), semantic=round(sem, 6), lexical=round(lex, 6),
                 conversation_date=row.said or None, title=row.title or None,
-                close=bool(lexical.get(row.id)) or sim >= near,
+                close=worded.get(row.id, 0) >= enough or sim >= near,
             )
             for rank, (score, sim, sem, lex, row) in enumerate(scored[:limit], start=1)
         ]

@@ -142,6 +142,20 @@ class WordCounts:
             found[word] = self._count(_phrase(word))
         return found
 
+    def words_found(self, ids: Sequence[str], words: Sequence[str]) -> dict[str, int]:
+        """Drawer id → how many of `words` its text holds, as the keyword index reads words (stems
+        included); drawers holding none are left out."""
+        found: dict[str, int] = {}
+        if not ids or not words:
+            return found
+        marks = ",".join("?" * len(ids))
+        for word in words:
+            for (drawer_id,) in self._db.execute(
+                    f"SELECT d.id FROM drawers_fts JOIN drawers d ON d.rowid = drawers_fts.rowid WHERE drawers_fts"
+                    f" MATCH ? AND d.id IN ({marks})", [_phrase(word), *ids]):
+                found[drawer_id] = found.get(drawer_id, 0) + 1
+        return found
+
     def _count(self, match: str) -> int:
         return int(self._db.execute("SELECT count(*) FROM drawers_fts WHERE drawers_fts MATCH ?", [match]).fetchone()[0])
 
