@@ -307,3 +307,33 @@ def test_the_real_shared_export_keeps_every_persons_text_exactly():
         conversation = conversations.get(f"{day_file.parent.name}/{day_file.stem}")
         kept = [m.text for m in conversation.messages if m.speaker != "github"] if conversation else []
         assert kept == expected, day_file
+
+
+def test_mentioned_users_are_named_per_drawer_and_the_text_is_kept(make_source):
+    day = [msg("U1", "ask <@U2> and <@U9>, not U3", "1"), msg("U2", "ok <@U1|ada>", "2")]
+    [conversation] = slack.parse(make_source(export_files(**{"general/2016-01-14.json": day})))
+    assert conversation.names == {"U1": "Ada Lovelace", "U2": "Grace Hopper", "U3": "Linus T", "U4": "ken"}
+    assert json.loads(conversation.mentions(day[0]["text"])) == {"U2": "Grace Hopper"}  # U9 unknown, U3 not a mention
+    assert conversation.mentions("nobody here") is None
+    assert [m.text for m in conversation.messages] == ["ask <@U2> and <@U9>, not U3", "ok <@U1|ada>"]
+
+
+def test_ingested_drawers_keep_the_names_they_mention_and_their_text(palace, tmp_path):
+    from dashboard.text import display_text, mentions_of
+    from mempalace.ingest import ingest
+
+    day = [msg("U1", "ask <@U2> about &lt;b&gt;", "1"), msg("U3", "ok", "2")]
+    root = write_folder(tmp_path / "export", export_files(**{"general/2016-01-14.json": day}))
+    [drawer] = [palace.get_drawer(i) for i in ingest(palace, root).drawer_ids]
+    assert drawer.content == "Ada Lovelace: ask <@U2> about &lt;b&gt;\n\nLinus T: ok"  # stored as exported
+    assert json.loads(drawer.extra["mentions"]) == {"U2": "Grace Hopper"}
+    shown = display_text(drawer.content, mentions_of(drawer.extra))
+    assert shown == "Ada Lovelace: ask @Grace Hopper about <b>\n\nLinus T: ok"
+
+
+def test_the_real_exports_users_name_its_mentions():
+    if not REAL_EXPORT.is_dir():
+        pytest.skip(f"shared Slack sample not found at {REAL_EXPORT} (../shared is absent)")
+    conversations = by_id(slack.parse(Source.from_path(REAL_EXPORT)))
+    first = conversations["enrique/2016-01-14"]
+    assert json.loads(first.mentions(" ".join(m.text for m in first.messages))) == {"U0BMYT2FL": "Harry Potter"}

@@ -5,9 +5,10 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import zipfile
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
@@ -20,6 +21,7 @@ HEAD_BYTES = 64 * 1024
 DEFAULT_MAX_BYTES = 200 * 1024 * 1024
 DEFAULT_MAX_UNZIPPED_BYTES = 1024 * 1024 * 1024
 SUMMARY_CHARS = 200  # tool calls and results are kept as one line of at most this many characters
+_MENTION = re.compile(r"@([A-Za-z0-9]+)")
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,7 @@ class Conversation:
     id: str | None = None
     title: str | None = None
     place: str | None = None
+    names: Mapping[str, str] = field(default_factory=dict, hash=False)  # ids the text mentions (@id) → names
 
     @property
     def speakers(self) -> tuple[str, ...]:
@@ -49,6 +52,13 @@ class Conversation:
     @property
     def started(self) -> str | None:
         return next((m.timestamp for m in self.messages if m.timestamp), None)
+
+    def mentions(self, text: str) -> str | None:
+        """The names of the ids `text` mentions as `@id` (Slack's `<@U0BMYT2FL>`), as the JSON object
+        a drawer keeps in its `mentions` metadata; None when it mentions none with a known name."""
+        named = {key: self.names[key] for key in sorted(set(_MENTION.findall(text)))
+                 if key in self.names and self.names[key] != key}
+        return json.dumps(named, ensure_ascii=False) if named else None
 
 
 @dataclass(frozen=True)

@@ -49,7 +49,8 @@ def parse(source: Source) -> list[Conversation]:
     root = _single_root(source.name, members)
     users = _read_objects(source.name, members, root + "users.json", "user")
     _read_objects(source.name, members, root + "channels.json", "channel")  # checked only: folders name channels
-    speaker_names = _speaker_names(users, f"{source.name}: {root}users.json")
+    user_names = _speaker_names(users, f"{source.name}: {root}users.json")
+    speaker_names = dict(user_names)
     days = [(channel, day, member, _read_objects(source.name, members, member, "message"))
             for channel, day, member in _day_files(members, root)]
     for *_, items in days:
@@ -61,7 +62,8 @@ def parse(source: Source) -> list[Conversation]:
         messages = [_message(item, speaker_names, label, number) for number, item in enumerate(items, 1)]
         kept = tuple(message for message in messages if message is not None)
         if kept:
-            found.append(Conversation(messages=kept, id=f"{channel}/{day}", title=f"#{channel} {day}", place=channel))
+            found.append(Conversation(messages=kept, id=f"{channel}/{day}", title=f"#{channel} {day}", place=channel,
+                                      names=user_names))
     return found
 
 

@@ -245,6 +245,7 @@ def _draft(src: Source, fmt: str, conversation: Conversation, chunk: Chunk, iden
         "format": fmt, "conversation_id": _text(conversation.id), "conversation_title": _text(conversation.title),
         "speakers": ", ".join(conversation.speakers) or None, "conversation_date": conversation.started,
         "content_hash": hashlib.sha256(chunk.content.encode("utf-8")).hexdigest(), "added_by": "mempalace-ingest",
+        "mentions": conversation.mentions(chunk.content),  # names for the ids its text mentions (Slack)
     }
     return DrawerDraft(id=identity, content=chunk.content, wing=wing, room=room, source_file=src.name,
                        chunk_index=index, parent_id=parent, extra={k: v for k, v in extra.items() if v}, room_by=room_by)
