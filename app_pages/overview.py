@@ -1,4 +1,5 @@
-"""Overview: what the palace holds, its tunnels and silos, and how it grew; every place links to a search."""
+"""Overview: what the palace holds, its tunnels and silos, and when its conversations happened; every
+place links to the Search page, which lists that place's drawers."""
 
 import streamlit as st
 
@@ -27,13 +28,13 @@ with left:
 with right:
     st.subheader("Wing × hall")
     cells = st.altair_chart(charts.hall_heatmap(view["places"]), width="stretch", on_select="rerun", key="cells")
-st.caption("Click a bar or a cell to search that place.")
+st.caption("Click a bar or a cell to list that place's drawers.")
 for event in (bars, cells):
     if charts.picked(event):
         st.switch_page(SEARCH_PAGE, query_params=charts.picked(event))
 
 st.subheader("Places")
-st.caption("Select a row to search that wing and room.")
+st.caption("Select a row to list that wing and room's drawers.")
 rows = {}
 for place in view["places"]:
     rows[(place["wing"], place["room"])] = rows.get((place["wing"], place["room"]), 0) + place["drawers"]
@@ -58,7 +59,15 @@ with silos:
     for wing, count in stats.rooms_per_wing.items():
         link_to_search(f"{md(wing)} · {count} rooms", wing=wing)
     if stats.isolated_wings:
-        st.warning("Isolated wings (no informative tunnel to another wing): " + ", ".join(map(md, stats.isolated_wings)))
+        st.caption("Not linked to another wing by a tunnel room yet (usual for separate exports): "
+                   + ", ".join(map(md, stats.isolated_wings)))
 
-st.subheader("Drawers filed over time")
-st.altair_chart(charts.filed_over_time(view["days"]), width="stretch")
+st.subheader("Over time")
+by = st.segmented_control("Count", ["conversations by their date", "drawers by filing date"],
+                          default="conversations by their date", key="timeline_by")
+filed = by == "drawers by filing date"
+st.altair_chart(charts.timeline(view["days"] if filed else view["talks"], "drawers filed" if filed else "conversations"),
+                width="stretch")
+if not filed:
+    st.caption("Each conversation on the day it happened, as its source says; one without a date on the day it was "
+               "filed.")

@@ -108,6 +108,7 @@ def overview(_p: ScopedPalace, key: tuple[str, tuple[str, ...], int]) -> dict[st
     places = [{"wing": w, "room": r, "hall": h or "(none)", "drawers": n} for w, r, h, n in _p.places()]
     count = sum(p["drawers"] for p in places)  # from the same read as the places, so they always agree
     return {"places": places, "stats": graph_stats(_p), "days": _p.filed_per_day(), "count": count,
+            "talks": _p.conversations_per_day(),
             "halls": {h: n for h, n in _p.hall_counts().items() if h}}
 
 

@@ -261,9 +261,12 @@ def test_overview_counts_places_tunnels_and_wings(story):
         (r"wing\_driftwood · 2 rooms", "wing=wing_driftwood"), (r"wing\_kai · 3 rooms", "wing=wing_kai"),
         (r"wing\_priya · 2 rooms", "wing=wing_priya")]
     assert [s.value for s in at.subheader] == ["Wings and rooms", "Wing × hall", "Places", "Top tunnels",
-                                              "Rooms per wing", "Drawers filed over time"]
+                                              "Rooms per wing", "Over time"]
     assert len(at.get("vega_lite_chart")) == 3
     assert not at.warning  # no isolated wing: every wing shares a tunnel
+    # the timeline counts conversations by their own date by default; drawers by filing day on request
+    assert at.main.get("button_group")[0].proto.default == [0]
+    assert "conversation" in [c.value for c in at.main.caption][-1]
 
 
 def test_selecting_a_place_opens_search_scoped_to_it(story):
@@ -302,9 +305,10 @@ def test_search_from_the_url_shows_escaped_highlighted_results_and_exports(story
     at = open_page("search", q="OIDC login page GPU", wing="wing_kai")  # words from all three kai drawers
     assert [t.value for t in at.title] == ["Search"]
     assert at.text_input(key="search_q").value == "OIDC login page GPU"
-    assert [s.value for s in at.selectbox] == ["wing_kai", "(any)", "(any)", "hybrid"]
+    assert [s.value for s in at.selectbox] == ["wing_kai", "(any)", "(any)", "(any)", "hybrid"]
     assert at.query_params == {"q": "OIDC login page GPU", "wing": "wing_kai"}
-    assert at.caption[0].value == "3 result(s)"
+    assert at.caption[0].value == "2 close match(es), 1 weaker result(s)"  # one holds 1 of the 4 words
+    at.toggle(key="search_weak").set_value(True).run()
     assert not at.info
 
     bodies = [h.value for h in at.html]
@@ -333,8 +337,8 @@ def test_search_from_the_url_shows_escaped_highlighted_results_and_exports(story
 
 def test_search_filters_come_from_the_url(story):
     at = open_page("search", q="pricing", room="gpu-pricing", hall="hall_advice", mode="semantic")
-    assert [s.value for s in at.selectbox] == ["(any)", "gpu-pricing", "hall_advice", "semantic"]
-    assert at.caption[0].value == "1 result(s)"
+    assert [s.value for s in at.selectbox] == ["(any)", "gpu-pricing", "hall_advice", "(any)", "semantic"]
+    assert at.caption[0].value == "1 close match(es)"
     assert story["gpu-pricing"] not in [c.value for c in at.code]  # the hall_facts one is filtered out
     assert any("reserving GPU capacity" in t.value for t in at.text)
 
@@ -342,16 +346,40 @@ def test_search_filters_come_from_the_url(story):
 def test_an_empty_query_asks_for_one(story):
     at = open_page("search")
     assert at.text_input(key="search_q").value == ""
-    assert [i.value for i in at.info] == ["Type a question or some words; narrow it with a wing, room, hall or source."]
+    assert [i.value for i in at.info] == ["Type a question or some words; narrow it with a wing, room, hall, source or dates."]
     assert not at.download_button and not at.html
     assert at.query_params == {}
 
 
+def test_search_says_when_nothing_is_close_and_shows_the_nearest_on_request(story):
+    at = open_page("search", q="xyzzyplughnonexistentword")
+    assert [i.value for i in at.info][0].startswith("No close match for")
+    assert not at.html and not at.download_button  # no card until asked
+    at.toggle(key="search_weak").set_value(True).run()
+    assert at.html and at.download_button
+
+
+def test_search_keeps_to_a_date_range_from_the_url(story):
+    today = app_palace(open_page("search", q="OIDC")).browse(limit=1)[1][0].filed_at[:10]
+    at = open_page("search", q="OIDC", after=today)
+    assert at.date_input(key="search_after").value.isoformat() == today and at.html
+    at = open_page("search", q="OIDC", before="2001-01-01")
+    assert at.caption[0].value == "No drawers match." and not at.html
+    assert at.query_params == {"q": "OIDC", "before": "2001-01-01"}
+
+
+def test_a_place_link_without_a_query_lists_that_place(story):
+    at = open_page("search", room="auth-migration")
+    assert not at.info and not at.exception
+    badges = [h.value for h in at.html if "border-radius" in h.value]
+    assert len(badges) == 3 and all(">auth-migration</span>" in b for b in badges)
+
+
 def test_unknown_places_in_the_url_fall_back_to_any(story):
     at = open_page("search", q="OIDC", wing="wing_nobody", room="no-such-room", hall="hall_bogus", mode="magic")
-    assert [s.value for s in at.selectbox] == ["(any)", "(any)", "(any)", "hybrid"]
+    assert [s.value for s in at.selectbox] == ["(any)", "(any)", "(any)", "(any)", "hybrid"]
     assert at.query_params == {"q": "OIDC"}  # the URL is rewritten to what is searched
-    assert at.caption[0].value.endswith("result(s)") and not at.error
+    assert "close match(es)" in at.caption[0].value and not at.error
     # a room that exists, but not in the wing asked for, is dropped too
     at = open_page("search", q="OIDC", wing="wing_driftwood", room="gpu-pricing")
     assert [s.value for s in at.selectbox][:2] == ["wing_driftwood", "(any)"]

@@ -1,0 +1,72 @@
+"""The Search page's form: its fields live in the URL (a link or the address bar fills the form, and
+the form writes the URL back), its choices come from the palace (wings, rooms, halls, sources)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import streamlit as st
+
+from mempalace import HALLS
+from mempalace.scoped import ScopedPalace
+
+ANY = "(any)"
+MODES = {"hybrid": "Hybrid", "semantic": "Semantic"}
+MODE_HELP = ("Hybrid ranks by meaning and by the query's words: score = 0.6 × meaning similarity + 0.4 × word "
+             "match. Semantic ranks by meaning alone.")
+FIELDS = {"q": "", "wing": ANY, "room": ANY, "hall": ANY, "source": ANY, "after": "", "before": "", "mode": "hybrid"}
+FILTERS = {"wing": "wing", "room": "room", "hall": "hall", "source": "source_file"}
+
+
+def search_form(p: ScopedPalace) -> dict[str, str]:
+    """Draw the form, loaded from the URL when it changed there; returns its values (as URL strings)."""
+    params = {k: st.query_params.get(k, v) for k, v in FIELDS.items()}
+    if st.session_state.get("search_applied") != params:  # a link or the address bar: load it into the form
+        for field, value in params.items():
+            st.session_state[f"search_{field}"] = _day(value) if field in ("after", "before") else value
+    wing = _known("wing", [ANY, *p.list_wings()])
+    choices = {"room": [ANY, *p.list_rooms(None if wing == ANY else wing)], "hall": [ANY, *HALLS],
+               "source": [ANY, *p.sources()]}
+    for field, options in choices.items():
+        _known(field, options)
+    if st.session_state["search_mode"] not in MODES:
+        st.session_state["search_mode"] = "hybrid"
+    values = {"q": st.text_input("Search your palace", key="search_q",
+                                 placeholder="e.g. why did logins break after the switch?")}
+    cols = st.columns([3, 3, 2, 3, 2, 2, 2])
+    values["wing"] = cols[0].selectbox("Wing", [ANY, *p.list_wings()], key="search_wing")
+    values["room"] = cols[1].selectbox("Room", choices["room"], key="search_room")
+    values["hall"] = cols[2].selectbox("Hall", choices["hall"], key="search_hall")
+    values["source"] = cols[3].selectbox("Source file", choices["source"], key="search_source",
+                                         help="Type to filter the palace's source files.")
+    values["after"] = _text(cols[4].date_input("From", key="search_after", value=None, help="Conversations of this "
+                                               "day or later (undated ones by the day they were filed)."))
+    values["before"] = _text(cols[5].date_input("To", key="search_before", value=None))
+    values["mode"] = cols[6].selectbox("Mode", list(MODES), format_func=MODES.get, key="search_mode", help=MODE_HELP)
+    st.session_state["search_applied"] = {**values}
+    st.query_params.from_dict({k: v for k, v in values.items() if v != FIELDS[k]})
+    return values
+
+
+def place_filters(values: dict[str, str]) -> tuple[tuple[str, str], ...]:
+    """The chosen filters as (search argument, value) pairs, without the unset ones."""
+    pairs = [(name, values[field]) for field, name in FILTERS.items()] + [(k, values[k]) for k in ("after", "before")]
+    return tuple((k, v) for k, v in pairs if v and v != ANY)
+
+
+def _known(field: str, options: list[str]) -> str:
+    """The field's value, reset to ANY when it is not among the options (a stale link, a hidden wing)."""
+    if st.session_state.get(f"search_{field}") not in options:
+        st.session_state[f"search_{field}"] = ANY
+    return st.session_state[f"search_{field}"]
+
+
+def _day(value: str) -> dt.date | None:
+    try:
+        return dt.date.fromisoformat(value) if value else None
+    except ValueError:
+        return None
+
+
+def _text(day: dt.date | None) -> str:
+    return day.isoformat() if day else ""
