@@ -1,0 +1,162 @@
+"""The drawer card (dashboard.hits) and a place's listing (dashboard.listing), through the Drawers page
+in AppTest (see tests/test_app.py's header for how pages are driven), plus the card's score line."""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from dashboard.hits import score_line
+from mempalace import Palace
+from mempalace.config import Settings
+from mempalace.models import DrawerDraft, SearchHit
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+LINK = "see https://example.com/a_b for the plan"  # a URL in drawer text: never a link outside the text
+EVIL = "<img src=x onerror=alert(1)>"
+# (parent id, conversation day, title, wing, room, hall, the conversation's drawers)
+CONVERSATIONS = (
+    ("conv-old", "2016-01-14", f"Kickoff {EVIL}", "wing_kai", "planning", "hall_events",
+     ("Kai: we start the auth migration on Monday.", f"Priya: fine, {LINK}.")),
+    ("conv-new", "2024-03-02", "Launch review", "wing_priya", "planning", "hall_facts",
+     ("Priya: the launch went well, two regressions.",)),
+    ("conv-mid", "2020-06-30", None, "wing_kai", "budget", None, ("Kai: the GPU budget doubles next year.",)),
+)
+_apps: list[AppTest] = []
+
+
+def seed(settings: Settings, more: int = 0) -> None:
+    """The conversations above, plus `more` undated one-drawer notes in wing_kai/backlog."""
+    drafts = [DrawerDraft(f"{parent}-{i}", text, wing, room, hall, f"{parent}.json", i, parent,
+                          {k: v for k, v in {"format": "chatgpt", "conversation_id": parent, "conversation_date": day,
+                                             "conversation_title": title, "speakers": "Kai, Priya",
+                                             "added_by": "mempalace-ingest"}.items() if v}, room_by="ingest")
+              for parent, day, title, wing, room, hall, texts in CONVERSATIONS for i, text in enumerate(texts)]
+    drafts += [DrawerDraft(f"note-{i:02}", f"Backlog note {i}: a flaky test.", "wing_kai", "backlog")
+               for i in range(more)]
+    with Palace.open(settings=settings) as palace:
+        palace.file_drawers(drafts)
+
+
+def drawers_page(**query: str) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    for name, value in query.items():
+        at.query_params[name] = value
+    _apps.append(at)
+    at.run()
+    at.switch_page("app_pages/drawers.py").run()
+    assert not at.exception, at.exception
+    return at
+
+
+@pytest.fixture(autouse=True)
+def _close_app_palaces() -> Iterator[None]:
+    yield
+    while _apps:
+        at = _apps.pop()
+        if "palace" in at.session_state:
+            at.session_state["palace"]._palace.close()
+    views = sys.modules.get("dashboard.views")
+    if views is not None:
+        views.open_palace.clear()
+
+
+def ids_shown(at: AppTest) -> list[str]:
+    return [c.value for c in at.main.code]
+
+
+def filters(at: AppTest) -> list[str]:
+    return [at.selectbox(key=f"drawers_{name}").value for name in ("wing", "room", "hall")]
+
+
+def span_caption(at: AppTest) -> str:
+    return next(c.value for c in at.main.caption if "of" in c.value and "drawer" in c.value)
+
+
+def test_cards_show_the_place_title_and_day_newest_first_with_labelled_metadata(settings):
+    seed(settings)
+    at = drawers_page()
+    assert filters(at) == ["(all)", "(all)", "(all)"]
+    assert span_caption(at) == "drawers 1–4 of 4 · newest conversation first"
+    assert ids_shown(at) == ["conv-new-0", "conv-mid-0", "conv-old-0", "conv-old-1"]  # each conversation in order
+    assert {e.label for e in at.main.expander} == {"Open drawer"}  # no drawer text in any label
+    cards = [h.value for h in at.main.html if h.value.startswith("<span") and 'title="When it was filed' in h.value]
+    assert [re.findall(r'background:#e8e1fb[^>]*>([^<]*)<', c)[0] for c in cards] == [
+        "wing_priya", "wing_kai", "wing_kai", "wing_kai"]  # the wing on every card, "(all)" wings or not
+    old = next(c for c in cards if "Kickoff" in c)
+    assert "<strong>Kickoff &lt;img src=x onerror=alert(1)&gt;</strong>" in old
+    assert '<time datetime="2016-01-14"' in old and ">2016-01-14</time>" in old
+    assert re.search(r"<small[^>]*>filed \d{4}-\d\d-\d\d</small>", old)
+    assert not any("<img" in h.value or "<a " in h.value for h in at.main.html)
+    assert any("example.com/a_b" in m.value for m in at.main.markdown)  # the full text, in its expander
+    table = next(h.value for h in at.main.html if "<table" in h.value and "conv-old.json" in h.value)
+    rows = dict(re.findall(r"<th[^>]*>([^<]*)</th><td[^>]*>([^<]*)</td>", table))
+    assert {k: rows[k] for k in ("format", "conversation id", "speakers", "added by", "room chosen by",
+                                 "conversation date", "source file")} == {
+        "format": "chatgpt", "conversation id": "conv-old", "speakers": "Kai, Priya", "added by": "mempalace-ingest",
+        "room chosen by": "ingest (re-rooming may choose again)", "conversation date": "2016-01-14",
+        "source file": "conv-old.json"}
+    assert any("Neighbouring drawers" in c.value for c in at.main.caption)
+
+
+def test_a_place_from_the_address_pages_25_at_a_time_and_an_empty_one_says_so(settings):
+    seed(settings, more=30)
+    at = drawers_page(wing="wing_kai")
+    assert filters(at) == ["wing_kai", "(all)", "(all)"]
+    assert span_caption(at) == "drawers 1–25 of 33 · page 1 of 2 · newest conversation first"
+    first = ids_shown(at)
+    assert len(first) == 25 and at.button(key="drawers_prev").proto.disabled
+    at.button(key="drawers_next").click().run()
+    assert span_caption(at) == "drawers 26–33 of 33 · page 2 of 2 · newest conversation first"
+    assert ids_shown(at)[-3:] == ["conv-mid-0", "conv-old-0", "conv-old-1"] and not set(first) & set(ids_shown(at))
+    at.selectbox(key="drawers_room").select("planning").run()  # a new place starts at its first page
+    assert span_caption(at) == "drawers 1–2 of 2 · newest conversation first"
+    assert at.query_params == {"wing": "wing_kai", "room": "planning"}
+    for query, shown in (({"room": "planning", "hall": "hall_facts"}, ["conv-new-0"]),
+                         ({"hall": "hall_events"}, ["conv-old-0", "conv-old-1"]), ({"wing": "wing_priya",
+                          "hall": "hall_events"}, [])):  # any of wing, room and hall, as a link gives them
+        at.query_params.clear()
+        at.query_params.update(query)
+        at.run()
+        assert ids_shown(at) == shown and at.query_params == query, query
+    assert [i.value for i in at.main.info] == [r"There are no drawers in wing\_priya / hall\_events\."]
+    assert not at.main.expander and not any("showing" in c.value or "#0" in c.value for c in at.main.caption)
+
+
+def test_move_and_delete_ask_first_then_say_what_they_did(settings):
+    seed(settings)
+    at = drawers_page(room="budget")
+    target = "conv-mid-0"
+    at.text_input(key=f"r_{target}").input("Spending Plans")
+    at.button(key=f"move_{target}").click().run()
+    assert [w.value for w in at.main.warning] == [
+        r"Move this drawer from wing\_kai / budget to wing\_kai / spending\-plans?"]
+    assert at.session_state["palace"].get_drawer(target).room == "budget"  # nothing moved yet
+    at.button(key=f"move_yes_{target}").click().run()
+    assert not at.exception and not at.main.warning
+    assert at.session_state["palace"].get_drawer(target).room == "spending-plans"
+    assert [t.value for t in at.toast] == [r"Moved the drawer to wing\_kai / spending\-plans\."]
+    assert at.query_params == {} and target in ids_shown(at)  # its room is gone: the filter falls back to all
+
+    at.query_params.update({"room": "planning", "hall": "hall_facts"})
+    at.run()
+    target = "conv-new-0"
+    assert at.button(key=f"delete_{target}").proto.disabled
+    at.checkbox(key=f"confirm_{target}").check().run()
+    at.button(key=f"delete_{target}").click().run()
+    assert not at.exception and target not in at.session_state["palace"].find_drawers([target])
+    assert [t.value for t in at.toast] == [r"Deleted the drawer from wing\_priya / planning / hall\_facts\."]
+
+
+def test_the_score_line_says_what_each_number_is():
+    def hit(score, similarity, semantic, lexical, close=True):
+        return SearchHit(1, "d", "text", "w", "r", None, None, None, score, similarity, semantic, lexical, close=close)
+
+    assert score_line(hit(0.586, 0.71, 0.426, 0.16)) == "**#1** · score 0.59 (meaning 0.71, words 0.40)"
+    assert score_line(hit(0.6, 0.6, 0.6, 0.0)) == "**#1** · score 0.60 (meaning 0.60)"  # semantic mode
+    assert score_line(hit(0.06, 0.1, 0.06, 0.0, close=False)).endswith("(meaning 0.10, words 0.00) · weak match")
