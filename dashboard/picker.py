@@ -35,10 +35,10 @@ MODE_LABELS = {
 HOST_PORT = re.compile(r"^[\w.-]+:\d+(/.*)?$")  # localhost:8000, typed without http://
 
 
-def palace_box(given: str) -> str:
+def palace_box(given: str, settings: Settings) -> str:
     """The box in the sidebar (call it inside `st.sidebar`); returns what it holds."""
     return st.text_input(
-        BOX, value=given, placeholder="default: ~/.mempalace/palace", key="palace_target",
+        BOX, value=given, placeholder=f"default: {settings.default_palace}", key="palace_target",
         help="A palace folder (shared with every MemPalace process on this machine): `~/work/palace`, or "
              "a path relative to your home folder. Or a Chroma server: http://host:port or https://host. "
              "A folder with no palace in it is never created unless you ask.")
@@ -93,15 +93,14 @@ def what_to_do(exc: MempalaceError, team: bool) -> str:
     if team:
         return "Ask whoever runs this dashboard to check the palace it was started with."
     if isinstance(exc, PalaceUnavailableError):
-        advice = "check that the Chroma server is running and its address is right"
+        advice = "check the server's address (http://host:port) and that its Chroma server is running"
     elif isinstance(exc, NotAPalaceError):
         advice = "give the palace folder itself (it holds chroma.sqlite3), or a new or empty folder"
     elif isinstance(exc, InvalidInputError):
         advice = "give a palace folder, or a Chroma server's http:// or https:// address"
     else:
         advice = "give another palace folder or server address"
-    return (f"In the sidebar's **{BOX}** box, {advice}. Leave it empty for the default palace "
-            "(~/.mempalace/palace).")
+    return f"In the sidebar's **{BOX}** box, {advice}. Leave it empty for the default palace."
 
 
 def sidebar_summary(palace: ScopedPalace, team: bool) -> None:
