@@ -40,7 +40,7 @@ given = chosen.url or (chosen.palace and str(Path(chosen.palace).expanduser().ab
     "MEMPALACE_URL", "")
 with st.sidebar:
     st.header("MemPalace")
-    target = given if team else palace_box(given, settings)  # a team's palace is fixed: nobody may open another folder
+    target = given if team else palace_box(given, settings)  # a team's palace is fixed: nobody opens another
 try:
     palace = ScopedPalace(chosen_palace(target, settings, team), grant)
     refuse_signed_out(palace, team)
