@@ -110,7 +110,7 @@ def _finish(palace: Palace, plans: list[Plan], run: Run, dry_run: bool, progress
         return []
     _drop_repeats(plans)
     try:
-        classify(palace, plans, progress)
+        classify(palace, plans, progress, remember=dry_run)
         assign_rooms(palace, plans, run)
     except MempalaceError as exc:
         return [IngestReport(source=p.source, format=p.format, conversations=p.conversations, errors=(str(exc),),

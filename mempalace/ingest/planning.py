@@ -22,6 +22,7 @@ from .halls import HallClassifier
 from .report import PlannedDrawer
 from .rooms import GENERAL, RoomChooser, people_words
 from .topics import TopicRooms
+from .vector_cache import embed_cached, remembering_embed
 
 Progress = Callable[[int, int], None]
 EMBED_BATCH = 256
@@ -219,7 +220,8 @@ def keep_rooms(palace: Palace, run: Run, dry_run: bool) -> None:
 def topic_rooms(palace: Palace) -> TopicRooms:
     """Room choice that knows the palace's rooms (from a sample of each one's drawers) and wings."""
     rooms = TopicRooms(RoomChooser(palace.list_rooms(), palace.widespread_words),
-                       wing_vectors=palace.wing_vectors(WING_SAMPLE), embed=palace.embed, wing_sizes=palace.list_wings())
+                       wing_vectors=palace.wing_vectors(WING_SAMPLE), embed=remembering_embed(palace),
+                       wing_sizes=palace.list_wings())
     for room, samples in sorted(palace.room_samples(PROFILE_DRAWERS).items()):
         remember_room(rooms, room, samples)
     held: Counter[tuple[str, str]] = Counter()
@@ -274,24 +276,16 @@ def _conversation_key(fmt: str, conversation: Conversation) -> str:
     return "conv_" + hashlib.sha256(f"{fmt}\0{basis}".encode("utf-8")).hexdigest()[:24]
 
 
-def classify(palace: Palace, plans: list[Plan], progress: Progress | None) -> None:
+def classify(palace: Palace, plans: list[Plan], progress: Progress | None, remember: bool = False) -> None:
     """Embed the new drawers of `plans` together (the slow part, reported to `progress`), shortest
-    first so batches pad little, and give each its hall."""
+    first so batches pad little, and give each its hall. Vectors a dry run computed are reused from
+    the palace's vector cache; `remember` (a dry run) stores those computed here for the real run."""
     drafts = [d for plan in plans for d in plan.drafts]
     if not drafts:
         for plan in plans:
             plan.vectors = np.zeros((0, 0), np.float32)
         return
-    order = sorted(range(len(drafts)), key=lambda i: len(drafts[i].content))
-    vectors = np.zeros((len(drafts), 0), np.float32)
-    for start in range(0, len(order), EMBED_BATCH):
-        rows = order[start : start + EMBED_BATCH]
-        part = palace.embed([drafts[i].content for i in rows])
-        if not vectors.shape[1]:
-            vectors = np.zeros((len(drafts), part.shape[1]), np.float32)
-        vectors[rows] = part
-        if progress:
-            progress(min(start + EMBED_BATCH, len(order)), len(order))
+    vectors = embed_cached(palace, [d.content for d in drafts], EMBED_BATCH, remember, progress)
     name = palace.settings.embedder
     if name not in _CLASSIFIERS:
         _CLASSIFIERS[name] = HallClassifier(palace.embed, palace.settings.cache_dir, name)
