@@ -1,0 +1,100 @@
+"""Colours for charts and the network: as many distinct series colours as asked for, grey for the rest,
+and a text colour that stays readable on each. Deterministic, so a series keeps its colour between runs."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+# Tableau 10 without its grey: a well-tried start. Grey is kept for "other rooms" and the like.
+BASE = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f")
+OTHER = "#b0b0b0"
+WHITE, DARK = "#ffffff", "#000000"
+# Candidates for colours beyond BASE: mid lightness and moderate chroma in Oklab (no pastels, no neons).
+_LIGHTNESS = (0.50, 0.58, 0.66, 0.74, 0.82)
+_CHROMA = (0.09, 0.13, 0.17)
+_BLOCK = 64
+
+
+def distinct(n: int) -> list[str]:
+    """`n` colours, each as far (in Oklab, a perceptual space) from the others, from grey and from
+    white as the candidates allow: BASE first, then farthest-point picks. The first k are the same for any n ≥ k."""
+    if n <= len(BASE):
+        return list(BASE[:max(n, 0)])
+    return list(_palette(-(-n // _BLOCK) * _BLOCK)[:n])  # computed in blocks, so most callers share one
+
+
+@lru_cache(maxsize=4)
+def _palette(n: int) -> tuple[str, ...]:
+    candidates = _candidates()
+    labs = _oklab(np.array([_rgb(c) for c in candidates]))
+    taken = _oklab(np.array([_rgb(c) for c in (*BASE, OTHER, WHITE)]))
+    nearest = np.min(np.linalg.norm(labs[:, None, :] - taken[None, :, :], axis=2), axis=1)
+    chosen = list(BASE)
+    while len(chosen) < n:
+        pick = int(np.argmax(nearest))  # ties go to the first, so the result never varies
+        chosen.append(candidates[pick])
+        nearest = np.minimum(nearest, np.linalg.norm(labs - labs[pick], axis=1))
+    return tuple(chosen)
+
+
+@lru_cache(maxsize=1)
+def _candidates() -> tuple[str, ...]:
+    """In-gamut sRGB colours on an Oklch grid (lightness × chroma × hue every 6°)."""
+    hue = np.radians(np.arange(0, 360, 6))
+    grid = np.array([(light, chroma * np.cos(h), chroma * np.sin(h))
+                     for light in _LIGHTNESS for chroma in _CHROMA for h in hue])
+    rgb = _srgb(grid)
+    inside = np.all((rgb >= 0) & (rgb <= 1), axis=1)
+    return tuple(dict.fromkeys("#" + "".join(f"{round(v * 255):02x}" for v in row) for row in rgb[inside]))
+
+
+def distance(a: str, b: str) -> float:
+    """How far apart two colours look: their distance in Oklab (about 0.02 is just noticeable)."""
+    lab = _oklab(np.array([_rgb(a), _rgb(b)]))
+    return float(np.linalg.norm(lab[0] - lab[1]))
+
+
+def text_on(colour: str) -> str:
+    """White or black, whichever contrasts more with `colour` (WCAG contrast ratio, so at least 4.5:1)."""
+    return WHITE if contrast(colour, WHITE) >= contrast(colour, DARK) else DARK
+
+
+def contrast(a: str, b: str) -> float:
+    """The WCAG 2 contrast ratio of two colours, 1 to 21."""
+    high, low = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def _luminance(colour: str) -> float:
+    r, g, b = _linear(np.array(_rgb(colour)))
+    return float(0.2126 * r + 0.7152 * g + 0.0722 * b)
+
+
+def _rgb(colour: str) -> tuple[float, float, float]:
+    return tuple(int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5))  # type: ignore[return-value]
+
+
+def _linear(c: np.ndarray) -> np.ndarray:
+    return np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+
+
+def _oklab(rgb: np.ndarray) -> np.ndarray:
+    """sRGB rows (0–1) to Oklab (Björn Ottosson's matrices)."""
+    lms = _linear(rgb) @ np.array([[0.4122214708, 0.2119034982, 0.0883024619],
+                                   [0.5363329963, 0.6806995451, 0.2817188376],
+                                   [0.0514459929, 0.1073969566, 0.6299787005]])
+    return np.cbrt(lms) @ np.array([[0.2104542553, 1.9779984951, 0.0259040371],
+                                    [0.7936177850, -2.4285922050, 0.7827717662],
+                                    [-0.0040720468, 0.4505937099, -0.8086757660]])
+
+
+def _srgb(lab: np.ndarray) -> np.ndarray:
+    """Oklab rows to gamma-encoded sRGB (values outside 0–1 are out of gamut)."""
+    lms = (lab @ np.array([[1.0, 1.0, 1.0], [0.3963377774, -0.1055613458, -0.0894841775],
+                           [0.2158037573, -0.0638541728, -1.2914855480]])) ** 3
+    linear = lms @ np.array([[4.0767416621, -1.2684380046, -0.0041960863],
+                             [-3.3077115913, 2.6097574011, -0.7034186147],
+                             [0.2309699292, -0.3413193965, 1.7076147010]])
+    return np.where(linear <= 0.0031308, 12.92 * linear, 1.055 * np.abs(linear) ** (1 / 2.4) - 0.055)
