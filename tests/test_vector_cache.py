@@ -63,10 +63,9 @@ def test_a_dry_run_then_real_runs_embed_each_drawer_once_and_file_the_same_vecto
     assert len(texts) >= 3 and all(counted[t] == 1 for t in texts)
     assert steps[-1] == (len(texts), len(texts))  # a dry run reports its embedding
     steps.clear()
-    with Palace.open(tmp_path / "b", settings=settings) as palace:
+    with Palace.open(tmp_path / "b", settings=settings) as palace:  # another process: a dry run, then the real one
         assert ingest(palace, source, dry_run=True, progress=lambda d, t: steps.append((d, t))).new == len(texts)
-    with Palace.open(tmp_path / "c", settings=settings) as palace:
-        assert ingest(palace, source).added == len(texts)
+        assert ingest(palace, source).added == len(texts)  # (cache hits never reach Palace.embed's memory)
     assert all(counted[t] == 1 for t in texts)  # neither the second dry run nor the real run embedded them
     assert steps == [(len(texts), len(texts))]  # all found in the cache: done at once
     assert sorted(t for t, _ in filed) == sorted(texts)
