@@ -4,6 +4,8 @@ and names (from users and transcripts) only ever reach it as JSON data shown as 
 
 from __future__ import annotations
 
+import bisect
+import json
 import math
 import re
 from collections.abc import Iterable, Mapping
@@ -13,10 +15,13 @@ from pyvis.network import Network
 
 from mempalace.models import RoomNode
 
+from .colours import distinct, text_on
+
 MAX_ROOMS = 300
-WING_COLOURS = ("#6b4fbb", "#1f77b4", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf",
-                "#bcbd22", "#7f7f7f")
-TUNNEL, ROOM = "#f28e2b", "#b7c4d6"
+(TUNNEL, TUNNEL_RIM), (ROOM, ROOM_RIM), INK = ("#f28e2b", "#8a4200"), ("#b7c4d6", "#8796ab"), "#1f2430"
+FRAME_WIDTH = 900  # px: the network's width on the Tunnels page at 1400 px; its height is `height`
+ROOM_PX, WING_PX = 12, 14  # label sizes in px when the first view is at scale 1 (zooming in enlarges them, to 24 px)
+WING_WRAP = 130  # px: a longer wing name wraps onto more lines in its box
 # pyvis's page also links a CDN stylesheet and scripts and a node_modules path: all of it is either
 # inlined already (vis-network) or not needed, and nothing may be fetched from outside.
 _EXTERNAL = re.compile(r"<link[^>]*href=\"(?:https?:|\.\./)[^\"]*\"[^>]*>|<script[^>]*src=\"(?:https?:|\.\./)"
@@ -43,49 +48,106 @@ def choose_rooms(nodes: Mapping[str, RoomNode], wings: Iterable[str] = (), min_w
 
 
 def network_page(rooms: list[RoomNode], matched: int, height: int = 620) -> Drawn:
-    """A pyvis page for `rooms`, laid out here (wings on a circle, each room between its wings) so the
-    browser draws it at once; every name is escaped before it goes into the page's data."""
-    net = Network(height=f"{height}px", width="100%", cdn_resources="in_line", bgcolor="#ffffff")
-    net.toggle_physics(False)
+    """A pyvis page for `rooms`, laid out here in screen px (wings round the frame's edge, each room
+    between its wings) so the browser draws it at once and at full size; every name is escaped."""
     wings = sorted({w for room in rooms for w in room.wings})
-    colour = {w: WING_COLOURS[i % len(WING_COLOURS)] for i, w in enumerate(wings)}
-    spot = _wing_spots(wings)
+    colour = dict(zip(wings, distinct(len(wings))))
+    spot = _wing_spots(wings, FRAME_WIDTH, height)
+    net = Network(height=f"{height}px", width="100%", cdn_resources="in_line", bgcolor="#ffffff")
+    net.set_options(json.dumps(OPTIONS))
     for wing in wings:
         shown = [r for r in rooms if wing in r.wings]
-        net.add_node(f"w:{wing}", label=_safe(wing), shape="box", color=colour[wing], font={"color": "#ffffff"},
-                     title=_safe(f"wing {wing}\n{len(shown)} rooms shown, {sum(r.count for r in shown)} drawers"),
-                     x=spot[wing][0], y=spot[wing][1])
+        net.add_node(f"w:{wing}", label=_safe(wing), shape="box", color=colour[wing], x=spot[wing][0], y=spot[wing][1],
+                     font={"color": text_on(colour[wing]), "size": WING_PX}, margin=_BOX_MARGIN,
+                     widthConstraint={"maximum": WING_WRAP},
+                     title=_safe(f"wing {wing}\n{len(shown)} rooms shown, {sum(r.count for r in shown)} drawers"))
     crowd: dict[tuple[str, ...], int] = {}
     for room in rooms:
-        tunnel = len(room.wings) > 1
-        x, y = _room_spot(room.wings, spot, crowd)
-        tip = (f"room {room.room}\n{room.count} drawers\nwings: {', '.join(room.wings)}"
-               + (f"\nhalls: {', '.join(room.halls)}" if room.halls else "")
-               + (f"\ntunnel weight {room.weight:.2f}" if tunnel else ""))
-        net.add_node(f"r:{room.room}", label=_safe(room.room), shape="dot", size=6 + 3 * math.sqrt(room.count),
-                     color=TUNNEL if tunnel else ROOM, title=_safe(tip), borderWidth=2 if tunnel else 1, x=x, y=y)
-        for wing in room.wings:
-            net.add_edge(f"r:{room.room}", f"w:{wing}", color=colour[wing], width=1 + 5 * room.weight if tunnel else 1)
+        _add_room(net, room, _room_spot(room.wings, spot, crowd), colour)
     page = _EXTERNAL.sub("", net.generate_html())
     return Drawn(page, matched, len(rooms))
 
 
-def _wing_spots(wings: list[str], radius: float = 600.0) -> dict[str, tuple[float, float]]:
-    count = max(1, len(wings))
-    return {w: (radius * math.cos(2 * math.pi * i / count), radius * math.sin(2 * math.pi * i / count))
-            for i, w in enumerate(wings)}
+# vis-network: the layout is done here (no physics); straight, half-transparent edges (drawn before
+# the nodes, so under every label); labels grow with zooming in up to 24 px and vanish below 6 px.
+OPTIONS = {"physics": {"enabled": False}, "edges": {"smooth": False},
+           "nodes": {"scaling": {"label": {"maxVisible": 24, "drawThreshold": 6}}}}
+_BOX_MARGIN, _HALO = 6, 3  # px: a wing box's padding; the white outline that keeps a room's label clear of edges
+_FIT, _GAP = 1.1, 8  # vis-network's fit leaves a 10 % margin round the drawing; px between wing boxes
+_INWARD = 0.45  # a tunnel room sits at this share of its wings' centre, inside the ring
+_LABEL_HALF = (50, 14)  # px: half a typical room label's width, and its height below the dot
+
+
+def _add_room(net: Network, room: RoomNode, at: tuple[float, float], colour: dict[str, str]) -> None:
+    """A room's dot (orange with a dark rim for a tunnel), its label and tooltip, and its edges to its wings."""
+    tunnel = len(room.wings) > 1
+    tip = (f"room {room.room}\n{room.count} drawers\nwings: {', '.join(room.wings)}"
+           + (f"\nhalls: {', '.join(room.halls)}" if room.halls else "")
+           + (f"\ntunnel weight {room.weight:.2f}" if tunnel else ""))
+    fill = {"background": TUNNEL, "border": TUNNEL_RIM} if tunnel else {"background": ROOM, "border": ROOM_RIM}
+    net.add_node(f"r:{room.room}", label=_safe(room.room), shape="dot", size=3 + 1.6 * math.sqrt(room.count),
+                 color=fill, title=_safe(tip), borderWidth=2 if tunnel else 1, x=at[0], y=at[1],
+                 font={"size": ROOM_PX, "color": INK, "strokeWidth": _HALO, "strokeColor": "#ffffff"})
+    for wing in room.wings:
+        net.add_edge(f"r:{room.room}", f"w:{wing}", color={"color": colour[wing], "opacity": 0.6},
+                     width=1 + 4 * room.weight if tunnel else 1)
+
+
+def _box(wing: str) -> tuple[float, float]:
+    """A wing box's width and height in px, its label wrapped at WING_WRAP (an estimate: vis measures it)."""
+    text = len(wing) * 0.56 * WING_PX
+    lines = max(1, math.ceil(text / WING_WRAP))
+    return min(text, WING_WRAP) + 2 * _BOX_MARGIN, lines * 1.25 * WING_PX + 2 * _BOX_MARGIN
+
+
+def _wing_spots(wings: list[str], width: float, height: float) -> dict[str, tuple[float, float]]:
+    """Wings evenly round a rounded rectangle that fills the frame, first at the right; when neighbouring
+    boxes would overlap, the ring grows until they don't (and the first view shows it smaller)."""
+    if not wings:
+        return {}
+    boxes = [_box(w) for w in wings]
+    a = width / (2 * _FIT) - max(w for w, _ in boxes) / 2
+    b = height / (2 * _FIT) - max(h for _, h in boxes) / 2
+    ring = [(a * _signed_root(math.cos(t)), b * _signed_root(math.sin(t)))
+            for t in (2 * math.pi * i / 720 for i in range(721))]  # a squircle
+    along = [0.0]
+    for (x0, y0), (x1, y1) in zip(ring, ring[1:]):
+        along.append(along[-1] + math.hypot(x1 - x0, y1 - y0))
+    spots = [ring[bisect.bisect_left(along, along[-1] * i / len(wings))] for i in range(len(wings))]
+    grow = max([1.0] + [_overlap(spots[i - 1], spots[i], boxes[i - 1], boxes[i]) for i in range(1, len(wings))]
+               + [_overlap(spots[-1], spots[0], boxes[-1], boxes[0])] * (len(wings) > 2))
+    return {w: (round(x * grow, 1), round(y * grow, 1)) for w, (x, y) in zip(wings, spots)}
+
+
+def _overlap(p: tuple[float, float], q: tuple[float, float], box_p: tuple[float, float],
+             box_q: tuple[float, float]) -> float:
+    """How much the layout must grow for boxes centred at p and q to be apart (1 or less: they are)."""
+    across = (box_p[0] + box_q[0]) / 2 + _GAP
+    down = (box_p[1] + box_q[1]) / 2 + _GAP
+    dx, dy = abs(p[0] - q[0]), abs(p[1] - q[1])
+    return min(across / dx if dx else math.inf, down / dy if dy else math.inf)
+
+
+def _signed_root(v: float) -> float:
+    return math.copysign(math.sqrt(abs(v)), v)
 
 
 def _room_spot(wings: tuple[str, ...], spot: dict[str, tuple[float, float]],
                crowd: dict[tuple[str, ...], int]) -> tuple[float, float]:
-    """Between the room's wings (a lone wing's rooms ring it), spiralling out as rooms share a spot."""
+    """Inside the ring: a tunnel towards the middle of its wings, a lone wing's room just clear of the
+    wing's box; spiralling out as rooms share a spot."""
     n = crowd[wings] = crowd.get(wings, 0) + 1
-    cx = sum(spot[w][0] for w in wings) / len(wings)
-    cy = sum(spot[w][1] for w in wings) / len(wings)
-    if len(wings) == 1:
-        cx, cy = cx * 1.25, cy * 1.25
-    angle, reach = n * 2.4, 30 + 14 * math.sqrt(n)  # the golden angle keeps neighbours apart
-    return round(cx + reach * math.cos(angle), 1), round(cy + reach * math.sin(angle), 1)
+    cx, cy = (sum(spot[w][i] for w in wings) / len(wings) for i in (0, 1))
+    if len(wings) > 1:
+        cx, cy = _INWARD * cx, _INWARD * cy
+    elif distance := math.hypot(cx, cy):
+        ux, uy = -cx / distance, -cy / distance  # towards the middle
+        width, height = _box(wings[0])
+        clear = abs(ux) * (width / 2 + _LABEL_HALF[0]) + abs(uy) * (height / 2 + _LABEL_HALF[1]) + 22
+        cx, cy = cx + ux * clear, cy + uy * clear
+    # The golden angle keeps neighbours apart; the spiral is tall and narrow, as labels are wide and short.
+    angle, reach = n * 2.4, 8 + 12 * math.sqrt(n)
+    return round(cx + 0.7 * reach * math.cos(angle), 1), round(cy + 1.3 * reach * math.sin(angle), 1)
 
 
 def _safe(text: str) -> str:

@@ -1,15 +1,19 @@
-"""The Overview's charts, read from their specs without a browser: every series its own colour and the
-rest grey, names never cut short, the timeline's bars per day, week or month."""
+"""The Overview's charts and the tunnel network, read from their specs without a browser: every series
+its own colour and the rest grey, names never cut short, the timeline's bars per day, week or month,
+and wing boxes whose text stays readable on their colour."""
 
 from __future__ import annotations
 
 import itertools
+import json
 import re
 
 import pytest
 
 from dashboard import charts
-from dashboard.colours import BASE, OTHER, WHITE, distance, distinct
+from dashboard.colours import BASE, OTHER, WHITE, contrast, distance, distinct
+from dashboard.network import FRAME_WIDTH, ROOM_PX, WING_PX, network_page
+from mempalace.models import RoomNode
 
 WINGS = [f"conversations_with_person_{i:02}_about_work" for i in range(14)]
 ROOMS = [f"room-number-{j:02}-of-the-palace" for j in range(16)]
@@ -102,3 +106,37 @@ def test_the_timeline_has_a_bar_per_day_week_or_month(days, unit, bars):
 def test_the_timeline_of_nothing_and_the_old_name_still_draw():
     assert rows(charts.timeline({}, "drawers filed")) == []
     assert spec(charts.filed_over_time({"2025-03-03": 2}))["encoding"]["y"]["title"] == "drawers filed"
+
+
+# -- the network ---------------------------------------------------------------------------------
+
+
+def network_nodes(rooms: list[RoomNode]) -> dict[str, dict]:
+    page = network_page(rooms, matched=len(rooms)).html
+    nodes = json.loads(re.search(r"nodes = new vis\.DataSet\((\[.*?\])\);\n", page).group(1))
+    return {n["id"]: n for n in nodes}
+
+
+def test_twenty_wings_get_twenty_colours_with_readable_text():
+    wings = [f"wing_{i:02}" for i in range(20)]
+    rooms = [RoomNode(f"room-{i}", (w, wings[(i + 1) % 20]), (), 2, (), 1.0) for i, w in enumerate(wings)]
+    nodes = network_nodes(rooms)
+    boxes = [nodes[f"w:{w}"] for w in wings]
+    assert len({b["color"] for b in boxes}) == 20
+    assert min(distance(a["color"], b["color"]) for a, b in itertools.combinations(boxes, 2)) > 4 * JUST_NOTICEABLE
+    for box in boxes:
+        assert contrast(box["color"], box["font"]["color"]) >= 4.5, box  # WCAG AA for text
+
+
+def test_a_palace_of_fourteen_wings_is_laid_out_to_be_read_at_full_size():
+    """Sizes are screen px at scale 1, and the layout fits the frame at scale 1 (with vis's 10 % margin)."""
+    rooms = [RoomNode(f"notes-{i}", (w,), (), 1 + i, (), 0.0) for i, w in enumerate(WINGS)]
+    rooms += [RoomNode(r, (WINGS[j % 14], WINGS[(j + 3) % 14]), (), 3, (), 1.0) for j, r in enumerate(ROOMS)]
+    nodes = network_nodes(rooms)
+    wings = [n for n in nodes.values() if n["id"].startswith("w:")]
+    assert {n["font"]["size"] for n in wings} == {WING_PX} and WING_PX >= 13
+    assert {n["font"]["size"] for n in nodes.values() if n["id"].startswith("r:")} == {ROOM_PX} and ROOM_PX >= 11
+    assert all(n["font"]["strokeColor"] == WHITE for n in nodes.values() if n["id"].startswith("r:"))  # a halo
+    half_width, half_height = FRAME_WIDTH / 2.2, 620 / 2.2
+    assert max(abs(n["x"]) + n["widthConstraint"]["maximum"] / 2 for n in wings) <= half_width + 10
+    assert max(abs(n["y"]) for n in nodes.values()) <= half_height
