@@ -1,8 +1,10 @@
-"""The hall classifier: cue rules alone, and cues plus labelled examples on the real model.
+"""The hall classifier: what it reads of a drawer, cue rules alone, and cues plus labelled examples
+on the real model.
 
 The two held-out sets in tests/data were written by people who never saw the classifier or the
-training examples (`mempalace/ingest/hall_examples.jsonl`); the accuracy floor here is the issue's
-80 % target, measured at 82 % and 85 % when they were first run.
+training examples (`mempalace/ingest/hall_examples.jsonl`); their floors are what the classifier
+measured on them before it could answer "no hall" (82 % and 85 %): abstaining must not cost clean
+sentences their hall. Real drawers are scored in tests/test_halls_real.py.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import numpy as np
 import pytest
 
 from mempalace.embedding import HashEmbedder, MiniLMInt8
+from mempalace.ingest.hall_text import focus
 from mempalace.ingest.halls import HallClassifier, classify_hall, hall_scores
 from mempalace.models import HALLS
 
@@ -26,7 +29,7 @@ DATA = Path(__file__).parent / "data"
     ("Turns out the memory leak was caused by the cache never evicting sessions.", "hall_discoveries"),
     ("I really prefer tabs over spaces and I hate long meetings.", "hall_preferences"),
     ("You should pin your dependencies; make sure CI uses the lock file.", "hall_advice"),
-    ("The sky.", "hall_facts"),  # no cue at all: a fact
+    ("The sky over the harbour.", "hall_facts"),  # words but no cue at all: a fact
 ])
 def test_cues_alone_pick_the_obvious_hall(text: str, hall: str) -> None:
     assert classify_hall(text) == hall
@@ -38,24 +41,57 @@ def test_scores_cover_every_hall_and_are_deterministic() -> None:
     assert hall_scores(text) == hall_scores(text)
 
 
-def test_classifier_returns_one_hall_per_text_with_or_without_vectors() -> None:
+def test_classifier_returns_a_hall_or_none_per_text_with_or_without_vectors() -> None:
     embedder = HashEmbedder()
     classifier = HallClassifier(embedder.embed)
     texts = ["Kai always drinks tea.", "Restart the worker after changing the queue size.", ""]
     with_vectors = classifier.classify(texts, embedder.embed(texts))
-    assert len(with_vectors) == 3 and set(with_vectors) <= set(HALLS)
+    assert len(with_vectors) == 3 and set(with_vectors) <= {*HALLS, None} and with_vectors[2] is None
     assert classifier.classify(texts) == classifier.classify(texts)
 
 
+def test_focus_keeps_the_prose_and_sets_tool_lines_code_links_and_social_phrases_aside() -> None:
+    seen = focus("User: thanks! why does the cron job run twice?\n→ Bash: crontab -l\n← result (2 lines): 0 3 * * *\n"
+                 "Assistant: Two entries: one in /etc/cron.d and one in your crontab. See <https://x.example/a_b|the docs>.\n"
+                 "```\nexport PATH=/usr/bin\nrun() { echo hi; }\n```")
+    assert "Bash" not in seen.prose and "crontab -l" not in seen.prose and "x.example" not in seen.prose
+    assert "Two entries" in seen.prose and "thanks" not in seen.prose.lower()
+    assert "run twice?" in seen.user and "run twice" not in seen.prose  # a user's question counts, in their turn
+    assert seen.code_lines == 2 and seen.chatter > 0
+
+
+@pytest.mark.parametrize("text", [
+    "Kai: hey! long time no see, how are you?\n\nNoor: Hi Kai! Good, thanks. Talk soon!",
+    "→ Bash: ls\n← result (3 lines): a b c",
+    "Ana: <https://example.com/a/b/c>",
+    'Traceback (most recent call last):\n  File "app.py", line 3, in <module>\n    main()\nValueError: bad value',
+])
+def test_greetings_tool_only_turns_bare_links_and_tracebacks_get_no_hall(text: str) -> None:
+    assert classify_hall(text) is None
+    embedder = HashEmbedder()
+    assert HallClassifier(embedder.embed).classify([text], embedder.embed([text])) == [None]
+
+
+@pytest.mark.parametrize("text, hall", [
+    ("User: write a script that renames my photos by the date they were taken\nAssistant: Here you go:\n"
+     "```python\nfor path in folder.glob('*.jpg'):\n    path.rename(folder / f'{taken(path)}.jpg')\n```", "hall_advice"),
+    ("User: can you review my merge sort? it feels slow\nAssistant: It copies the list on every call.", "hall_advice"),
+    ("User: what's 17 * 23?\nAssistant: 391.", "hall_facts"),
+    ("github: [shop:main] 2 new commits by Lea:\nFix the cart total - Lea\nAdd tests - Lea", "hall_events"),
+])
+def test_requests_questions_and_bot_notifications_by_cues(text: str, hall: str) -> None:
+    assert classify_hall(text) == hall
+
+
 @pytest.mark.model
-@pytest.mark.parametrize("name", ["halls_holdout.jsonl", "halls_holdout2.jsonl"])
-def test_held_out_accuracy_meets_the_target_on_the_real_model(name: str) -> None:
+@pytest.mark.parametrize("name, floor", [("halls_holdout.jsonl", 0.82), ("halls_holdout2.jsonl", 0.85)])
+def test_held_out_accuracy_stays_at_its_floor_on_the_real_model(name: str, floor: float) -> None:
     rows = [json.loads(line) for line in (DATA / name).read_text(encoding="utf-8").splitlines() if line.strip()]
     model = MiniLMInt8()
     texts = [r["text"] for r in rows]
-    predicted = HallClassifier(model.embed).classify(texts, model.embed(texts))
+    predicted = HallClassifier(model.embed, model=model.name).classify(texts, model.embed(texts))
     accuracy = sum(p == r["hall"] for p, r in zip(predicted, rows)) / len(rows)
-    assert len(rows) == 100 and accuracy >= 0.80
+    assert len(rows) == 100 and accuracy >= floor and predicted.count(None) <= 2
 
 
 @pytest.mark.model

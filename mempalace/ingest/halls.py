@@ -1,12 +1,21 @@
-"""Which of the five halls a drawer belongs in: a deterministic classifier of two documented parts.
+"""Which of the five halls a drawer belongs in, or none: a deterministic classifier of three parts.
 
-1. Cues: each hall has weighted patterns (phrases, tenses, times, imperatives); a text's cue score
-   for a hall is the sum of the weights of the patterns found in it (each counted once).
-2. Examples: `hall_examples.jsonl` holds 170 labelled examples; each hall's centroid is the mean of
-   its examples' vectors (shipped for the default model, cached for others), and a drawer's
-   similarity to the five centroids is z-scored.
-The hall is the argmax of cue score / best cue score + z-score (ties: earlier in `_ORDER`). Without
-a vector only the cues decide, and a text with no cue at all is a fact.
+1. Focus (`hall_text`): the prose people wrote, without tool lines, code, output, links, labels,
+   social phrases (hello, thanks, good luck) and questions; lines of code given are counted, and
+   social talk is scored as chatter, the cue of no hall.
+2. Cues: each hall has weighted patterns (phrases, tenses, times, imperatives, requests); a focus's
+   cue score for a hall is the sum of the weights of the patterns found in it (each counted once), a
+   user's own turns counting twice (their request says what the exchange is for: code, a fix or a
+   review asked for is advice, a question answered is a fact).
+3. Examples: `hall_examples.jsonl` holds labelled examples, short statements and whole exchanges,
+   some with no hall (greetings, pep talk, tool-only turns); each hall's centroid, and no hall's, is
+   the mean of its examples' vectors (shipped for the default model, cached for others), and a
+   drawer's similarity to the six centroids is z-scored.
+Each hall's total, and no hall's, is its cue score / max(best cue score, `CUE_FLOOR`), weighted more in
+longer drawers, plus its z-score; the best total wins (ties: earlier in `_ORDER`). No hall (None) when
+the focus holds almost nothing or when no hall's total is the best: a drawer with no clear kind gets
+no hall rather than a wrong one, which would mislead a search by hall. Without a vector only the
+cues decide, and a focus with words but no cue is a fact. Measured in benchmarks/halls_real.py.
 """
 
 from __future__ import annotations
@@ -19,6 +28,8 @@ from importlib import resources
 from pathlib import Path
 
 import numpy as np
+
+from .hall_text import QUOTES, Focus, focus
 
 _DAYS = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _MONTHS = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
@@ -48,6 +59,12 @@ _CUES: dict[str, list[tuple[str, float]]] = {
         (r"\b(?:looking|digging) (?:at|into)\b|\bafter (?:segmenting|profiling|digging|checking|bisecting)\b", 1.5), (r"\bit seems\b|\bseems like\b|\bappears to\b", 1), (r"\bso the\b", 0.5),
     ],
     "hall_preferences": [
+        (r"\b(?:i'?m|i am|he'?s|she'?s|they'?re|we'?re) (?:really |totally |so |such |a (?:huge |"
+         r"big )?)?(?:into|obsessed with|passionate about|hooked on|crazy about|fan)\b", 2.5),
+        (r"\b(?:don'?t|do not|doesn'?t|does not|never) (?:really |much )?(?:like|enjoy|love|care for)\b|"
+         r"\bhooked\b|\bgot (?:me|him|her|us) into\b", 2.5),
+        (r"\bfave\b|\btop pick\b|\bhobb(?:y|ies)\b|\bpassion(?:ate)?\b|\bdrawn to\b|\bmy weakness\b|\bhappy place\b", 2),
+        (r"\bstress relief\b|\bhelps? me (?:relax|unwind|de-?stress|recharge)\b|\bgives? me (?:so much |tons of )?joy\b", 2),
         (r"\bi (?:really |much |strongly )?prefer\b|\bprefers?\b|\bpreference\b", 3), (r"\bfavou?rite\b", 3),
         (r"\b(?:i|we|she|he|they) (?:really |absolutely )?(?:love|like|enjoy|hate|dislike|adore|detest)s?\b", 2.5),
         (r"\b(?:loves|likes|enjoys|hates|dislikes)\b", 2.5), (r"\bcan'?t stand\b", 3), (r"\bnot a (?:big )?fan\b|\bfan of\b", 2.5),
@@ -62,6 +79,14 @@ _CUES: dict[str, list[tuple[str, float]]] = {
         (r"\bpicks\b|\bopts for\b|\bsticks (?:to|with)\b|\bswears by\b", 2),
     ],
     "hall_advice": [
+        (r"\b(?:can|could|would) you (?:please )?(?:write|create|make|generate|fix|review|refactor|check|"
+         r"show|explain how to)\b", 2.5),
+        (r"\b(?:please )?(?:write|create|generate|implement|fix|review|refactor|debug|"
+         r"optimi[sz]e) (?:me |a |an |my |this |these |the |some )", 2),
+        (r"\bany (?:tips|advice|suggestions|recommendations|pointers)\b|\bwhat (?:should|would) (?:i|you)\b", 2),
+        (r"\b(?:good|great|nice|helpful|useful|solid) (?:intro|introduction|read|book|guide|tutorial|"
+         r"article|video|talk|course|resource|overview)\b", 2.5),
+        (r"\bmaybe (?:try|you could|consider)\b|\bhave you (?:tried|considered)\b|\bwhy not\b|\byou gotta\b", 2),
         (r"\byou (?:should|could|might want to|may want to|need to|have to|must|can)\b", 2.5),
         (r"\b(?:i|we) (?:would |'d )?(?:recommend|suggest|advise)\b|\brecommend|\bsuggest", 2.5),
         (r"\bmake sure\b|\bbe sure to\b|\bremember to\b|\bdon'?t forget\b", 2.5), (r"\bbest practice\b|\btip\b", 2.5),
@@ -75,6 +100,20 @@ _CUES: dict[str, list[tuple[str, float]]] = {
         (r"\bthe trick is\b|\bthe key is\b|\brule of thumb\b", 2.5), (r"\bhere'?s how\b|\bthe way to\b", 2.5),
     ],
     "hall_events": [
+        (r"\b(?:big|crazy|great|exciting|good|sad|bad|some) news\b|\bguess what\b|\bhappened to me\b", 2),
+        (r"\bthe other day\b|\blast weekend\b|\bthis (?:past )?weekend\b|\ba (?:few|"
+         r"couple(?: of)?) (?:days|weeks|months) ago\b|"
+         r"\brecently\b|\btomorrow\b|\bnext (?:week|month|year|weekend)\b|\bupcoming\b|\bcoming up\b", 2),
+        (r"\b(?:just|finally) (?:\w+ed|got|went|made|took|had|met|won|ran|saw|bought|found|began|wrote|"
+         r"sent|gave|came|heard|sold|built)\b", 2),
+        (r"\b(?:i|we) (?:\w+ed|went|got|made|took|met|won|saw|bought|found|began|wrote|sent|gave|came|"
+         r"sold|built|flew|drove|spent|tried)\b", 1.5),
+        (r"\b(?:i'?m|i am|we'?re|we are) (?:going to|gonna|planning|thinking (?:of|about)|about to|hoping to)\b|"
+         r"\bplan(?:ning)? to\b", 2.5),
+        (r"\bnew commits? by\b|\bwas (?:pushed|deleted|merged|opened|closed|reopened|created|assigned|deployed) by\b|"
+         r"\bmerged? (?:pull request|branch)\b|\bbuild #?\d* ?(?:passed|failed|succeeded|broke|fixed)\b", 4),
+        (r"\b(?:created|opened|filed|closed|merged|reopened) (?:an? |the )?(?:issue|ticket|pr|"
+         r"pull request|bug report)\b", 2),
         (r"\b(?:yesterday|today|tonight|this (?:morning|afternoon|evening|week)|last (?:night|week|month|year|"
          rf"{_DAYS})|(?:on|last|next|this) {_DAYS}|\d+ (?:days|weeks|months|years) ago|earlier today)\b", 2.5),
         (rf"\b(?:in|on|since) {_MONTHS}\b|\b{_MONTHS} \d{{1,2}}\b|\b\d{{4}}-\d\d-\d\d\b|\b(?:19|20)\d\d\b", 1),
@@ -89,10 +128,27 @@ _CUES: dict[str, list[tuple[str, float]]] = {
         (r"\bfor the first time\b", 1.5), (r"\bwent in\b|\bshowed (?:off|the)\b|\bwalked (?:us )?through\b|\bdemo(?:ed)?\b", 1.5),
     ],
     "hall_facts": [
+        (r"\b(?:i'?m|i am|he'?s|she'?s|they'?re) (?:allergic|married|engaged|divorced|vegan|vegetarian|"
+         r"left-handed|retired)\b", 2.5),
+        (r"\b(?:i'?ve|i have|we'?ve|we have|they'?ve) (?:had|owned|lived|worked|"
+         r"been)\b[^.!?]{0,40}\bfor (?:\d+|a few|several|many|two|three|four|five|ten) (?:years|months)\b", 2),
+        (r"\b(?:i|we|they) (?:live|grew up|was born|were born) in\b|\b\d+ (?:years?|months?) old\b|"
+         r"\bi'?ve had (?:him|her|it|them)\b|"
+         r"\bnamed (?:him|her|it|them)\b|\b(?:i|we) (?:have|own) (?:a|an|two|three|four|five|"
+         r"\d+) (?!(?:lot|bit|few|great|good|blast)\b)\w+", 2),
+        (r"\b(?:i|we) work (?:on|at|as|in|with|for)\b|\b(?:i|we)'?ve (?:worked|built|made|studied|used|"
+         r"written|played)\b", 2),
+        (r"\bstands for\b|\bis named\b|\bnamed (?:him|her|it|them)\b|\bis called\b|\bworks by\b|\bis used (?:to|for)\b|"
+         r"\bthe difference between\b|\bis made (?:of|from)\b|\bis a (?:type|kind|form) of\b", 2),
+        (r"\bhow (?:does|do|is|are) [^.?!]{1,60} work|\bexplain\b|\bwhat(?: is|'s| are| does) (?:a |an |"
+         r"the )?\w+|\btell me about\b|"
+         r"\bwhat'?s new in\b|\b(?:latest|new) features\b|\bdifference between\b|"
+         r"\b\d+ ?[*\u00d7+^] ?\d+\b|\b\d+ (?:times|plus|minus|divided by) \d+\b", 1.5),
         (r"\b(?:we|they|i|the team) (?:decided|agreed|chose|settled on|picked|went with|are going with|will use)\b", 3),
         (r"\bdecision\b|\bdecided\b|\bagreed\b|\bsettled\b|\bofficial(?:ly)?\b|\bfinal call\b", 3.5),
         (r"\b(?:is|are) (?:set to|configured|located|stored|hosted|based|owned|written|built)\b", 2),
-        (r"\b(?:the|our|my|his|her|their) \w+(?: \w+)? (?:is|are|has|have|costs?|takes?|runs?|lives?|starts?|ends?|begins?) ", 0.75),
+        (r"\b(?:the|our|my|his|her|their) \w+(?: \w+)? (?:is|are|has|have|costs?|takes?|runs?|lives?|"
+         r"starts?|ends?|begins?) ", 0.75),
         (r"\b(?:limit|deadline|version|budget|price|capacity|port|address|default|policy|rule|owner|"
          r"requirement|standard|spec|quota|timeout|schedule|plan) (?:is|are|of)\b", 2),
         (r"\b\d+(?:\.\d+)?\s?(?:%|ms|gb|mb|tb|kb|px|km|kg|usd|eur|dollars|euros|requests|users)\b", 0.75),
@@ -105,6 +161,13 @@ _CUES: dict[str, list[tuple[str, float]]] = {
     ],
 }
 _ORDER = ("hall_facts", "hall_discoveries", "hall_advice", "hall_preferences", "hall_events")
+CUE_FLOOR = 4.0  # a best cue score below this counts for less than the full cue weight (weak evidence)
+CUE_WEIGHT, LONG_CUE_WEIGHT, LONG_WORDS = 2.0, 2.0, 100  # cues weigh 2 in a short text, 4 from 100 words on
+NO_HALL_BIAS = -0.5  # no hall must beat the halls by this much more: a clean sentence rarely gets none
+MIN_WORDS = 4  # fewer words and numbers say nothing (a bare link, a traceback, a tool-only turn)
+USER_WEIGHT = 1.0  # a user's turns count this much again: their request decides what it is for
+CODE_GIVEN = 4.0  # the advice score of a drawer that gives code
+CODE_LINES = 3  # this many lines of written code (not output) are code given: advice
 
 
 class _Cue:
@@ -175,19 +238,31 @@ class HallClassifier:
             np.save(cached.with_suffix(".tmp.npy"), self._centroids)
             cached.with_suffix(".tmp.npy").replace(cached)
 
-    def classify(self, texts: Sequence[str], vectors: np.ndarray | None = None) -> list[str]:
-        """The hall of each text; with its vector, the examples vote too."""
+    def classify(self, texts: Sequence[str], vectors: np.ndarray | None = None) -> list[str | None]:
+        """The hall of each text, or None; with its vector, the examples vote too."""
         if vectors is None:
             return [classify_hall(text) for text in texts]
-        halls = []
-        for row, text in enumerate(texts):
-            scores = hall_scores(text)
-            cues = np.array([scores[h] for h in _ORDER])
-            similarity = self._centroids @ vectors[row]
-            total = (cues / cues.max() if cues.max() > 0 else cues) + (similarity - similarity.mean()) / (
-                similarity.std() + 1e-9)
-            halls.append(_ORDER[int(np.argmax(total))])
-        return halls
+        return [self.decide(focus(text), vectors[row]) for row, text in enumerate(texts)]
+
+    def totals(self, seen: Focus, vector: np.ndarray) -> np.ndarray:
+        """Each hall's total in `_ORDER`, then no hall's: cue score / max(best cue score, `CUE_FLOOR`),
+        weighted more in longer drawers (more words, more cues; one vector for all of them), plus the
+        z-scored similarity to the six centroids; chatter is no hall's cue."""
+        scores = focus_scores(seen)
+        cues = np.array([scores[h] for h in _ORDER] + [seen.chatter])
+        weight = CUE_WEIGHT + LONG_CUE_WEIGHT * min(seen.words / LONG_WORDS, 1.0)
+        similarity = self._centroids @ vector
+        total = weight * cues / max(cues.max(), CUE_FLOOR) + (similarity - similarity.mean()) / (similarity.std() + 1e-9)
+        total[-1] += NO_HALL_BIAS
+        return total
+
+    def decide(self, seen: Focus, vector: np.ndarray) -> str | None:
+        """The hall of a drawer's focus and vector, or None: when the focus holds almost nothing (and
+        gives no code), or when no hall's total (chatter, the no-hall examples) is the best."""
+        if seen.says < MIN_WORDS and seen.code_lines < CODE_LINES:
+            return None
+        best = int(np.argmax(self.totals(seen, vector)))
+        return _ORDER[best] if best < len(_ORDER) else None
 
 
 def centroids_file_name(model: str) -> str:
@@ -206,23 +281,38 @@ def save_shipped_centroids() -> Path:
 
 
 def compute_centroids(embed: Callable[[list[str]], np.ndarray]) -> np.ndarray:
-    """Each hall's unit-length mean vector over its labelled examples, in `_ORDER`."""
+    """Each hall's unit-length mean vector over its labelled examples, in `_ORDER`, then the mean of
+    the examples with no hall (`"hall": null`)."""
     raw = resources.files(__package__).joinpath("hall_examples.jsonl").read_text("utf-8")
     examples = [json.loads(line) for line in raw.splitlines() if line.strip()]
     vectors = embed([e["text"] for e in examples])
-    labels = np.array([_ORDER.index(e["hall"]) for e in examples])
-    centroids = np.stack([vectors[labels == i].mean(axis=0) for i in range(len(_ORDER))])
+    labels = np.array([(*_ORDER, None).index(e["hall"]) for e in examples])
+    centroids = np.stack([vectors[labels == i].mean(axis=0) for i in range(len(_ORDER) + 1)])
     return centroids / np.linalg.norm(centroids, axis=1, keepdims=True)
 
 
 def hall_scores(text: str) -> dict[str, float]:
     """The cue score of `text` for every hall."""
-    text = text.lower()
+    text = text.lower().translate(QUOTES)
     return {hall: sum(w for cue, w in cues if cue.found(text)) for hall, cues in _COMPILED.items()}
 
 
-def classify_hall(text: str) -> str:
-    """The hall by cues alone (no vector): the best cue score, and a fact when no cue is found."""
-    scores = hall_scores(text)
+def focus_scores(seen: Focus) -> dict[str, float]:
+    """The cue scores of a drawer's focus, its users' turns counted `USER_WEIGHT` times again."""
+    scores = hall_scores(seen.prose)
+    if seen.user:
+        scores = {h: s + USER_WEIGHT * u for (h, s), u in zip(scores.items(), hall_scores(seen.user).values())}
+    if seen.code_lines >= CODE_LINES:
+        scores["hall_advice"] += CODE_GIVEN
+    return scores
+
+
+def classify_hall(text: str) -> str | None:
+    """The hall by cues alone (no vector): none when the focus holds almost nothing (as with a
+    vector), else the best cue score, and a fact when no cue is found."""
+    seen = focus(text)
+    if seen.says < MIN_WORDS and seen.code_lines < CODE_LINES:
+        return None
+    scores = focus_scores(seen)
     best = max(_ORDER, key=lambda hall: (scores[hall], -_ORDER.index(hall)))
     return best if scores[best] > 0 else "hall_facts"

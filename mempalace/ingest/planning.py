@@ -296,5 +296,5 @@ def classify(palace: Palace, plans: list[Plan], progress: Progress | None, remem
         plan.vectors = vectors[start : start + count]
         plan.drafts = [replace(d, hall=h) for d, h in zip(plan.drafts, halls[start : start + count])]
         by_id = {d.id: d.hall for d in plan.drafts}
-        plan.drawers = [replace(d, hall=by_id[d.id]) if d.status == "new" else d for d in plan.drawers]
+        plan.drawers = [replace(d, hall=by_id[d.id] or "") if d.status == "new" else d for d in plan.drawers]  # "" = no hall
         start += count
