@@ -1,0 +1,114 @@
+"""What a palace of many wings looks like at 1400 px: the Overview's legend and axes name every wing and
+room whole, each room in its own colour; the tunnel table's last column is on screen; the network's
+labels are at least 11 px in its first view.
+
+One server for the module, on 14 wings with long names and 16 shared rooms plus two of each wing's
+own (44 rooms), stored straight into the store so the names are kept as written. Both tests only read.
+"""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Frame, Page, expect
+
+from _dashboard import Dashboard, main_block, open_app
+
+pytestmark = pytest.mark.e2e
+
+WIDE = {"width": 1400, "height": 900}
+PEOPLE = ("alice", "bob", "carmen", "deshawn", "elena", "farouk", "grace", "hiroshi", "ines", "jamal", "kirsten",
+          "luis", "mei", "nadia")
+WINGS = tuple(f"conversations_with_{name}_about_work" for name in PEOPLE)
+SHARED = ("quarterly-roadmap-review", "database-migration-plan", "hiring-pipeline", "customer-escalations",
+          "security-audit-findings", "office-relocation", "budget-forecast-2025", "onboarding-checklist",
+          "incident-postmortems", "api-versioning", "design-system", "pricing-experiments", "release-notes",
+          "team-offsite-planning", "vendor-contracts", "on-call-rotation")
+MIN_LABEL_PX = 11
+
+
+def places() -> list[tuple[str, str, int]]:
+    """(wing, room, drawers): each shared room in two neighbouring wings, the last three in more, and
+    two rooms of each wing's own."""
+    found = []
+    for i, (name, wing) in enumerate(zip(PEOPLE, WINGS)):
+        for j, room in enumerate(SHARED + (f"{name}-notes", f"{name}-one-to-ones")):
+            wider = (j >= 14 and (i + j) % 3 == 0) or (j == 13 and i % 4 == 0)
+            if j >= len(SHARED) or j in (i, (i + 1) % 14) or wider:
+                found.append((wing, room, 1 + (i + j) % 3))
+    return found
+
+
+def prefill(palace) -> None:
+    from mempalace.store import SEQ_KEY
+    from mempalace.sync import new_stamp
+
+    ids, texts, metas = [], [], []
+    for wing, room, drawers in places():
+        for k in range(drawers):
+            ids.append(f"{wing}-{room}-{k}")
+            texts.append(f"A talk in {wing} about {room.replace('-', ' ')}, part {k}.")
+            metas.append({"wing": wing, "room": room, "hall": ("hall_facts", "hall_events", "hall_discoveries")[k],
+                          "source_file": f"{wing}.txt", SEQ_KEY: new_stamp()})
+    vector = palace.embed(["a talk"])[0]  # one vector for all: nothing here searches, and embedding 130 takes seconds
+    palace._store.add(ids, texts, metas, [vector] * len(ids))
+    palace._store.bump_marker()
+
+
+@pytest.fixture(scope="module")
+def server(module_dashboard) -> Dashboard:
+    return module_dashboard(prefill=prefill)
+
+
+def test_the_overview_names_every_wing_and_room_whole_each_room_in_its_own_colour(page: Page, server: Dashboard):
+    page.set_viewport_size(WIDE)
+    open_app(page, server)
+    bars, cells = main_block(page).get_by_test_id("stVegaLiteChart").all()[:2]
+    labels = bars.locator(".role-legend-label text")
+    expect(labels).to_have_count(13)  # Streamlit draws Vega as SVG: the legend's text is in the page
+    legend = bars.evaluate("""(el) => {
+        const right = el.getBoundingClientRect().right;
+        const texts = [...el.querySelectorAll('.role-legend-label text')];
+        const fills = [...el.querySelectorAll('.role-legend-symbol path')].map(p => p.getAttribute('fill'));
+        return {labels: texts.map(t => t.textContent), fills,
+                inside: texts.every(t => t.getBoundingClientRect().right <= right + 1)};
+    }""")
+    rooms = {room for _, room, _ in places()}
+    assert legend["labels"][-1] == "other rooms" and set(legend["labels"][:-1]) <= rooms, legend
+    assert len(set(legend["fills"])) == 13, legend["fills"]  # twelve rooms and the rest: thirteen colours
+    assert legend["fills"][-1] == "#b0b0b0" and legend["inside"], legend
+    for chart in (bars, cells):
+        axis = chart.locator(".role-axis-label text").all_text_contents()
+        assert set(WINGS) <= set(axis), axis  # whole names, none cut to "conversations_wi…"
+        assert not any(text.endswith("…") for text in axis)
+
+
+def network_frame(page: Page) -> Frame:
+    frame = main_block(page).get_by_test_id("stIFrame").element_handle().content_frame()
+    assert frame is not None
+    frame.wait_for_function("() => window.network && Object.keys(network.body.nodes).length > 0")
+    return frame
+
+
+def test_the_tunnel_table_fits_the_page_and_network_labels_read_at_11_px(page: Page, server: Dashboard):
+    page.set_viewport_size(WIDE)
+    open_app(page, server, "tunnels")
+    sizes = network_frame(page).evaluate("""async () => {
+        await new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));  // after the fit
+        const scale = network.getScale(), px = {wings: [], rooms: []};
+        for (const [id, node] of Object.entries(network.body.nodes))
+            px[id.startsWith('w:') ? 'wings' : 'rooms'].push(node.options.font.size * scale);
+        return {scale, wings: Math.min(...px.wings), rooms: Math.min(...px.rooms), count: px.rooms.length};
+    }""")
+    assert sizes["count"] == len({room for _, room, _ in places()}), sizes
+    assert sizes["rooms"] >= MIN_LABEL_PX and sizes["wings"] >= MIN_LABEL_PX, sizes  # ~7 px before issue 17
+
+    table = main_block(page).get_by_test_id("stDataFrame").first
+    table.scroll_into_view_if_needed()
+    heads = table.locator("table thead th")  # Glide renders headers only for the columns in view
+    expect(heads).to_have_count(6)
+    assert heads.all_text_contents() == ["room", "drawers", "weight", "score", "wings", "halls"]
+    grid = table.evaluate("""(el) => {
+        const scroller = el.querySelector('.dvn-scroller');
+        return {right: el.getBoundingClientRect().right, scroll: scroller.scrollWidth, width: scroller.clientWidth};
+    }""")
+    assert grid["scroll"] <= grid["width"] and grid["right"] <= WIDE["width"], grid  # nothing to scroll to
