@@ -1,0 +1,138 @@
+"""Halls on real drawers: the hall classifier against tests/data/halls_real.jsonl, on the real model.
+
+    python benchmarks/halls_real.py                # DEV and TEST, then the two held-out sets
+    python benchmarks/halls_real.py --split dev    # DEV only (the split to tune on)
+
+The 317 labelled drawers (benchmarks/real_drawers.py rebuilds their texts from ../shared; a text
+whose hash differs from its label's is an error) are split by the first hex digit of their hash:
+DEV (0-5, 116 drawers) is what the classifier may be tuned on, TEST (6-f, 201 drawers) is only
+reported. Accuracy counts every drawer: a null label ("no clear kind") is right only when the
+classifier gives no hall, a hall label only when it gives that hall. Precision is over the drawers
+given a hall, coverage is the share given one. The held-out sets of clean sentences in tests/data
+are scored too; an abstention there counts as wrong.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).parent))
+
+from mempalace.models import HALLS  # noqa: E402
+
+LABELS = ROOT / "tests" / "data" / "halls_real.jsonl"
+HELD_OUT = ("halls_holdout.jsonl", "halls_holdout2.jsonl")
+COLUMNS = (None, *HALLS)
+
+
+@dataclass(frozen=True)
+class Score:
+    """Accuracy over all drawers, precision over those given a hall, coverage = the share given one."""
+
+    n: int
+    accuracy: float
+    precision: float
+    coverage: float
+
+    def line(self, name: str) -> str:
+        return (f"{name}: accuracy {self.accuracy:.1%}, precision {self.precision:.1%}, "
+                f"coverage {self.coverage:.1%} ({self.n} drawers)")
+
+
+def in_dev(sha: str) -> bool:
+    """The fixed split: DEV is every label whose hash starts with 0-5."""
+    return int(sha[0], 16) < 6
+
+
+def load_labels(path: Path = LABELS) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def score(gold: Sequence[str | None], predicted: Sequence[str | None]) -> Score:
+    given = [(g, p) for g, p in zip(gold, predicted) if p is not None]
+    right = sum(g == p for g, p in zip(gold, predicted))
+    return Score(len(gold), right / len(gold), sum(g == p for g, p in given) / max(len(given), 1),
+                 len(given) / len(gold))
+
+
+def per_hall(gold: Sequence[str | None], predicted: Sequence[str | None]) -> list[str]:
+    """One line per label: how many, how many found (recall), how many of its predictions are right."""
+    lines = []
+    for hall in COLUMNS:
+        labelled = sum(g == hall for g in gold)
+        said = sum(p == hall for p in predicted)
+        right = sum(g == p == hall for g, p in zip(gold, predicted))
+        if labelled or said:
+            lines.append(f"  {hall or 'no hall':<17} labelled {labelled:3d}  recall {right / max(labelled, 1):6.1%}  "
+                         f"predicted {said:3d}  precision {right / max(said, 1):6.1%}")
+    return lines
+
+
+def confusion(gold: Sequence[str | None], predicted: Sequence[str | None]) -> list[str]:
+    """Rows are labels, columns predictions ('-' = no hall)."""
+    short = {None: "-", **{h: h.removeprefix("hall_")[:5] for h in HALLS}}
+    counts = Counter(zip(gold, predicted))
+    lines = ["  label \\ predicted " + " ".join(f"{short[c]:>6}" for c in COLUMNS)]
+    for row in COLUMNS:
+        lines.append(f"  {short[row]:<18}" + " ".join(f"{counts[(row, c)]:>6}" for c in COLUMNS))
+    return lines
+
+
+def real_texts(rows: list[dict], shared: Path | None = None) -> list[str]:
+    """The drawers' texts, rebuilt from ../shared and checked against the labels' hashes."""
+    from real_drawers import SHARED, real_drawers, text_hash
+
+    drawers = real_drawers(shared or SHARED)
+    texts = [drawers.get(r["key"], "") for r in rows]
+    wrong = [r["key"] for r, t in zip(rows, texts) if text_hash(t) != r["sha"]]
+    if wrong:
+        raise SystemExit(f"{len(wrong)} drawers differ from their labels (first: {wrong[0]}); ../shared changed?")
+    return texts
+
+
+def predict(texts: list[str]) -> list[str | None]:
+    """Each text's hall as ingest gives it: the default model's vectors, the shipped centroids."""
+    from mempalace.embedding import MiniLMInt8
+    from mempalace.ingest.halls import HallClassifier
+
+    model = MiniLMInt8()
+    return HallClassifier(model.embed, model=model.name).classify(texts, model.embed(texts))
+
+
+def report(name: str, gold: list[str | None], predicted: list[str | None]) -> None:
+    print(score(gold, predicted).line(name))
+    print("\n".join(per_hall(gold, predicted)))
+    print("\n".join(confusion(gold, predicted)))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--split", choices=("all", "dev", "test"), default="all")
+    args = parser.parse_args()
+    rows = [r for r in load_labels() if args.split == "all" or in_dev(r["sha"]) == (args.split == "dev")]
+    started = time.perf_counter()
+    predicted = predict(real_texts(rows))
+    print(f"{len(rows)} real drawers embedded and classified in {time.perf_counter() - started:.1f} s")
+    for name, dev in (("DEV", True), ("TEST", False)):
+        chosen = [(r["hall"], p) for r, p in zip(rows, predicted) if in_dev(r["sha"]) == dev]
+        if chosen:
+            report(name, [g for g, _ in chosen], [p for _, p in chosen])
+    if args.split == "all":
+        for file in HELD_OUT:
+            held = load_labels(ROOT / "tests" / "data" / file)
+            guessed = predict([r["text"] for r in held])
+            accuracy = sum(g == r["hall"] for g, r in zip(guessed, held)) / len(held)
+            print(f"{file}: accuracy {accuracy:.0%}, no hall for {guessed.count(None)} of {len(held)}")
+
+
+if __name__ == "__main__":
+    main()
