@@ -54,10 +54,12 @@ def in_dev(sha: str) -> bool:
 
 
 def load_labels(path: Path = LABELS) -> list[dict]:
+    """The rows of a JSONL label file (tests/data's real drawers or a held-out set)."""
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 def score(gold: Sequence[str | None], predicted: Sequence[str | None]) -> Score:
+    """Accuracy, precision and coverage of `predicted` against `gold` (None = no hall, on both sides)."""
     given = [(g, p) for g, p in zip(gold, predicted) if p is not None]
     right = sum(g == p for g, p in zip(gold, predicted))
     return Score(len(gold), right / len(gold), sum(g == p for g, p in given) / max(len(given), 1),
@@ -109,6 +111,7 @@ def predict(texts: list[str]) -> list[str | None]:
 
 
 def report(name: str, gold: list[str | None], predicted: list[str | None]) -> None:
+    """A split's score line, per-label lines and confusion matrix."""
     print(score(gold, predicted).line(name))
     print("\n".join(per_hall(gold, predicted)))
     print("\n".join(confusion(gold, predicted)))
