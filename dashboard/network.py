@@ -21,7 +21,7 @@ MAX_ROOMS = 300
 (TUNNEL, TUNNEL_RIM), (ROOM, ROOM_RIM), INK = ("#f28e2b", "#8a4200"), ("#b7c4d6", "#8796ab"), "#1f2430"
 FRAME_WIDTH = 900  # px: the network's width on the Tunnels page at 1400 px; its height is `height`
 ROOM_PX, WING_PX = 12, 14  # label sizes in px when the first view is at scale 1 (zooming in enlarges them, to 24 px)
-WING_WRAP = 130  # px: a longer wing name wraps onto more lines in its box
+WING_WRAP, _MIN_WRAP = 130, 70  # px: a longer wing name wraps onto more lines in its box (narrower for many wings)
 # pyvis's page also links a CDN stylesheet and scripts and a node_modules path: all of it is either
 # inlined already (vis-network) or not needed, and nothing may be fetched from outside.
 _EXTERNAL = re.compile(r"<link[^>]*href=\"(?:https?:|\.\./)[^\"]*\"[^>]*>|<script[^>]*src=\"(?:https?:|\.\./)"
@@ -52,18 +52,18 @@ def network_page(rooms: list[RoomNode], matched: int, height: int = 620) -> Draw
     between its wings) so the browser draws it at once and at full size; every name is escaped."""
     wings = sorted({w for room in rooms for w in room.wings})
     colour = dict(zip(wings, distinct(len(wings))))
-    spot = _wing_spots(wings, FRAME_WIDTH, height)
+    spot, wrap = _wing_spots(wings, FRAME_WIDTH, height)
     net = Network(height=f"{height}px", width="100%", cdn_resources="in_line", bgcolor="#ffffff")
     net.set_options(json.dumps(OPTIONS))
     for wing in wings:
         shown = [r for r in rooms if wing in r.wings]
         net.add_node(f"w:{wing}", label=_safe(wing), shape="box", color=colour[wing], x=spot[wing][0], y=spot[wing][1],
                      font={"color": text_on(colour[wing]), "size": WING_PX}, margin=_BOX_MARGIN,
-                     widthConstraint={"maximum": WING_WRAP},
+                     widthConstraint={"maximum": wrap},
                      title=_safe(f"wing {wing}\n{len(shown)} rooms shown, {sum(r.count for r in shown)} drawers"))
     crowd: dict[tuple[str, ...], int] = {}
     for room in rooms:
-        _add_room(net, room, _room_spot(room.wings, spot, crowd), colour)
+        _add_room(net, room, _room_spot(room.wings, spot, crowd, wrap), colour)
     page = _EXTERNAL.sub("", net.generate_html())
     return Drawn(page, matched, len(rooms))
 
@@ -93,30 +93,49 @@ def _add_room(net: Network, room: RoomNode, at: tuple[float, float], colour: dic
                      width=1 + 4 * room.weight if tunnel else 1)
 
 
-def _box(wing: str) -> tuple[float, float]:
-    """A wing box's width and height in px, its label wrapped at WING_WRAP (an estimate: vis measures it)."""
+def _box(wing: str, wrap: float = WING_WRAP) -> tuple[float, float]:
+    """A wing box's width and height in px, its label wrapped at `wrap` px (an estimate: vis measures it)."""
     text = len(wing) * 0.56 * WING_PX
-    lines = max(1, math.ceil(text / WING_WRAP))
-    return min(text, WING_WRAP) + 2 * _BOX_MARGIN, lines * 1.25 * WING_PX + 2 * _BOX_MARGIN
+    lines = max(1, math.ceil(text / wrap))
+    return min(text, wrap) + 2 * _BOX_MARGIN, lines * 1.25 * WING_PX + 2 * _BOX_MARGIN
 
 
-def _wing_spots(wings: list[str], width: float, height: float) -> dict[str, tuple[float, float]]:
-    """Wings evenly round a rounded rectangle that fills the frame, first at the right; when neighbouring
-    boxes would overlap, the ring grows until they don't (and the first view shows it smaller)."""
+def _wing_spots(wings: list[str], width: float, height: float) -> tuple[dict[str, tuple[float, float]], float]:
+    """Wings evenly round a rounded rectangle that fills the frame, first at the right, and the width
+    their names wrap at: narrower when many share the edge. Only if neighbouring boxes would still
+    overlap does the ring grow until they don't (and the first view shows it smaller)."""
     if not wings:
-        return {}
-    boxes = [_box(w) for w in wings]
+        return {}, WING_WRAP
+    ring, along = _ring([_box(w) for w in wings], width, height)
+    wrap = max(_MIN_WRAP, min(WING_WRAP, along[-1] / len(wings) - _GAP - 2 * _BOX_MARGIN))
+    boxes = [_box(w, wrap) for w in wings]
+    ring, along = _ring(boxes, width, height)
+    spots = [_point_at(ring, along, along[-1] * i / len(wings)) for i in range(len(wings))]
+    grow = max([1.0] + [_overlap(spots[i - 1], spots[i], boxes[i - 1], boxes[i]) for i in range(1, len(wings))]
+               + [_overlap(spots[-1], spots[0], boxes[-1], boxes[0])] * (len(wings) > 2))
+    return {w: (round(x * grow, 1), round(y * grow, 1)) for w, (x, y) in zip(wings, spots)}, wrap
+
+
+def _ring(boxes: list[tuple[float, float]], width: float,
+          height: float) -> tuple[list[tuple[float, float]], list[float]]:
+    """Points round a squircle that keeps boxes of these sizes inside the frame, and each one's distance
+    along it from the first."""
     a = width / (2 * _FIT) - max(w for w, _ in boxes) / 2
     b = height / (2 * _FIT) - max(h for _, h in boxes) / 2
     ring = [(a * _signed_root(math.cos(t)), b * _signed_root(math.sin(t)))
-            for t in (2 * math.pi * i / 720 for i in range(721))]  # a squircle
+            for t in (2 * math.pi * i / 720 for i in range(721))]
     along = [0.0]
     for (x0, y0), (x1, y1) in zip(ring, ring[1:]):
         along.append(along[-1] + math.hypot(x1 - x0, y1 - y0))
-    spots = [ring[bisect.bisect_left(along, along[-1] * i / len(wings))] for i in range(len(wings))]
-    grow = max([1.0] + [_overlap(spots[i - 1], spots[i], boxes[i - 1], boxes[i]) for i in range(1, len(wings))]
-               + [_overlap(spots[-1], spots[0], boxes[-1], boxes[0])] * (len(wings) > 2))
-    return {w: (round(x * grow, 1), round(y * grow, 1)) for w, (x, y) in zip(wings, spots)}
+    return ring, along
+
+
+def _point_at(ring: list[tuple[float, float]], along: list[float], distance: float) -> tuple[float, float]:
+    """The point `distance` along the ring (`along` holds each sample's distance from the first)."""
+    k = max(1, bisect.bisect_left(along, distance))
+    share = (distance - along[k - 1]) / ((along[k] - along[k - 1]) or 1.0)
+    (x0, y0), (x1, y1) = ring[k - 1], ring[k]
+    return x0 + share * (x1 - x0), y0 + share * (y1 - y0)
 
 
 def _overlap(p: tuple[float, float], q: tuple[float, float], box_p: tuple[float, float],
@@ -132,8 +151,8 @@ def _signed_root(v: float) -> float:
     return math.copysign(math.sqrt(abs(v)), v)
 
 
-def _room_spot(wings: tuple[str, ...], spot: dict[str, tuple[float, float]],
-               crowd: dict[tuple[str, ...], int]) -> tuple[float, float]:
+def _room_spot(wings: tuple[str, ...], spot: dict[str, tuple[float, float]], crowd: dict[tuple[str, ...], int],
+               wrap: float) -> tuple[float, float]:
     """Inside the ring: a tunnel towards the middle of its wings, a lone wing's room just clear of the
     wing's box; spiralling out as rooms share a spot."""
     n = crowd[wings] = crowd.get(wings, 0) + 1
@@ -142,7 +161,7 @@ def _room_spot(wings: tuple[str, ...], spot: dict[str, tuple[float, float]],
         cx, cy = _INWARD * cx, _INWARD * cy
     elif distance := math.hypot(cx, cy):
         ux, uy = -cx / distance, -cy / distance  # towards the middle
-        width, height = _box(wings[0])
+        width, height = _box(wings[0], wrap)
         clear = abs(ux) * (width / 2 + _LABEL_HALF[0]) + abs(uy) * (height / 2 + _LABEL_HALF[1]) + 22
         cx, cy = cx + ux * clear, cy + uy * clear
     # The golden angle keeps neighbours apart; the spiral is tall and narrow, as labels are wide and short.
