@@ -156,6 +156,9 @@ class ScopedPalace:
         """As `Palace.derived`, remembered per scope (two scopes never share a view)."""
         return self._palace.derived(("scope", self.scope_key, *key), compute)
 
+    def kept(self, key: tuple[Any, ...], make: Callable[[], Any]) -> Any:
+        return self._palace.kept(key, make)  # tools, not views: nothing of a scope is in them
+
     def park(self, key: str, value: Any) -> None:
         self._palace.park(f"{self.scope_key}:{key}", value)
 

@@ -30,6 +30,7 @@ class TaxonomyView:
         self._memo: dict[tuple[str, Any], Any] = {}
         self._widespread: dict[tuple[float, int], tuple[int, dict[str, bool]]] = {}
         self._parked: dict[str, tuple[int, Any]] = {}
+        self._kept: dict[tuple[Any, ...], Any] = {}
 
     def exclusive(self) -> Any:
         """The palace's (re-entrant) lock, for a caller that must check and write in one step."""
@@ -51,6 +52,14 @@ class TaxonomyView:
             if self._taxonomy_sync.generation == generation:
                 self._memo[("derived", key)] = value
         return value
+
+    def kept(self, key: tuple[Any, ...], make: Callable[[], Any]) -> Any:
+        """`make()`, made once for this palace object and kept while it lives (a tool the palace's
+        writes do not change, such as ingest's hall classifier for an embedder)."""
+        with self._guard:
+            if key not in self._kept:
+                self._kept[key] = make()
+            return self._kept[key]
 
     def park(self, key: str, value: Any) -> None:
         """Keep a mutable working state (ingest's room choice) for the next `take`, valid only while

@@ -32,7 +32,6 @@ PROFILE_DRAWERS = 20  # drawers per existing room read to learn what it holds
 WING_SAMPLE = 500  # drawers per wing read for what its chats share
 _GENERIC_NAME = re.compile(r"^(conversations?|session-.*|rollout-.*|export|chats?|transcript|upload|untitled)$",
                            re.IGNORECASE)
-_CLASSIFIERS: dict[str, HallClassifier] = {}  # by embedder name: the examples are embedded once
 
 
 @dataclass
@@ -287,9 +286,8 @@ def classify(palace: Palace, plans: list[Plan], progress: Progress | None, remem
         return
     vectors = embed_cached(palace, [d.content for d in drafts], EMBED_BATCH, remember, progress)
     name = palace.settings.embedder
-    if name not in _CLASSIFIERS:
-        _CLASSIFIERS[name] = HallClassifier(palace.embed, palace.settings.cache_dir, name)
-    halls = _CLASSIFIERS[name].classify([d.content for d in drafts], vectors)
+    classifier = palace.kept(("halls", name), lambda: HallClassifier(palace.embed, palace.settings.cache_dir, name))
+    halls = classifier.classify([d.content for d in drafts], vectors)
     start = 0
     for plan in plans:
         count = len(plan.drafts)
