@@ -67,23 +67,33 @@ def show_hit(p: ScopedPalace, hit: SearchHit, terms: list[str], key: str = "hit"
     """A search result's card: what its score is made of, then as `show_drawer` with the terms marked."""
     with st.container(border=True):
         st.markdown(score_line(hit), help=SCORE_HELP + ("" if hit.close else WEAK_HELP))
-        _card(p, _as_drawer(hit), terms, key, None)
+        _card(p, _as_drawer(hit), terms, key, None)  # open or not, drawn: 20 cards without controls
 
 
 def show_drawer(p: ScopedPalace, drawer: Drawer, key: str, terms: list[str] | None = None,
                 actions: Actions | None = None, expanded: bool = False) -> None:
     """A drawer's card; `actions(drawer)` draws controls at the foot of the open drawer. `key` makes
-    the card's widget keys unique on the page (with the drawer id)."""
+    the card's widget keys unique on the page (with the drawer id). Its "Open drawer" is drawn only
+    while open (`opened_key` holds that state): a page of 25 closed cards stays light."""
     with st.container(border=True):
-        _card(p, drawer, terms or [], key, actions, expanded)
+        _card(p, drawer, terms or [], key, actions, opened_key(key, drawer.id), expanded)
+
+
+def opened_key(key: str, drawer_id: str) -> str:
+    """The session-state key (and CSS class `st-key-…`) of a listed drawer's "Open drawer" expander."""
+    return f"{key}_open_{drawer_id}"
 
 
 def _card(p: ScopedPalace, drawer: Drawer, terms: list[str], key: str, actions: Actions | None,
-          expanded: bool = False) -> None:
+          opened: str | None = None, expanded: bool = False) -> None:
     st.html(place_badges(drawer.wing, drawer.room, drawer.hall, drawer.source_file)  # the wing first, always
             + heading(drawer.title, drawer.conversation_date, drawer.filed_at))
     st.html(snippet_block(drawer.content, terms))
-    with st.expander("Open drawer", expanded=expanded):
+    box = (st.expander("Open drawer", expanded, key=opened, on_change="rerun") if opened
+           else st.expander("Open drawer", expanded))
+    with box:
+        if opened and not box.open:
+            return
         show_drawer_text(p, drawer.id, drawer.content, key, drawer)
         if actions is not None:
             actions(drawer)

@@ -85,8 +85,14 @@ def _pager(key: str, page: int, pages: int, shown: str, end: bool = False) -> No
 # -- moving and deleting a drawer ----------------------------------------------------------------
 
 
+SAID = "drawer_said"  # what the last move or delete did, toasted by the run after it
+
+
 def manage(p: ScopedPalace) -> Actions:
-    """Move and delete controls for an open drawer, as far as the person's role allows."""
+    """Move and delete controls for an open drawer, as far as the person's role allows; what the
+    last of them did is said (a toast) in the run it asked for."""
+    if said := st.session_state.pop(SAID, None):
+        st.toast(said)
 
     def controls(drawer: Drawer) -> None:
         if p.may("move", drawer.wing):
@@ -139,8 +145,7 @@ def _move(p: ScopedPalace, drawer: Drawer) -> None:
         except MempalaceError as exc:
             st.error(md(str(exc)))
             return
-        st.toast(md(f"Moved the drawer to {place_name(moved.wing, moved.room, moved.hall)}."))
-        st.rerun()
+        _done(f"Moved the drawer to {place_name(moved.wing, moved.room, moved.hall)}.")
 
 
 def _delete(p: ScopedPalace, drawer: Drawer) -> None:
@@ -151,5 +156,11 @@ def _delete(p: ScopedPalace, drawer: Drawer) -> None:
         except MempalaceError as exc:
             st.error(md(str(exc)))
             return
-        st.toast(md(f"Deleted the drawer from {place_name(gone.wing, gone.room, gone.hall)}."))
-        st.rerun()
+        _done(f"Deleted the drawer from {place_name(gone.wing, gone.room, gone.hall)}.")
+
+
+def _done(message: str) -> None:
+    """Run the page again (its lists changed) and say `message` there: a toast shown just before a
+    rerun may be cleared with the run it belonged to."""
+    st.session_state[SAID] = md(message)
+    st.rerun()

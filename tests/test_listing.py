@@ -67,7 +67,16 @@ def _close_app_palaces() -> Iterator[None]:
 
 
 def ids_shown(at: AppTest) -> list[str]:
-    return [c.value for c in at.main.code]
+    """The drawers listed, in order (from their expanders' keys, `drawers_open_<id>`)."""
+    return [e.proto.id.split("drawers_open_", 1)[1] for e in at.main.expander]
+
+
+def open_drawer(at: AppTest, drawer_id: str) -> AppTest:
+    """Open a listed drawer's "Open drawer" (its content is drawn only while open)."""
+    at.session_state[f"drawers_open_{drawer_id}"] = True
+    at.run()
+    assert not at.exception, at.exception
+    return at
 
 
 def filters(at: AppTest) -> list[str]:
@@ -93,7 +102,10 @@ def test_cards_show_the_place_title_and_day_newest_first_with_labelled_metadata(
     assert '<time datetime="2016-01-14"' in old and ">2016-01-14</time>" in old
     assert re.search(r"<small[^>]*>filed \d{4}-\d\d-\d\d</small>", old)
     assert not any("<img" in h.value or "<a " in h.value for h in at.main.html)
-    assert any("example.com/a_b" in m.value for m in at.main.markdown)  # the full text, in its expander
+    assert not at.main.code and not at.main.text_input  # closed drawers are not drawn
+    open_drawer(at, "conv-old-0")
+    assert [c.value for c in at.main.code] == ["conv-old-0"]
+    assert any("example.com/a_b" in m.value for m in at.main.markdown)
     table = next(h.value for h in at.main.html if "<table" in h.value and "conv-old.json" in h.value)
     rows = dict(re.findall(r"<th[^>]*>([^<]*)</th><td[^>]*>([^<]*)</td>", table))
     assert {k: rows[k] for k in ("format", "conversation id", "speakers", "added by", "room chosen by",
@@ -132,7 +144,7 @@ def test_move_and_delete_ask_first_then_say_what_they_did(settings):
     seed(settings)
     at = drawers_page(room="budget")
     target = "conv-mid-0"
-    at.text_input(key=f"r_{target}").input("Spending Plans")
+    open_drawer(at, target).text_input(key=f"r_{target}").input("Spending Plans")
     at.button(key=f"move_{target}").click().run()
     assert [w.value for w in at.main.warning] == [
         r"Move this drawer from wing\_kai / budget to wing\_kai / spending\-plans?"]
@@ -146,7 +158,7 @@ def test_move_and_delete_ask_first_then_say_what_they_did(settings):
     at.query_params.update({"room": "planning", "hall": "hall_facts"})
     at.run()
     target = "conv-new-0"
-    assert at.button(key=f"delete_{target}").proto.disabled
+    assert open_drawer(at, target).button(key=f"delete_{target}").proto.disabled
     at.checkbox(key=f"confirm_{target}").check().run()
     at.button(key=f"delete_{target}").click().run()
     assert not at.exception and target not in at.session_state["palace"].find_drawers([target])

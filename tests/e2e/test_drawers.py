@@ -1,5 +1,7 @@
-"""The Drawers page in a real browser: browse a wing and room, open a drawer, move it to a new room,
-then delete it (only once the confirmation is ticked). Its own server, on the demo palace."""
+"""The Drawers page in a real browser, on the demo palace plus a drawer whose title and text hold web
+addresses: a place from the address bar, cards that show their wing, no link made of drawer text
+outside the drawer's rendered text, then open a drawer and move it (once confirmed), open another and
+delete it (once ticked), each saying what it did. Its own server."""
 
 from __future__ import annotations
 
@@ -8,12 +10,14 @@ import re
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
-from _dashboard import (Dashboard, choose, exceptions, main_block, metric, open_app, open_expander, open_options,
-                        rerun, sidebar)
+from _dashboard import CARD, Dashboard, exceptions, main_block, metric, open_app, rerun, sidebar
 
 pytestmark = pytest.mark.e2e
 
 NEW_ROOM = "e2e-moved"
+TITLE = "Pricing notes from https://example.com/launch_plan"
+TEXT = "Kai: the GPU pricing sheet is at https://example.com/gpu-pricing_2026 and www.example.org/sheet for Q3."
+FILED: dict[str, str] = {}  # "url": the id of the drawer above, filled by prefill
 # CLICKS: on a busy two-core machine a mouse click on the controls at the foot of an open drawer (the
 # confirmation box, Move, Delete) was now and then lost (no rerun followed); the keyboard reaches them
 # by focus, whatever the page's layout is doing, and makes the same widget events.
@@ -23,6 +27,8 @@ def prefill(palace) -> None:
     from mempalace.demo import load_demo
 
     load_demo(palace)
+    added = palace.add_drawer(TEXT, "wing_kai", "gpu-pricing", conversation_title=TITLE, conversation_date="2025-05-04")
+    FILED["url"] = added.drawer_ids[0]
 
 
 @pytest.fixture(scope="module")
@@ -35,82 +41,77 @@ def drawer_count(page: Page) -> int:
 
 
 def listed(page: Page) -> int:
-    """The count in the caption under the filters ("N drawer(s); showing …")."""
-    caption = main_block(page).get_by_text(re.compile(r"^[\d,]+ drawer\(s\); showing")).inner_text()
-    return int(caption.split(" ")[0].replace(",", ""))
+    """How many drawers the place holds, from the caption over the cards ("drawers 1–3 of 3 · …")."""
+    caption = main_block(page).get_by_text(re.compile(r"^drawers? [\d,]+(–[\d,]+)? of [\d,]+")).first.inner_text()
+    return int(caption.split(" of ")[1].split(" ")[0].replace(",", ""))
 
 
-def drawer_ids(page: Page) -> list[str]:
-    """The ids of the drawers listed (each expander shows its id, rendered even while closed)."""
-    return [code.strip() for code in main_block(page).get_by_test_id("stExpander").evaluate_all(
-        "boxes => boxes.map(box => box.querySelector('[data-testid=stCode]').textContent)")]
+def card(page: Page, drawer_id: str) -> Locator:
+    return main_block(page).locator(CARD).filter(has=page.locator(f".st-key-drawers_open_{drawer_id}"))
 
 
-def the_drawer(page: Page, drawer_id: str) -> Locator:
-    return main_block(page).get_by_test_id("stExpander").filter(
-        has=page.get_by_test_id("stCode").filter(has_text=drawer_id))
+def opened(page: Page, drawer_id: str) -> Locator:
+    """Open the drawer's "Open drawer" (a run draws its content) and return the open details."""
+    box = page.locator(f".st-key-drawers_open_{drawer_id}")
+    if box.locator("details[open]").count() == 0:
+        with rerun(page):
+            box.locator("summary").click()
+    details = box.get_by_test_id("stExpanderDetails")
+    expect(details.get_by_test_id("stCode")).to_have_text(drawer_id)
+    return details
 
 
-def test_browse_open_move_then_delete_a_drawer(page: Page, server: Dashboard) -> None:
-    open_app(page, server, "drawers")
+def test_a_place_from_the_address_then_move_and_delete_a_drawer(page: Page, server: Dashboard) -> None:
+    moved = FILED["url"]
+    open_app(page, server, "drawers?wing=wing_kai&room=gpu-pricing")
     main = main_block(page)
-    total = drawer_count(page)
-    assert listed(page) == total
-    choose(main, "Wing", "wing_kai")
-    in_wing = listed(page)
-    choose(main, "Room", "gpu-pricing")
-    in_room = listed(page)
+    expect(main.get_by_role("combobox", name="Wing", exact=True)).to_have_value("wing_kai")
+    expect(main.get_by_role("combobox", name="Room", exact=True)).to_have_value("gpu-pricing")
+    total, in_room = drawer_count(page), listed(page)
+    cards = main.locator(CARD)
+    expect(cards).to_have_count(in_room)
     assert in_room >= 2
-    ids = drawer_ids(page)
-    assert len(ids) == in_room
-    titles = main.get_by_test_id("stExpander").locator("summary [data-testid=stMarkdownContainer]")
-    expect(titles).to_have_text([re.compile(r"^gpu-pricing · ")] * in_room)
+    for head in cards.all():  # every card leads with its wing, and no label holds drawer text
+        expect(head.get_by_test_id("stHtml").first.locator("span").first).to_have_text("wing_kai")
+    expect(main.get_by_test_id("stExpander").locator("summary [data-testid=stMarkdownContainer]")).to_have_text(
+        ["Open drawer"] * in_room)
+    heading = card(page, moved).get_by_test_id("stHtml").first
+    expect(heading.locator("strong")).to_have_text(TITLE)
+    expect(heading.locator("time")).to_have_text("2025-05-04")
+    expect(heading.locator("small")).to_have_text(re.compile(r"^filed \d{4}-\d\d-\d\d$"))
+    expect(main.locator("a[href*='example.']")).to_have_count(0)  # title and snippet: text, not links
 
-    moved = ids[0]
-    details = open_expander(the_drawer(page, moved))
-    text = details.get_by_test_id("stText").first.evaluate("el => el.textContent")
-    badges = details.get_by_test_id("stHtml").first
-    expect(badges).to_contain_text("wing_kai")
-    expect(badges).to_contain_text("gpu-pricing")
+    details = opened(page, moved)
+    links = main.locator("a[href*='example.']")
+    expect(links.first).to_be_visible()  # the rendered drawer text links its addresses, and only it does
+    assert links.evaluate_all("as => as.every(a => a.closest('[data-testid=stExpanderDetails]')"
+                              " && a.closest('[data-testid=stMarkdownContainer]')"
+                              " && !a.closest('table, [data-testid=stHtml], summary'))")
     room = details.get_by_role("textbox", name="Room", exact=True)
-    expect(room).to_have_value("gpu-pricing")
     room.fill(NEW_ROOM)
     with rerun(page):  # Streamlit takes a text input's value on Enter (or blur), with a run of its own
         room.press("Enter")
-    details = open_expander(the_drawer(page, moved))
-    expect(details.get_by_role("textbox", name="Room", exact=True)).to_have_value(NEW_ROOM)
     with rerun(page):
         details.get_by_role("button", name="Move", exact=True).press("Enter")  # see CLICKS
-
-    assert listed(page) == in_room - 1
-    assert moved not in drawer_ids(page)
-    assert drawer_count(page) == total
-    options = open_options(main, "Room")
-    expect(options.get_by_role("option", name=NEW_ROOM, exact=True)).to_be_visible()
+    expect(details.get_by_test_id("stAlert")).to_have_text(
+        "Move this drawer from wing_kai / gpu-pricing to wing_kai / e2e-moved?")
+    assert listed(page) == in_room  # nothing moved yet
     with rerun(page):
-        options.get_by_role("option", name=NEW_ROOM, exact=True).click()
-    assert listed(page) == 1 and drawer_ids(page) == [moved]
-    details = open_expander(the_drawer(page, moved))
-    expect(details.get_by_test_id("stText").first).to_have_text(text)
-    expect(details.get_by_test_id("stHtml").first).to_contain_text(NEW_ROOM)
-    expect(details.get_by_role("textbox", name="Room", exact=True)).to_have_value(NEW_ROOM)
+        details.get_by_role("button", name="Yes, move it", exact=True).press("Enter")
+    expect(page.get_by_test_id("stToast")).to_contain_text("Moved the drawer to wing_kai / e2e-moved.")
+    assert listed(page) == in_room - 1 and card(page, moved).count() == 0
 
+    other = main.locator("[class*=st-key-drawers_open_]").first.evaluate(  # the listing's first drawer now
+        "box => [...box.classList].find(c => c.startsWith('st-key-drawers_open_')).slice(20)")
+    details = opened(page, other)
     delete = details.get_by_role("button", name="Delete", exact=True)
     expect(delete).to_be_disabled()
-    confirm = details.get_by_role("checkbox", name="I want to delete this drawer")
-    expect(confirm).not_to_be_checked()
     with rerun(page):
-        confirm.press("Space")  # see CLICKS
-    details = open_expander(the_drawer(page, moved))
-    expect(confirm).to_be_checked()
-    delete = details.get_by_role("button", name="Delete", exact=True)
+        details.get_by_role("checkbox", name="I want to delete this drawer").press("Space")  # see CLICKS
     expect(delete).to_be_enabled()
     with rerun(page):
         delete.press("Enter")  # see CLICKS
-    assert drawer_count(page) == total - 1
-    # Its room is gone with it: the page falls back to the whole wing, one drawer short.
-    expect(main.get_by_role("combobox", name="Wing", exact=True)).to_have_value("wing_kai")
-    expect(main.get_by_role("combobox", name="Room", exact=True)).to_have_value("(all)")
-    assert listed(page) == in_wing - 1
-    assert moved not in drawer_ids(page)
+    expect(page.get_by_test_id("stToast").filter(has_text="Deleted")).to_contain_text(
+        "Deleted the drawer from wing_kai / gpu-pricing")
+    assert drawer_count(page) == total - 1 and listed(page) == in_room - 2 and card(page, other).count() == 0
     expect(exceptions(page)).to_have_count(0)
