@@ -2,6 +2,7 @@
 
     python benchmarks/halls_real.py                # DEV and TEST, then the two held-out sets
     python benchmarks/halls_real.py --split dev    # DEV only (the split to tune on)
+    python benchmarks/halls_real.py --save-vectors # also store TEST's vectors for tests/test_halls_real.py
 
 The 317 labelled drawers (benchmarks/real_drawers.py rebuilds their texts from ../shared; a text
 whose hash differs from its label's is an error) are split by the first hex digit of their hash:
@@ -30,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from mempalace.models import HALLS  # noqa: E402
 
 LABELS = ROOT / "tests" / "data" / "halls_real.jsonl"
+VECTORS = ROOT / "tests" / "data" / "halls_real_vectors.npy"  # TEST's vectors (float16), keyed by sha
 HELD_OUT = ("halls_holdout.jsonl", "halls_holdout2.jsonl")
 COLUMNS = (None, *HALLS)
 
@@ -101,13 +103,38 @@ def real_texts(rows: list[dict], shared: Path | None = None) -> list[str]:
     return texts
 
 
-def predict(texts: list[str]) -> list[str | None]:
-    """Each text's hall as ingest gives it: the default model's vectors, the shipped centroids."""
+def embed(texts: list[str]):
+    """The default model's vectors of `texts`."""
     from mempalace.embedding import MiniLMInt8
+
+    return MiniLMInt8().embed(texts)
+
+
+def predict(texts: list[str], vectors=None) -> list[str | None]:
+    """Each text's hall as ingest gives it: the default model's vectors (or `vectors`, made by it),
+    the shipped model."""
     from mempalace.ingest.halls import HallClassifier
 
-    model = MiniLMInt8()
-    return HallClassifier(model.embed, model=model.name).classify(texts, model.embed(texts))
+    return HallClassifier(embed, model="minilm-int8").classify(texts, embed(texts) if vectors is None else vectors)
+
+
+def save_vectors(rows: list[dict], vectors, path: Path = VECTORS) -> None:
+    """Store `rows`' vectors as float16, each with its sha, so the test classifies without embedding."""
+    import numpy as np
+
+    table = np.zeros(len(rows), dtype=[("sha", "S16"), ("vector", np.float16, (vectors.shape[1],))])
+    table["sha"] = [r["sha"].encode() for r in rows]
+    table["vector"] = vectors
+    np.save(path, table)
+
+
+def stored_vectors(rows: list[dict], path: Path = VECTORS):
+    """`rows`' vectors from `path` (float32), looked up by sha; a KeyError names a row not stored."""
+    import numpy as np
+
+    table = np.load(path)
+    index = {sha.decode(): row for row, sha in enumerate(table["sha"])}
+    return table["vector"][[index[r["sha"]] for r in rows]].astype(np.float32)
 
 
 def report(name: str, gold: list[str | None], predicted: list[str | None]) -> None:
@@ -120,10 +147,16 @@ def report(name: str, gold: list[str | None], predicted: list[str | None]) -> No
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", choices=("all", "dev", "test"), default="all")
+    parser.add_argument("--save-vectors", action="store_true", help=f"store TEST's vectors in {VECTORS.name}")
     args = parser.parse_args()
     rows = [r for r in load_labels() if args.split == "all" or in_dev(r["sha"]) == (args.split == "dev")]
     started = time.perf_counter()
-    predicted = predict(real_texts(rows))
+    texts = real_texts(rows)
+    vectors = embed(texts)
+    predicted = predict(texts, vectors)
+    if args.save_vectors:
+        test = [i for i, r in enumerate(rows) if not in_dev(r["sha"])]
+        save_vectors([rows[i] for i in test], vectors[test])
     print(f"{len(rows)} real drawers embedded and classified in {time.perf_counter() - started:.1f} s")
     for name, dev in (("DEV", True), ("TEST", False)):
         chosen = [(r["hall"], p) for r, p in zip(rows, predicted) if in_dev(r["sha"]) == dev]

@@ -2,7 +2,7 @@
 on the real model.
 
 The two held-out sets in tests/data were written by people who never saw the classifier or the
-training examples (`mempalace/ingest/hall_examples.jsonl`); their floors are what the classifier
+training examples (`mempalace/ingest/hall_examples*.jsonl`); their floors are what the classifier
 measured on them before it could answer "no hall" (82 % and 85 %): abstaining must not cost clean
 sentences their hall. Real drawers are scored in tests/test_halls_real.py.
 """
@@ -94,14 +94,37 @@ def test_held_out_accuracy_stays_at_its_floor_on_the_real_model(name: str, floor
     assert len(rows) == 100 and accuracy >= floor and predicted.count(None) <= 2
 
 
-@pytest.mark.model
-def test_the_shipped_centroids_match_the_examples_and_the_model() -> None:
+EXAMPLE_VECTORS = DATA / "halls_real_vectors_examples.npy"
+REFIT = ("python -c 'from pathlib import Path; from mempalace.ingest.halls import save_shipped_model as s; "
+         "s(Path(\"tests/data/halls_real_vectors_examples.npy\"))'")
+
+
+def test_the_shipped_model_is_the_one_fitted_on_the_stored_example_vectors() -> None:
+    """The shipped file is named by the examples' digest (edited examples or training settings need a
+    new one), the stored vectors belong to the current examples, one by one, and refitting on them
+    gives the shipped centroids and weights."""
+    import hashlib
     from importlib import resources
 
-    from mempalace.ingest.halls import centroids_file_name, compute_centroids
+    from mempalace.ingest.halls import examples, fit_model, model_file_name
 
-    shipped = resources.files("mempalace.ingest").joinpath(centroids_file_name("minilm-int8"))
-    assert shipped.is_file(), ("hall_examples.jsonl changed: run python -c 'from mempalace.ingest.halls "
-                               "import save_shipped_centroids as s; s()' and commit the new .npy")
+    shipped = resources.files("mempalace.ingest").joinpath(model_file_name("minilm-int8"))
+    assert shipped.is_file(), f"the hall examples or training settings changed: run {REFIT} and commit both .npy"
+    table = np.load(EXAMPLE_VECTORS)
+    shas = [hashlib.sha256(e["text"].encode()).hexdigest()[:16].encode() for e in examples()]
+    assert list(table["sha"]) == shas, f"stale {EXAMPLE_VECTORS.name}: run {REFIT}"
     with shipped.open("rb") as handle:
-        assert np.allclose(np.load(handle), compute_centroids(MiniLMInt8().embed), atol=1e-4)
+        assert np.allclose(np.load(handle), fit_model(table["vector"].astype(np.float32)), atol=1e-5)
+
+
+@pytest.mark.model
+def test_the_stored_example_vectors_are_the_models() -> None:
+    """Eight examples, spread over the file, re-embedded by the real model match their stored vectors."""
+    from mempalace.ingest.halls import examples
+
+    table, rows = np.load(EXAMPLE_VECTORS), examples()
+    picked = np.linspace(0, len(rows) - 1, 8).astype(int)
+    fresh = MiniLMInt8().embed([rows[i]["text"] for i in picked])
+    stored = table["vector"][picked].astype(np.float32)
+    cosine = (fresh * stored).sum(axis=1) / np.linalg.norm(fresh, axis=1) / np.linalg.norm(stored, axis=1)
+    assert cosine.min() > 0.999, cosine

@@ -7,15 +7,18 @@
    cue score for a hall is the sum of the weights of the patterns found in it (each counted once), a
    user's own turns counting twice (their request says what the exchange is for: code, a fix or a
    review asked for is advice, a question answered is a fact).
-3. Examples: `hall_examples.jsonl` holds labelled examples, short statements and whole exchanges,
-   some with no hall (greetings, pep talk, tool-only turns); each hall's centroid, and no hall's, is
-   the mean of its examples' vectors (shipped for the default model, cached for others), and a
-   drawer's similarity to the six centroids is z-scored.
+3. Examples: `hall_examples.jsonl` (short statements and exchanges) and `hall_examples_chats.jsonl`
+   (exchanges shaped like real drawers: two friends chatting, Slack channels with bot notifications,
+   User/Assistant turns with tool lines) hold labelled examples, some with no hall (greetings, pep
+   talk, tool-only turns, logs, ideas without a date, kinds mixed evenly). From them alone (fixed,
+   deterministic; shipped for the default model, cached for others) come each hall's centroid, and
+   no hall's, and a logistic regression on a drawer's vector plus its cue features.
 Each hall's total, and no hall's, is its cue score / max(best cue score, `CUE_FLOOR`), weighted more in
-longer drawers, plus its z-score; the best total wins (ties: earlier in `_ORDER`). No hall (None) when
-the focus holds almost nothing or when no hall's total is the best: a drawer with no clear kind gets
-no hall rather than a wrong one, which would mislead a search by hall. Without a vector only the
-cues decide, and a focus with words but no cue is a fact. Measured in benchmarks/halls_real.py.
+longer drawers, plus its z-scored similarity to the centroids; the totals' softmax and the
+regression's probabilities are averaged and the likeliest wins (ties: earlier in `_ORDER`). No hall
+(None) when the focus holds almost nothing or when no hall is the likeliest: a drawer with no clear
+kind gets no hall rather than a wrong one, which would mislead a search by hall. Without a vector
+only the cues decide, and a focus with words but no cue is a fact. Measured in benchmarks/halls_real.py.
 """
 
 from __future__ import annotations
@@ -222,21 +225,24 @@ _COMPILED = {hall: [(_Cue(p), w) for p, w in cues] for hall, cues in _CUES.items
 
 
 class HallClassifier:
-    """Cue scores plus similarity to the labelled examples' centroids, for one embedding model."""
+    """Cue scores, similarity to the labelled examples' centroids and a logistic regression on the
+    examples, for one embedding model."""
 
     def __init__(self, embed: Callable[[list[str]], np.ndarray], cache_dir: Path | None = None, model: str = ""):
-        name = centroids_file_name(model)
+        name = model_file_name(model)
         shipped = resources.files(__package__).joinpath(name)
         cached = cache_dir / name if cache_dir else None
         if shipped.is_file() or (cached and cached.is_file()):
             with (shipped if shipped.is_file() else cached).open("rb") as handle:  # type: ignore[union-attr]
-                self._centroids = np.load(handle)
-            return
-        self._centroids = compute_centroids(embed)
-        if cached:
-            cached.parent.mkdir(parents=True, exist_ok=True)
-            np.save(cached.with_suffix(".tmp.npy"), self._centroids)
-            cached.with_suffix(".tmp.npy").replace(cached)
+                packed = np.load(handle)
+        else:
+            packed = fit_model(example_vectors(embed))
+            if cached:
+                cached.parent.mkdir(parents=True, exist_ok=True)
+                np.save(cached.with_suffix(".tmp.npy"), packed)
+                cached.with_suffix(".tmp.npy").replace(cached)
+        width = (packed.shape[1] - len(_FEATURES) - 1) // 2
+        self._centroids, self._weights = packed[:, :width], packed[:, width:].T
 
     def classify(self, texts: Sequence[str], vectors: np.ndarray | None = None) -> list[str | None]:
         """The hall of each text, or None; with its vector, the examples vote too."""
@@ -248,47 +254,120 @@ class HallClassifier:
         """Each hall's total in `_ORDER`, then no hall's: cue score / max(best cue score, `CUE_FLOOR`),
         weighted more in longer drawers (more words, more cues; one vector for all of them), plus the
         z-scored similarity to the six centroids; chatter is no hall's cue."""
-        scores = focus_scores(seen)
-        cues = np.array([scores[h] for h in _ORDER] + [seen.chatter])
+        cues = cue_features(seen)[: len(_ORDER) + 1]
         weight = CUE_WEIGHT + LONG_CUE_WEIGHT * min(seen.words / LONG_WORDS, 1.0)
         similarity = self._centroids @ vector
-        total = weight * cues / max(cues.max(), CUE_FLOOR) + (similarity - similarity.mean()) / (similarity.std() + 1e-9)
+        total = weight * cues + (similarity - similarity.mean()) / (similarity.std() + 1e-9)
         total[-1] += NO_HALL_BIAS
         return total
 
+    def probabilities(self, seen: Focus, vector: np.ndarray) -> np.ndarray:
+        """The mean of two votes, each a distribution over `_ORDER` and no hall: the totals' softmax
+        (at `TOTALS_TEMPERATURE`) and the logistic regression on the vector and the cue features."""
+        return (1 - MODEL_SHARE) * _softmax(self.totals(seen, vector) / TOTALS_TEMPERATURE) + \
+            MODEL_SHARE * _softmax(_with_bias(features(seen, vector)) @ self._weights)
+
     def decide(self, seen: Focus, vector: np.ndarray) -> str | None:
         """The hall of a drawer's focus and vector, or None: when the focus holds almost nothing (and
-        gives no code), or when no hall's total (chatter, the no-hall examples) is the best."""
+        gives no code), or when no hall is the likeliest."""
         if seen.says < MIN_WORDS and seen.code_lines < CODE_LINES:
             return None
-        best = int(np.argmax(self.totals(seen, vector)))
+        best = int(np.argmax(self.probabilities(seen, vector)))
         return _ORDER[best] if best < len(_ORDER) else None
 
 
-def centroids_file_name(model: str) -> str:
-    """Named by the model and the examples' digest, so edited examples never meet stale centroids."""
-    raw = resources.files(__package__).joinpath("hall_examples.jsonl").read_text("utf-8")
-    return f"hall_centroids_{model or 'model'}_{hashlib.sha256(f'{model}{chr(0)}{raw}'.encode()).hexdigest()[:16]}.npy"
+_FEATURES = (*_ORDER, "chatter", "long", "code", "empty")
+MODEL_SHARE, TOTALS_TEMPERATURE = 0.5, 0.5  # the regression's share of the vote; the totals' softmax temperature
+FEATURE_WEIGHT, RIDGE, STEPS, STEP_SIZE = 0.5, 1e-3, 500, 0.5  # the regression's cue scale and its training
+EXAMPLE_FILES = ("hall_examples.jsonl", "hall_examples_chats.jsonl")
 
 
-def save_shipped_centroids() -> Path:
-    """Write the default model's centroids into the package (after editing hall_examples.jsonl)."""
+def cue_features(seen: Focus) -> np.ndarray:
+    """A focus's cue scores in `_ORDER` then its chatter, over max(best, `CUE_FLOOR`); then how long
+    it is (0 to 1 at `LONG_WORDS`), whether it gives code and whether it says almost nothing."""
+    scores = focus_scores(seen)
+    cues = np.array([scores[h] for h in _ORDER] + [seen.chatter])
+    return np.concatenate([cues / max(cues.max(), CUE_FLOOR), [min(seen.words / LONG_WORDS, 1.0),
+                           float(seen.code_lines >= CODE_LINES), float(seen.says < MIN_WORDS)]])
+
+
+def features(seen: Focus, vector: np.ndarray) -> np.ndarray:
+    """The regression's input: the vector, then the cue features scaled by `FEATURE_WEIGHT`."""
+    return np.concatenate([vector, FEATURE_WEIGHT * cue_features(seen)])
+
+
+def _with_bias(x: np.ndarray) -> np.ndarray:
+    return np.concatenate([x, np.ones((*x.shape[:-1], 1))], axis=-1)
+
+
+def _softmax(z: np.ndarray) -> np.ndarray:
+    e = np.exp(z - z.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def examples() -> list[dict]:
+    """The labelled examples of every file in `EXAMPLE_FILES`, in order."""
+    raw = "".join(resources.files(__package__).joinpath(f).read_text("utf-8") for f in EXAMPLE_FILES)
+    return [json.loads(line) for line in raw.splitlines() if line.strip()]
+
+
+def examples_digest(model: str = "") -> str:
+    """16 hex digits of the model's name, the examples and the training settings."""
+    raw = "".join(resources.files(__package__).joinpath(f).read_text("utf-8") for f in EXAMPLE_FILES)
+    settings = (FEATURE_WEIGHT, RIDGE, STEPS, STEP_SIZE, _FEATURES)
+    return hashlib.sha256(f"{model}{chr(0)}{settings}{chr(0)}{raw}".encode()).hexdigest()[:16]
+
+
+def model_file_name(model: str) -> str:
+    """Named by the model and the examples' digest, so edited examples never meet a stale model."""
+    return f"hall_model_{model or 'model'}_{examples_digest(model)}.npy"
+
+
+def example_vectors(embed: Callable[[list[str]], np.ndarray]) -> np.ndarray:
+    """The examples' vectors, rounded to float16 (as shipped in tests/data for the default model)."""
+    return np.asarray(embed([e["text"] for e in examples()]), dtype=np.float16).astype(np.float32)
+
+
+def fit_model(vectors: np.ndarray) -> np.ndarray:
+    """(6, width + features + 1): per hall in `_ORDER`, then no hall, its centroid (the unit-length mean
+    of its examples' vectors) and its column of the regression's weights (bias last)."""
+    labels = np.array([(*_ORDER, None).index(e["hall"]) for e in examples()])
+    centroids = np.stack([vectors[labels == i].mean(axis=0) for i in range(len(_ORDER) + 1)])
+    centroids /= np.linalg.norm(centroids, axis=1, keepdims=True)
+    x = _with_bias(np.stack([features(focus(e["text"]), v) for e, v in zip(examples(), vectors)]))
+    return np.hstack([centroids, train_regression(x, labels).T]).astype(np.float32)
+
+
+def train_regression(x: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """Multinomial logistic regression by `STEPS` steps of gradient descent from zero (deterministic),
+    ridge `RIDGE` on all but the bias, each class weighted by the inverse of its share."""
+    classes = len(_ORDER) + 1
+    target = np.eye(classes)[labels]
+    weight = (len(labels) / (classes * np.bincount(labels, minlength=classes)))[labels][:, None]
+    weights = np.zeros((x.shape[1], classes))
+    ridge = np.ones((x.shape[1], 1)) * RIDGE
+    ridge[-1] = 0.0
+    for _ in range(STEPS):
+        gradient = x.T @ ((_softmax(x @ weights) - target) * weight) / weight.sum() + ridge * weights
+        weights -= STEP_SIZE * gradient
+    return weights
+
+
+def save_shipped_model(vectors_path: Path | None = None) -> Path:
+    """Write the default model's centroids and weights into the package (after editing the examples),
+    and the examples' float16 vectors, each with its text's sha, to `vectors_path` (tests/data), for
+    the test that refits the model from them and checks a few against the model."""
     from ..embedding import MiniLMInt8
 
-    path = Path(__file__).with_name(centroids_file_name("minilm-int8"))
-    np.save(path, compute_centroids(MiniLMInt8().embed).astype(np.float32))
+    vectors = example_vectors(MiniLMInt8().embed)
+    if vectors_path:
+        table = np.zeros(len(vectors), dtype=[("sha", "S16"), ("vector", np.float16, (vectors.shape[1],))])
+        table["sha"] = [hashlib.sha256(e["text"].encode()).hexdigest()[:16].encode() for e in examples()]
+        table["vector"] = vectors
+        np.save(vectors_path, table)
+    path = Path(__file__).with_name(model_file_name("minilm-int8"))
+    np.save(path, fit_model(vectors))
     return path
-
-
-def compute_centroids(embed: Callable[[list[str]], np.ndarray]) -> np.ndarray:
-    """Each hall's unit-length mean vector over its labelled examples, in `_ORDER`, then the mean of
-    the examples with no hall (`"hall": null`)."""
-    raw = resources.files(__package__).joinpath("hall_examples.jsonl").read_text("utf-8")
-    examples = [json.loads(line) for line in raw.splitlines() if line.strip()]
-    vectors = embed([e["text"] for e in examples])
-    labels = np.array([(*_ORDER, None).index(e["hall"]) for e in examples])
-    centroids = np.stack([vectors[labels == i].mean(axis=0) for i in range(len(_ORDER) + 1)])
-    return centroids / np.linalg.norm(centroids, axis=1, keepdims=True)
 
 
 def hall_scores(text: str) -> dict[str, float]:
