@@ -64,35 +64,36 @@ def score_line(hit: SearchHit) -> str:
 
 
 def show_hit(p: ScopedPalace, hit: SearchHit, terms: list[str], key: str = "hit") -> None:
-    """A search result's card: what its score is made of, then as `show_drawer` with the terms marked."""
+    """A search result's card: what its score is made of, then as `show_drawer` with the terms marked
+    (its "Open drawer" is `opened_key(key, hit.drawer_id)`)."""
     with st.container(border=True):
         st.markdown(score_line(hit), help=SCORE_HELP + ("" if hit.close else WEAK_HELP))
-        _card(p, _as_drawer(hit), terms, key, None)  # open or not, drawn: 20 cards without controls
+        _card(p, _as_drawer(hit), terms, key, None, opened_key(key, hit.drawer_id))
 
 
 def show_drawer(p: ScopedPalace, drawer: Drawer, key: str, terms: list[str] | None = None,
                 actions: Actions | None = None, expanded: bool = False) -> None:
     """A drawer's card; `actions(drawer)` draws controls at the foot of the open drawer. `key` makes
-    the card's widget keys unique on the page (with the drawer id). Its "Open drawer" is drawn only
-    while open (`opened_key` holds that state): a page of 25 closed cards stays light."""
+    the card's widget keys unique on the page (with the drawer id); `opened_key(key, drawer.id)` holds
+    whether its "Open drawer" is open (its content is drawn only then)."""
     with st.container(border=True):
         _card(p, drawer, terms or [], key, actions, opened_key(key, drawer.id), expanded)
 
 
 def opened_key(key: str, drawer_id: str) -> str:
-    """The session-state key (and CSS class `st-key-…`) of a listed drawer's "Open drawer" expander."""
+    """The session-state key (and CSS class `st-key-…`) of a card's "Open drawer" expander: set it to
+    True (AppTest: `at.session_state[...] = True`) to open it."""
     return f"{key}_open_{drawer_id}"
 
 
 def _card(p: ScopedPalace, drawer: Drawer, terms: list[str], key: str, actions: Actions | None,
-          opened: str | None = None, expanded: bool = False) -> None:
+          opened: str, expanded: bool = False) -> None:
     st.html(place_badges(drawer.wing, drawer.room, drawer.hall, drawer.source_file)  # the wing first, always
             + heading(drawer.title, drawer.conversation_date, drawer.filed_at))
     st.html(snippet_block(drawer.content, terms))
-    box = (st.expander("Open drawer", expanded, key=opened, on_change="rerun") if opened
-           else st.expander("Open drawer", expanded))
+    box = st.expander("Open drawer", expanded, key=opened, on_change="rerun")
     with box:
-        if opened and not box.open:
+        if not box.open:  # drawn only while open: a page of closed cards stays light in the browser
             return
         show_drawer_text(p, drawer.id, drawer.content, key, drawer)
         if actions is not None:
@@ -142,9 +143,9 @@ def metadata_rows(drawer: Drawer) -> list[tuple[str, str]]:
             ("chunk", str(drawer.chunk_index)), ("conversation (parent id)", drawer.parent_id),
             ("title", drawer.title), ("conversation date", drawer.conversation_date), ("filed at", drawer.filed_at),
             ("added by", drawer.added_by), ("room chosen by", ROOM_BY.get(drawer.room_by or "", drawer.room_by))]
-    shown = {"conversation_title"}  # the title row above
+    said = {"conversation_title": drawer.title, "conversation_date": drawer.conversation_date}  # rows above
     rows += [(EXTRA_LABELS.get(k, k.replace("_", " ")), str(v)) for k, v in sorted(drawer.extra.items())
-             if k not in shown]
+             if k not in said or str(v) != said[k]]
     return [(label, value) for label, value in rows if value not in (None, "")]
 
 

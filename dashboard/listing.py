@@ -134,7 +134,7 @@ def _move(p: ScopedPalace, drawer: Drawer) -> None:
     where = place_name(to[0] or drawer.wing, to[1] or drawer.room,
                        (drawer.hall if to[2] is None else to[2]) or None)
     st.warning(md(f"Move this drawer from {place_name(drawer.wing, drawer.room, drawer.hall)} to {where}?"))
-    yes, no = st.columns(2)
+    yes, no, _ = st.columns([1, 1, 3])
     if no.button("Cancel", key=f"move_no_{drawer.id}"):
         st.session_state.pop(asking, None)
         st.rerun()
