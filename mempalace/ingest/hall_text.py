@@ -1,4 +1,5 @@
-"""What the hall classifier reads of a drawer: the words people wrote, not their wrapping.
+"""What the hall classifier reads of a drawer: the words people wrote, not their wrapping (and `Cue`,
+the fast search for a cue pattern in it).
 
 A drawer is a verbatim chunk of an exchange: speaker labels, tool lines (`→ Bash: …`, `← result`),
 fenced code, tracebacks and logs, links and Slack mentions, attachment captions, header lines. Its
@@ -126,3 +127,51 @@ def _substance(text: str, questions: bool = True) -> str:
     if questions:
         return text
     return " ".join(s for s in _SENTENCE.split(text) if not s.rstrip().endswith("?"))
+
+
+class Cue:
+    """A cue pattern, searched fast: a leading `\\b` hides the literal start `re` skips ahead by, so it
+    is dropped from the pattern and checked by hand at each candidate start (same matches)."""
+
+    def __init__(self, pattern: str):
+        branches = _top_level_branches(pattern)
+        self.bounded = all(b.startswith("\\b") for b in branches)
+        self.regex = re.compile("|".join(b[2:] for b in branches) if self.bounded else pattern)
+
+    def found(self, text: str) -> bool:
+        if not self.bounded:
+            return self.regex.search(text) is not None
+        match = self.regex.search(text)
+        while match is not None:
+            start = match.start()
+            if _is_word(text, start - 1) != _is_word(text, start):
+                return True
+            match = self.regex.search(text, start + 1)
+        return False
+
+
+def _is_word(text: str, index: int) -> bool:
+    return 0 <= index < len(text) and (text[index].isalnum() or text[index] == "_")
+
+
+def _top_level_branches(pattern: str) -> list[str]:
+    """`a|(b|c)|d` → [`a`, `(b|c)`, `d`]: the alternatives outside any group or class."""
+    branches, depth, start, index, in_class = [], 0, 0, 0, False
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\":
+            index += 2
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif char == "|" and depth == 0:
+            branches.append(pattern[start:index])
+            start = index + 1
+        index += 1
+    return [*branches, pattern[start:]]

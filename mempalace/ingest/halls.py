@@ -25,14 +25,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Callable, Sequence
 from importlib import resources
 from pathlib import Path
 
 import numpy as np
 
-from .hall_text import QUOTES, Focus, focus
+from .hall_text import QUOTES, Cue, Focus, focus
 
 _DAYS = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _MONTHS = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
@@ -173,55 +172,7 @@ CODE_GIVEN = 4.0  # the advice score of a drawer that gives code
 CODE_LINES = 3  # this many lines of written code (not output) are code given: advice
 
 
-class _Cue:
-    """A cue pattern, searched fast: a leading `\\b` hides the literal start `re` skips ahead by, so it
-    is dropped from the pattern and checked by hand at each candidate start (same matches)."""
-
-    def __init__(self, pattern: str):
-        branches = _top_level_branches(pattern)
-        self.bounded = all(b.startswith("\\b") for b in branches)
-        self.regex = re.compile("|".join(b[2:] for b in branches) if self.bounded else pattern)
-
-    def found(self, text: str) -> bool:
-        if not self.bounded:
-            return self.regex.search(text) is not None
-        match = self.regex.search(text)
-        while match is not None:
-            start = match.start()
-            if _is_word(text, start - 1) != _is_word(text, start):
-                return True
-            match = self.regex.search(text, start + 1)
-        return False
-
-
-def _is_word(text: str, index: int) -> bool:
-    return 0 <= index < len(text) and (text[index].isalnum() or text[index] == "_")
-
-
-def _top_level_branches(pattern: str) -> list[str]:
-    """`a|(b|c)|d` → [`a`, `(b|c)`, `d`]: the alternatives outside any group or class."""
-    branches, depth, start, index, in_class = [], 0, 0, 0, False
-    while index < len(pattern):
-        char = pattern[index]
-        if char == "\\":
-            index += 2
-            continue
-        if in_class:
-            in_class = char != "]"
-        elif char == "[":
-            in_class = True
-        elif char == "(":
-            depth += 1
-        elif char == ")":
-            depth -= 1
-        elif char == "|" and depth == 0:
-            branches.append(pattern[start:index])
-            start = index + 1
-        index += 1
-    return [*branches, pattern[start:]]
-
-
-_COMPILED = {hall: [(_Cue(p), w) for p, w in cues] for hall, cues in _CUES.items()}  # on lowercased text
+_COMPILED = {hall: [(Cue(p), w) for p, w in cues] for hall, cues in _CUES.items()}  # on lowercased text
 
 
 class HallClassifier:
@@ -236,7 +187,7 @@ class HallClassifier:
             with (shipped if shipped.is_file() else cached).open("rb") as handle:  # type: ignore[union-attr]
                 packed = np.load(handle)
         else:
-            packed = fit_model(example_vectors(embed))
+            packed = _fitted(example_vectors(embed))
             if cached:
                 cached.parent.mkdir(parents=True, exist_ok=True)
                 np.save(cached.with_suffix(".tmp.npy"), packed)
@@ -328,13 +279,23 @@ def example_vectors(embed: Callable[[list[str]], np.ndarray]) -> np.ndarray:
     return np.asarray(embed([e["text"] for e in examples()]), dtype=np.float16).astype(np.float32)
 
 
+_FITTED: dict[str, np.ndarray] = {}  # fitted once a process per set of example vectors
+
+
+def _fitted(vectors: np.ndarray) -> np.ndarray:
+    key = hashlib.sha256(vectors.tobytes()).hexdigest() + examples_digest()
+    if key not in _FITTED:
+        _FITTED[key] = fit_model(vectors)
+    return _FITTED[key]
+
+
 def fit_model(vectors: np.ndarray) -> np.ndarray:
     """(6, width + features + 1): per hall in `_ORDER`, then no hall, its centroid (the unit-length mean
     of its examples' vectors) and its column of the regression's weights (bias last)."""
     labels = np.array([(*_ORDER, None).index(e["hall"]) for e in examples()])
     centroids = np.stack([vectors[labels == i].mean(axis=0) for i in range(len(_ORDER) + 1)])
     centroids /= np.linalg.norm(centroids, axis=1, keepdims=True)
-    x = _with_bias(np.stack([features(focus(e["text"]), v) for e, v in zip(examples(), vectors)]))
+    x = _with_bias(np.stack([features(focus(e["text"]), v) for e, v in zip(examples(), vectors)])).astype(np.float32)
     return np.hstack([centroids, train_regression(x, labels).T]).astype(np.float32)
 
 
