@@ -15,6 +15,8 @@ from dashboard.hits import score_line
 from mempalace import Palace
 from mempalace.config import Settings
 from mempalace.models import DrawerDraft, SearchHit
+from mempalace.store import SEQ_KEY
+from mempalace.sync import new_stamp
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 LINK = "see https://example.com/a_b for the plan"  # a URL in drawer text: never a link outside the text
@@ -163,6 +165,31 @@ def test_move_and_delete_ask_first_then_say_what_they_did(settings):
     at.button(key=f"delete_{target}").click().run()
     assert not at.exception and target not in at.session_state["palace"].find_drawers([target])
     assert [t.value for t in at.toast] == [r"Deleted the drawer from wing\_priya / planning / hall\_facts\."]
+
+
+def test_a_move_keeps_a_hall_another_tool_wrote_can_leave_it_and_refuses_a_bad_name(settings):
+    seed(settings)
+    with Palace.open(settings=settings) as palace:  # another tool, straight into Chroma
+        palace._store.add(["foreign"], ["A note another tool filed."], [
+            {"wing": "wing_kai", "room": "notes", "hall": "hall_misc", SEQ_KEY: new_stamp()}],
+            palace.embed(["A note another tool filed."]))
+        palace._store.bump_marker()
+    at = open_drawer(drawers_page(room="notes"), "foreign")
+    assert at.selectbox(key="h_foreign").value == "hall_misc"
+    at.text_input(key="w_foreign").input("   ")
+    at.button(key="move_foreign").click().run()
+    assert [e.value for e in at.main.error] == [r"The wing name is empty\."] and not at.main.warning
+    at.text_input(key="w_foreign").input("wing_kai")
+    at.text_input(key="r_foreign").input("Kept Notes")
+    at.button(key="move_foreign").click().run()
+    at.button(key="move_yes_foreign").click().run()
+    palace = at.session_state["palace"]
+    assert (palace.get_drawer("foreign").room, palace.get_drawer("foreign").hall) == ("kept-notes", "hall_misc")
+    at.selectbox(key="h_foreign").select("(none)")
+    at.button(key="move_foreign").click().run()
+    at.button(key="move_yes_foreign").click().run()
+    assert not at.exception and palace.get_drawer("foreign").hall is None
+    assert [t.value for t in at.toast] == [r"Moved the drawer to wing\_kai / kept\-notes\."]
 
 
 def test_the_score_line_says_what_each_number_is():
