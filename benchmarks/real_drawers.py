@@ -1,6 +1,7 @@
 """Real drawers for the hall test set: ../shared's transcripts and LoCoMo sessions, cut by ingest's
 own chunker, in a fixed order with stable keys. The texts stay in ../shared (their licences keep
-them out of this repository); the labels in tests/data/halls_real.jsonl name drawers by key and hash.
+them out of this repository); the labels in tests/data/halls_real.jsonl name drawers by key and hash,
+and so do those of `training_drawers` (LoCoMo sessions 6-12) in tests/data/halls_real_train.jsonl.
 
     python benchmarks/real_drawers.py --dump /tmp/drawers.jsonl   # key, sha256, text for labelling
 """
@@ -27,6 +28,8 @@ _CANDIDATES = (ROOT.parent / "shared" / "data", Path("/work/shared/data"))  # be
 SHARED = next((p for p in _CANDIDATES if p.is_dir()), _CANDIDATES[0])
 TRANSCRIPTS = ("claude_code", "codex_cli", "gemini_cli", "plain_text", "slack_export")
 LOCOMO_SESSIONS_PER_CONVERSATION = 5
+TRAINING_SESSIONS = slice(5, 12)  # sessions 6-12 of each LoCoMo conversation: tests/data/halls_real_train.jsonl
+TRAINING_LABELS = ROOT / "tests" / "data" / "halls_real_train.jsonl"
 
 
 def text_hash(text: str) -> str:
@@ -48,12 +51,13 @@ def transcript_drawers(shared: Path = SHARED) -> Iterator[tuple[str, str]]:
             yield from _chunks(Source.from_path(path), f"{kind}/{path.name}")
 
 
-def locomo_drawers(shared: Path = SHARED) -> Iterator[tuple[str, str]]:
-    """(key, text) of the drawers of the first sessions of every LoCoMo conversation."""
+def locomo_drawers(shared: Path = SHARED, sessions: slice = slice(LOCOMO_SESSIONS_PER_CONVERSATION)
+                   ) -> Iterator[tuple[str, str]]:
+    """(key, text) of the drawers of the first sessions (or `sessions`) of every LoCoMo conversation."""
     samples = json.loads((shared / "locomo10.json").read_text(encoding="utf-8"))
     for sample in samples:
         conversation = sample["conversation"]
-        for number in session_numbers(conversation)[:LOCOMO_SESSIONS_PER_CONVERSATION]:
+        for number in session_numbers(conversation)[sessions]:
             text = session_transcript(conversation, number)
             name = f"locomo/{sample['sample_id']}/session_{number}.txt"
             yield from _chunks(Source.from_bytes(text.encode("utf-8"), name), name)
@@ -62,6 +66,18 @@ def locomo_drawers(shared: Path = SHARED) -> Iterator[tuple[str, str]]:
 def real_drawers(shared: Path = SHARED) -> dict[str, str]:
     """{key: text} of every candidate drawer, transcripts first."""
     return dict([*transcript_drawers(shared), *locomo_drawers(shared)])
+
+
+def training_drawers(shared: Path = SHARED, labels: Path = TRAINING_LABELS) -> dict[str, str]:
+    """{key: text} of the labelled training drawers (LoCoMo sessions 6-12, disjoint from the test
+    set's), in the label file's order; a text whose hash differs from its label's is an error."""
+    drawers = dict(locomo_drawers(shared, TRAINING_SESSIONS))
+    rows = [json.loads(line) for line in labels.read_text(encoding="utf-8").splitlines() if line.strip()]
+    texts = {r["key"]: drawers.get(r["key"], "") for r in rows}
+    wrong = [r["key"] for r in rows if text_hash(texts[r["key"]]) != r["sha"]]
+    if wrong:
+        raise ValueError(f"{len(wrong)} training drawers differ from their labels (first: {wrong[0]})")
+    return texts
 
 
 def main() -> None:
