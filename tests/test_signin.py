@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from dashboard.hits import opened_key
 from mempalace import Palace
 from mempalace.config import load_settings
 
@@ -118,6 +119,24 @@ def texts(at: AppTest) -> str:
     parts += [str(o) for box in at.selectbox for o in box.options]
     parts += [h.value for h in at.html]
     return "\n".join(parts).replace("\\", "").lower()
+
+
+def card_ids(at: AppTest, key: str) -> list[str]:
+    """The drawers whose cards are listed under `key`, in order (their expanders' keys, `<key>_open_<id>`)."""
+    return [e.proto.id.split(f"{key}_open_", 1)[1] for e in at.main.expander if f"{key}_open_" in e.proto.id]
+
+
+def open_cards(at: AppTest, key: str) -> list[str]:
+    """Open every card listed under `key` (a card draws its text, metadata, neighbours and controls only
+    while open: `opened_key(key, id)`), run, and return their drawer ids."""
+    shown = card_ids(at, key)
+    assert shown
+    for drawer_id in shown:
+        at.session_state[opened_key(key, drawer_id)] = True
+    at.run()
+    assert not at.exception, at.exception
+    assert set(shown) <= {c.value for c in at.main.code}  # each open card shows its drawer id
+    return shown
 
 
 def shows_nothing_of_the_palace(at: AppTest) -> None:
@@ -233,12 +252,19 @@ def test_each_role_gets_its_caption_counts_and_pages(ids, email, role, wings, pa
     (VIEWER, False, False, False), (EDITOR, True, False, True), (ADMIN, True, True, True)])
 def test_drawer_and_tunnel_controls_follow_the_role(ids, email, move, delete, merge):
     at = page(app(signed_in(email)), "drawers")
-    assert at.main.expander
+    shown = open_cards(at, "drawers")  # the controls are drawn in an open card only
+    assert len(shown) == (2 if email == VIEWER else 4)
     labels = [b.label for b in at.main.button]
     assert ("Move" in labels) is move
     assert ("Delete" in labels) is delete
     assert bool([c for c in at.main.checkbox if c.label == "I want to delete this drawer"]) is delete
     assert bool(at.main.text_input) is move
+    keys = {w.key for w in [*at.main.button, *at.main.checkbox, *at.main.text_input]}
+    for drawer_id in shown:  # on every drawer listed, not just one
+        assert {f"move_{drawer_id}", f"r_{drawer_id}", f"w_{drawer_id}"} <= keys if move else \
+            not {f"move_{drawer_id}", f"r_{drawer_id}", f"w_{drawer_id}"} & keys
+        assert {f"delete_{drawer_id}", f"confirm_{drawer_id}"} <= keys if delete else \
+            not {f"delete_{drawer_id}", f"confirm_{drawer_id}"} & keys
     page(at, "tunnels")
     assert any("launch-plans (1) → launch-plan" in t.value for t in at.main.text)
     assert ("Merge" in [b.label for b in at.main.button]) is merge
@@ -248,6 +274,8 @@ def test_a_viewer_sees_no_trace_of_the_hidden_wings(ids):
     at = app(signed_in(VIEWER))
     for name in ("overview", "tunnels", "drawers"):
         page(at, name)
+        if name == "drawers":  # with every card open: text, metadata, neighbours
+            open_cards(at, "drawers")
         shown = texts(at)
         assert not [w for w in HIDDEN if w in shown], (name, [w for w in HIDDEN if w in shown])
     page(at, "tunnels")
@@ -260,7 +288,9 @@ def test_a_forged_wing_in_the_search_address_falls_back_to_the_viewers_wings(ids
     wing = at.main.selectbox[0]
     assert wing.label == "Wing" and wing.value == "(any)" and list(wing.options) == ["(any)", "wing_orion"]
     assert "wing" not in at.query_params
-    assert [c.value for c in at.main.caption if c.value.endswith("result(s)")] == ["2 result(s)"]
+    assert [c.value for c in at.main.caption if "close match" in c.value] == ["2 close match(es)"]  # no weaker
+    assert not at.main.toggle  # no "Show weaker results": the two are every result
+    assert open_cards(at, "hit") == [ids["wing_orion/launch-plan"], ids["wing_orion/launch-plans"]]
     assert {wing for h in at.main.html for wing in WING_BADGE.findall(h.value)} == {"wing_orion"}
     assert not [w for w in HIDDEN if w in texts(at)]
 
@@ -271,12 +301,16 @@ def test_a_deep_link_to_a_hidden_drawer_reads_as_an_unknown_id(ids):
 
     def shown(drawer_id: str) -> list[str]:
         at = page(app(signed_in(VIEWER), drawer=drawer_id), "drawers")
-        assert not at.main.text and not at.html
+        assert not at.main.text and not at.html and not at.main.markdown and not at.main.code
+        assert not at.main.expander and not at.main.toggle and not at.main.caption
         return [e.value.replace("\\", "").replace(drawer_id, "<id>") for e in at.main.error]
 
     assert shown(foreign) == shown(made_up) == ["No drawer with id '<id>' in this palace."]
-    at = page(app(signed_in(VIEWER), drawer=ids["wing_orion/launch-plan"]), "drawers")
-    assert [t.value for t in at.main.text] == [DRAWERS[0][0]]
+    own = ids["wing_orion/launch-plan"]
+    at = page(app(signed_in(VIEWER), drawer=own), "drawers")
+    assert card_ids(at, "linked") == [own] and [c.value for c in at.main.code] == [own]  # open at once
+    at.toggle(key=f"linked_text_{own}").set_value(True).run()  # "Raw text": the exact stored text
+    assert [c.value for c in at.main.code] == [f"\n{DRAWERS[0][0]}\n", own]  # st.code drops those line breaks
 
 
 def test_an_editor_of_empty_wings_is_not_offered_the_demo_it_may_not_file(home, ids):

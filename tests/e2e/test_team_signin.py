@@ -38,7 +38,7 @@ import pytest
 from playwright.sync_api import Browser, Locator, Page, expect
 
 from _dashboard import (CARD, Dashboard, alerts, dataframe_rows, exceptions, main_block, metric, open_app,
-                        open_expander, open_options, rerun, sidebar, track_runs)
+                        open_options, rerun, sidebar, track_runs)
 
 pytestmark = pytest.mark.e2e
 
@@ -207,9 +207,37 @@ def hit_wings(page: Page) -> list[str]:
     return [card.get_by_test_id("stHtml").first.locator("span").first.inner_text() for card in cards(page).all()]
 
 
-def drawer_box(page: Page, drawer_id: str) -> Locator:
-    return main_block(page).get_by_test_id("stExpander").filter(
-        has=page.get_by_test_id("stCode").filter(has_text=drawer_id))
+def opened(page: Page, key: str, drawer_id: str) -> Locator:
+    """Open a card's "Open drawer" (`.st-key-<key>_open_<id>`: a stateful expander whose content a run
+    draws only while it is open) and return the open details, once they show the drawer's id."""
+    box = main_block(page).locator(f".st-key-{key}_open_{drawer_id}")
+    if box.locator("details[open]").count() == 0:
+        with rerun(page):
+            box.locator("summary").click()
+    details = box.get_by_test_id("stExpanderDetails")
+    expect(details.get_by_test_id("stCode").last).to_have_text(drawer_id)
+    return details
+
+
+def card_ids(page: Page, key: str) -> list[str]:
+    """The drawers whose cards are listed under `key`, in order (from their expanders' classes)."""
+    prefix = f"st-key-{key}_open_"
+    return main_block(page).locator(f"[class*={prefix}]").evaluate_all(
+        f"boxes => boxes.map(b => [...b.classList].find(c => c.startsWith('{prefix}')).slice({len(prefix)}))")
+
+
+def verbatim(details: Locator) -> Locator:
+    """An open card's drawer text, rendered (the first Markdown in it)."""
+    return details.get_by_test_id("stMarkdown").first
+
+
+def show_weaker_results(page: Page) -> None:
+    """Turn on the Search page's "Show weaker results" (there only when some results are weak)."""
+    weak = main_block(page).get_by_label("Show weaker results", exact=True)
+    if weak.count():
+        with rerun(page):
+            weak.press("Space")
+        expect(weak).to_be_checked()
 
 
 def download(page: Page, button: str) -> tuple[str, str]:
@@ -262,14 +290,16 @@ def test_a_viewer_of_one_wing_sees_only_that_wing_on_every_page(page: Page, serv
     assert option_names(main, "Wing") == ["(all)", ORION]
     ids = {IDS[(ORION, room)] for room in (SHARED_ROOM, "launch-plans", "pricing")}
     expect(main.get_by_test_id("stExpander")).to_have_count(3)
-    for drawer_id in ids:
-        details = open_expander(drawer_box(page, drawer_id))
-        expect(details.get_by_test_id("stText").first).to_contain_text("Orion")
-        expect(details.get_by_role("button")).to_have_count(0)  # neither Move nor Delete
+    assert set(card_ids(page, "drawers")) == ids
+    for drawer_id in ids:  # each opened: its text, metadata and neighbours drawn, and no controls
+        details = opened(page, "drawers", drawer_id)
+        expect(verbatim(details)).to_contain_text("Orion")
+        for button in ("Move", "Yes, move it", "Cancel", "Delete"):  # neither Move nor Delete
+            expect(details.get_by_role("button", name=button, exact=True)).to_have_count(0)
         expect(details.get_by_role("textbox")).to_have_count(0)
         expect(details.get_by_role("combobox")).to_have_count(0)  # no Hall to move to
-        expect(details.get_by_role("checkbox")).to_have_count(0)
-    assert_nothing_hidden(page, "drawers")
+        expect(details.get_by_label("I want to delete this drawer")).to_have_count(0)
+    assert_nothing_hidden(page, "drawers")  # with every card open
     expect(exceptions(page)).to_have_count(0)
 
 
@@ -285,7 +315,7 @@ def test_an_editor_may_move_but_not_delete_and_the_admin_audit_shows_the_move(
 
     open_app(page, server, "drawers")
     moved = IDS[(QUASAR, "badge-office")]
-    details = open_expander(drawer_box(page, moved))
+    details = opened(page, "drawers", moved)
     expect(details.get_by_role("checkbox", name="I want to delete this drawer")).to_have_count(0)
     expect(details.get_by_role("button", name="Delete", exact=True)).to_have_count(0)
     room = details.get_by_role("textbox", name="Room", exact=True)
@@ -293,10 +323,14 @@ def test_an_editor_may_move_but_not_delete_and_the_admin_audit_shows_the_move(
     room.fill(MOVED_TO)
     with rerun(page):  # Streamlit takes a text input's value on Enter, with a run of its own
         room.press("Enter")
-    details = open_expander(drawer_box(page, moved))
     with rerun(page):
         details.get_by_role("button", name="Move", exact=True).press("Enter")  # see test_drawers.py's CLICKS
-    details = open_expander(drawer_box(page, moved))
+    expect(details.get_by_test_id("stAlert")).to_have_text(
+        f"Move this drawer from {QUASAR} / badge-office / hall_advice to {QUASAR} / {MOVED_TO} / hall_advice?")
+    with rerun(page):
+        details.get_by_role("button", name="Yes, move it", exact=True).press("Enter")
+    expect(page.get_by_test_id("stToast")).to_contain_text(f"Moved the drawer to {QUASAR} / {MOVED_TO} / hall_advice.")
+    details = opened(page, "drawers", moved)
     expect(details.get_by_role("textbox", name="Room", exact=True)).to_have_value(MOVED_TO)
     expect(exceptions(page)).to_have_count(0)
 
@@ -328,15 +362,16 @@ def test_an_admin_sees_every_wing_and_may_delete(page: Page, server: Dashboard, 
 
     open_app(page, server, f"search?q={QUERY.replace(' ', '+')}")
     expect(cards(page).first).to_be_visible()
+    show_weaker_results(page)
     assert set(hit_wings(page)) == {ORION, NIMBUS, QUASAR}  # the hidden wings' drawers do match the query
     assert option_names(main_block(page), "Wing") == ["(any)", NIMBUS, ORION, QUASAR]
 
     foreign = IDS[(NIMBUS, SHARED_ROOM)]
     open_app(page, server, f"drawers?drawer={foreign}")  # the viewer's "not found" drawer exists
-    expect(main_block(page).get_by_test_id("stText").first).to_contain_text("codename NIGHTJAR")
+    expect(verbatim(opened(page, "linked", foreign))).to_contain_text("codename NIGHTJAR")
 
     open_app(page, server, "drawers")
-    details = open_expander(drawer_box(page, IDS[(ORION, "pricing")]))
+    details = opened(page, "drawers", IDS[(ORION, "pricing")])
     expect(details.get_by_role("button", name="Move", exact=True)).to_be_visible()
     expect(details.get_by_role("checkbox", name="I want to delete this drawer")).not_to_be_checked()
     expect(details.get_by_role("button", name="Delete", exact=True)).to_be_disabled()
@@ -356,7 +391,10 @@ def test_a_forged_wing_in_a_search_link_and_the_exports_stay_in_the_viewers_wing
     assert option_names(main, "Wing") == ["(any)", ORION]
     assert option_names(main, "Room") == ["(any)", SHARED_ROOM, "launch-plans", "pricing"]
     expect(cards(page).first).to_be_visible()
+    show_weaker_results(page)  # every result the search gives, the exports' too
     assert set(hit_wings(page)) == {ORION}
+    for drawer_id in card_ids(page, "hit"):  # open: text, metadata and neighbours drawn
+        opened(page, "hit", drawer_id)
     assert_nothing_hidden(page, "search")
 
     name, markdown = download(page, "Export Markdown")
@@ -376,13 +414,13 @@ def test_a_deep_link_to_a_drawer_in_a_hidden_wing_reads_as_a_made_up_id(
     sign_in(page, server, provider, VIEWER)
     own = IDS[(ORION, "pricing")]
     open_app(page, server, f"drawers?drawer={own}")
-    expect(main_block(page).get_by_test_id("stText").first).to_have_text(DRAWERS[2][3])
+    expect(verbatim(opened(page, "linked", own))).to_have_text(DRAWERS[2][3])  # open at once
 
     def shown_for(drawer_id: str) -> str:
         open_app(page, server, f"drawers?drawer={drawer_id}")
         main = main_block(page)
-        expect(main.get_by_test_id("stText")).to_have_count(0)
-        expect(main.get_by_test_id("stHtml")).to_have_count(0)
+        for shown in ("stExpander", "stMarkdown", "stCode", "stText", "stHtml"):  # no card, no text
+            expect(main.get_by_test_id(shown)).to_have_count(0)
         assert_nothing_hidden(page, f"drawers?drawer={drawer_id}")
         return main.inner_text().replace(drawer_id, "<id>")
 
