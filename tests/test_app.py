@@ -31,6 +31,7 @@ from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1 import app_test as app_test_module
 
+from dashboard.hits import opened_key
 from mempalace import Palace
 from mempalace.config import Settings
 from mempalace.graph import graph_stats
@@ -320,9 +321,13 @@ def test_search_from_the_url_shows_escaped_highlighted_results_and_exports(story
     assert "&lt;img src=x onerror=alert(2)&gt;" in snippet
     assert "<mark>OIDC</mark>" in snippet and "<mark>login</mark>" in snippet and "<mark>page</mark>" in snippet
     assert_no_raw_markup(at)
-    # the verbatim text is shown as plain text (st.text), untouched, with its drawer id
-    assert XSS_TEXT in [t.value for t in at.text]
-    assert story["xss"] in [c.value for c in at.code]
+    # opened, the card renders the text as Markdown with its HTML escaped; raw, it is the stored text
+    at.session_state[opened_key("hit", story["xss"])] = True
+    at.run()
+    rendered = [m.value for m in at.main.markdown if "alert(1)" in m.value]
+    assert rendered and "<script>" not in rendered[0] and "&lt;script>" in rendered[0]
+    at.toggle(key=f"hit_text_{story['xss']}").set_value(True).run()
+    assert XSS_TEXT in [c.value for c in at.code] and story["xss"] in [c.value for c in at.code]
 
     buttons = {b.label: b for b in at.download_button}
     assert set(buttons) == {"Export Markdown", "Export CSV"}
@@ -339,8 +344,9 @@ def test_search_filters_come_from_the_url(story):
     at = open_page("search", q="pricing", room="gpu-pricing", hall="hall_advice", mode="semantic")
     assert [s.value for s in at.selectbox] == ["(any)", "gpu-pricing", "hall_advice", "(any)", "semantic"]
     assert at.caption[0].value == "1 close match(es)"
-    assert story["gpu-pricing"] not in [c.value for c in at.code]  # the hall_facts one is filtered out
-    assert any("reserving GPU capacity" in t.value for t in at.text)
+    badges = [h.value for h in at.html if "border-radius" in h.value]
+    assert len(badges) == 1 and ">hall_advice</span>" in badges[0]  # the hall_facts one is filtered out
+    assert any("reserving GPU capacity" in h.value for h in at.html)
 
 
 def test_an_empty_query_asks_for_one(story):
