@@ -248,10 +248,17 @@ class Catalog(WordCounts, DateCounts, VectorReads):
         sql, args = where_clause(filters)
         order = ("d.dated DESC, d.parent_id, d.chunk_index" if newest
                  else "d.wing, d.room, d.source_file, d.chunk_index")
-        found = self._db.execute(
-            f"SELECT {_ROW_COLUMNS} FROM drawers d WHERE {sql} ORDER BY {order}, d.rowid LIMIT ? OFFSET ?",
-            [*args, limit, offset]).fetchall()
-        return [_row(values) for values in found]
+        # The page's rowids are found first and sorted on the order's columns alone: sorting whole rows
+        # (text and vector) took 0.35-0.4 s for the first page of 100k drawers and 6.8 s deep down.
+        rowids = [r for (r,) in self._db.execute(
+            f"SELECT d.rowid FROM drawers d WHERE {sql} ORDER BY {order}, d.rowid LIMIT ? OFFSET ?",
+            [*args, limit, offset])]
+        if not rowids:
+            return []
+        found = {values[-1]: values for values in self._db.execute(
+            f"SELECT {_ROW_COLUMNS}, d.rowid FROM drawers d WHERE d.rowid IN ({','.join('?' * len(rowids))})",
+            rowids)}
+        return [_row(found[r]) for r in rowids if r in found]
 
     def siblings(self, drawer_id: str, around: int) -> list[Row]:
         """Drawers within `around` chunks of this one from the same parent (else the same source), in order."""
