@@ -132,7 +132,8 @@ def test_preview_then_file_two_uploads(page: Page, server: Dashboard) -> None:
         main.get_by_role("button", name="File 2 new drawer(s)").click()
     # A bar over the files ("<file>: 1 of 1 drawers embedded", then "Done"; the rerun may cut the last ones).
     assert progress_bars, "no progress bar while filing"
-    assert all(text == "Done" or re.search(r"(Filing|drawers embedded)", text) for text in progress_bars)
+    assert all(text == "Done" or re.search(r"(Filing|reading|drawers embedded)", text) for text in progress_bars), \
+        progress_bars
     expect(main.get_by_role("heading", name="Filed")).to_be_visible()
     filed = alerts(main, "success")
     expect(filed).to_have_count(2)
