@@ -50,3 +50,12 @@ def model_palace(palace_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setenv("MEMPALACE_EMBEDDER", "minilm-int8")
     with Palace.open(palace_path, settings=load_settings(home)) as opened:
         yield opened
+
+
+@pytest.fixture(autouse=True)
+def _close_started_apps() -> Iterator[None]:
+    """After each test, close the palaces its AppTest apps opened (tests/_apptest.py)."""
+    yield
+    from _apptest import close_started
+
+    close_started()

@@ -21,8 +21,6 @@ from __future__ import annotations
 import csv
 import io
 import re
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -39,8 +37,8 @@ from mempalace.ingest import ingest
 from mempalace.models import DrawerDraft
 from mempalace.store import SEQ_KEY
 from mempalace.sync import new_stamp
+from _apptest import APP, started
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
 SCRIPT = "<script>alert(1)</script>"
 IMG = "<img src=x onerror=alert(2)>"
 XSS_TEXT = f"Kai pasted the broken login page: {SCRIPT} and {IMG} showed up after the OIDC switch."
@@ -60,8 +58,6 @@ STORY = (  # (text, wing, room, hall): auth-migration spans three wings, gpu-pri
 RAW_MARKUP = re.compile(r"<\s*(script|img)\b", re.IGNORECASE)
 UNESCAPED_MARKUP = re.compile(r"(?<!\\)<\s*(script|img)\b", re.IGNORECASE)  # Markdown: `\<` is plain text
 
-_apps: list[AppTest] = []
-
 
 # -- helpers -------------------------------------------------------------------------------------
 
@@ -71,7 +67,7 @@ def start(**query: str) -> AppTest:
     at = AppTest.from_file(APP, default_timeout=60)
     for name, value in query.items():
         at.query_params[name] = value
-    _apps.append(at)
+    started(at)
     at.run()
     assert not at.exception, at.exception
     return at
@@ -133,19 +129,6 @@ def assert_no_raw_markup(at: AppTest) -> None:
         assert not RAW_MARKUP.search(body), body
     for text in all_markdown(at):
         assert not UNESCAPED_MARKUP.search(text), text
-
-
-@pytest.fixture(autouse=True)
-def _close_app_palaces() -> Iterator[None]:
-    """Close the palaces the apps of a test opened and forget them (st.cache_resource is per process)."""
-    yield
-    while _apps:
-        at = _apps.pop()
-        if "palace" in at.session_state:
-            app_palace(at).close()
-    views = sys.modules.get("dashboard.views")
-    if views is not None:
-        views.open_palace.clear()
 
 
 @pytest.fixture
@@ -225,7 +208,7 @@ def test_another_spelling_of_the_open_palace_opens_the_same_palace(story, home):
     start()  # one session has the default palace open
     other = AppTest.from_file(APP, default_timeout=60)
     other.session_state["palace_target"] = f"{home / 'palace'}/"
-    _apps.append(other)
+    started(other)
     other.run()
     assert not other.exception
     assert not other.error, other.error[0].value

@@ -4,9 +4,6 @@ in AppTest (see tests/test_app.py's header for how pages are driven), plus the c
 from __future__ import annotations
 
 import re
-import sys
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -17,8 +14,8 @@ from mempalace.config import Settings
 from mempalace.models import DrawerDraft, SearchHit
 from mempalace.store import SEQ_KEY
 from mempalace.sync import new_stamp
+from _apptest import APP, started
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
 LINK = "see https://example.com/a_b for the plan"  # a URL in drawer text: never a link outside the text
 EVIL = "<img src=x onerror=alert(1)>"
 # (parent id, conversation day, title, wing, room, hall, the conversation's drawers)
@@ -29,7 +26,6 @@ CONVERSATIONS = (
      ("Priya: the launch went well, two regressions.",)),
     ("conv-mid", "2020-06-30", None, "wing_kai", "budget", None, ("Kai: the GPU budget doubles next year.",)),
 )
-_apps: list[AppTest] = []
 
 
 def seed(settings: Settings, more: int = 0) -> None:
@@ -49,23 +45,11 @@ def drawers_page(**query: str) -> AppTest:
     at = AppTest.from_file(APP, default_timeout=60)
     for name, value in query.items():
         at.query_params[name] = value
-    _apps.append(at)
+    started(at)
     at.run()
     at.switch_page("app_pages/drawers.py").run()
     assert not at.exception, at.exception
     return at
-
-
-@pytest.fixture(autouse=True)
-def _close_app_palaces() -> Iterator[None]:
-    yield
-    while _apps:
-        at = _apps.pop()
-        if "palace" in at.session_state:
-            at.session_state["palace"]._palace.close()
-    views = sys.modules.get("dashboard.views")
-    if views is not None:
-        views.open_palace.clear()
 
 
 def ids_shown(at: AppTest) -> list[str]:

@@ -7,8 +7,6 @@ taking it in `dashboard.views.holders()` directly, as the other session's `hold`
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,21 +16,7 @@ from mempalace import Palace
 from mempalace.config import Settings
 from mempalace.errors import InvalidInputError, NotAPalaceError, PalaceBusyError
 from mempalace.opening import describe_target
-
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
-_apps: list[AppTest] = []
-
-
-@pytest.fixture(autouse=True)
-def _close_app_palaces() -> Iterator[None]:
-    yield
-    while _apps:
-        at = _apps.pop()
-        if "palace" in at.session_state:
-            at.session_state["palace"]._palace.close()
-    views = sys.modules.get("dashboard.views")
-    if views is not None:
-        views.open_palace.clear()
+from _apptest import APP, started
 
 
 @pytest.fixture
@@ -48,7 +32,7 @@ def run(target: str | None = None, at: AppTest | None = None) -> AppTest:
     """The app after a run with `target` in the sidebar's box (None: leave the box as it is)."""
     if at is None:
         at = AppTest.from_file(APP, default_timeout=60)
-        _apps.append(at)
+        started(at)
     if target is not None:
         at.session_state["palace_target"] = target
     at.run()

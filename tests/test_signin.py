@@ -9,9 +9,7 @@ rules per role and the edge cases of the ID token (an `exp` past, missing or not
 from __future__ import annotations
 
 import re
-import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,8 +18,8 @@ from streamlit.testing.v1 import AppTest
 from dashboard.hits import opened_key
 from mempalace import Palace
 from mempalace.config import load_settings
+from _apptest import APP, started
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
 AUTH = {"redirect_uri": "http://localhost:8501/oauth2callback", "cookie_secret": "s" * 64, "client_id": "mempalace",
         "client_secret": "secret", "server_metadata_url": "http://localhost:9/.well-known/openid-configuration"}
 VIEWER, EDITOR, ADMIN = "viewer@example.com", "editor@example.com", "admin@example.com"
@@ -50,21 +48,6 @@ WING_BADGE = re.compile(r'<span style="background:#e8e1fb;[^>]*>([^<]*)</span>')
 PAGES = {"Overview": "overview", "Search": "search", "Tunnels": "tunnels", "Ingest": "ingest", "Drawers": "drawers",
          "Audit": "audit"}
 
-_apps: list[AppTest] = []
-
-
-@pytest.fixture(autouse=True)
-def _close_app_palaces() -> Iterator[None]:
-    """Close the palaces the apps of a test opened (st.cache_resource is per process)."""
-    yield
-    while _apps:
-        at = _apps.pop()
-        if "palace" in at.session_state:
-            at.session_state["palace"]._palace.close()
-    views = sys.modules.get("dashboard.views")
-    if views is not None:
-        views.open_palace.clear()
-
 
 @pytest.fixture
 def ids(home: Path) -> dict[str, str]:
@@ -85,7 +68,7 @@ def app(user: dict | None, **query: str) -> AppTest:
     at.user = user if user is not None else {"is_logged_in": False}
     for name, value in query.items():
         at.query_params[name] = value
-    _apps.append(at)
+    started(at)
     at.run()
     assert not at.exception, at.exception
     return at

@@ -1,0 +1,30 @@
+"""What AppTest tests of the dashboard share: the app's path, and the apps a test started, whose
+palaces are closed after it (st.cache_resource keeps one per process; conftest.py's autouse
+fixture calls `close_started`)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+_started: list[AppTest] = []
+
+
+def started(at: AppTest) -> AppTest:
+    """Remember `at`, so the palace it opens is closed after the test."""
+    _started.append(at)
+    return at
+
+
+def close_started() -> None:
+    """Close the palaces the apps of a test opened and forget them."""
+    while _started:
+        at = _started.pop()
+        if "palace" in at.session_state:
+            at.session_state["palace"]._palace.close()
+    views = sys.modules.get("dashboard.views")
+    if views is not None:
+        views.open_palace.clear()
