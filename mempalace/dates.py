@@ -76,28 +76,25 @@ class DateCounts:
 
     def day_counts_by_wing(self) -> dict[str, dict[str, int]]:
         """{wing: {YYYY-MM-DD: its drawers filed that day}}: what scoped views add up."""
-        by_wing: dict[str, dict[str, int]] = {}
-        for wing, day, n in self._db.execute("SELECT wing, substr(filed_at, 1, 10) AS day, count(*) FROM drawers"
-                                             " WHERE filed_at != '' GROUP BY wing, day"):
-            by_wing.setdefault(wing, {})[day] = n
-        return by_wing
-
+        return self._by_wing("SELECT wing, substr(filed_at, 1, 10) AS day, count(*) FROM drawers"
+                             " WHERE filed_at != '' GROUP BY wing, day")
 
     def conversation_days_by_wing(self) -> dict[str, dict[str, int]]:
         """{wing: {YYYY-MM-DD: conversations of that day in the wing}}, by each conversation's own
         date (else the day it was filed), read from the (wing, dated, parent_id) index."""
-        by_wing: dict[str, dict[str, int]] = {}
-        for wing, day, n in self._db.execute("SELECT wing, dated, count(DISTINCT parent_id) FROM drawers"
-                                             " WHERE dated != '' GROUP BY wing, dated"):
-            by_wing.setdefault(wing, {})[day] = n
-        return by_wing
+        return self._by_wing("SELECT wing, dated, count(DISTINCT parent_id) FROM drawers"
+                             " WHERE dated != '' GROUP BY wing, dated")
 
     def source_counts_by_wing(self) -> dict[str, dict[str, int]]:
         """{wing: {source file: its drawers there}}."""
+        return self._by_wing("SELECT wing, source_file, count(*) FROM drawers"
+                             " WHERE source_file != '' GROUP BY wing, source_file")
+
+    def _by_wing(self, sql: str) -> dict[str, dict[str, int]]:
+        """{wing: {key: n}} from a query of (wing, key, n) rows."""
         by_wing: dict[str, dict[str, int]] = {}
-        for wing, source, n in self._db.execute("SELECT wing, source_file, count(*) FROM drawers"
-                                                " WHERE source_file != '' GROUP BY wing, source_file"):
-            by_wing.setdefault(wing, {})[source] = n
+        for wing, key, n in self._db.execute(sql):
+            by_wing.setdefault(wing, {})[key] = n
         return by_wing
 
 

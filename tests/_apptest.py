@@ -28,3 +28,13 @@ def close_started() -> None:
     views = sys.modules.get("dashboard.views")
     if views is not None:
         views.open_palace.clear()
+
+
+def start(**query: str) -> AppTest:
+    """The app after its first run (Overview, sidebar included), with these query parameters."""
+    at = started(AppTest.from_file(APP, default_timeout=60))
+    for name, value in query.items():
+        at.query_params[name] = value
+    at.run()
+    assert not at.exception, at.exception
+    return at

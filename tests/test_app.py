@@ -37,7 +37,7 @@ from mempalace.ingest import ingest
 from mempalace.models import DrawerDraft
 from mempalace.store import SEQ_KEY
 from mempalace.sync import new_stamp
-from _apptest import APP, started
+from _apptest import APP, start, started
 
 SCRIPT = "<script>alert(1)</script>"
 IMG = "<img src=x onerror=alert(2)>"
@@ -60,17 +60,6 @@ UNESCAPED_MARKUP = re.compile(r"(?<!\\)<\s*(script|img)\b", re.IGNORECASE)  # Ma
 
 
 # -- helpers -------------------------------------------------------------------------------------
-
-
-def start(**query: str) -> AppTest:
-    """The app after its first run (Overview, sidebar included), with these query parameters."""
-    at = AppTest.from_file(APP, default_timeout=60)
-    for name, value in query.items():
-        at.query_params[name] = value
-    started(at)
-    at.run()
-    assert not at.exception, at.exception
-    return at
 
 
 def open_page(name: str, **query: str) -> AppTest:

@@ -14,7 +14,7 @@ from mempalace.config import Settings
 from mempalace.models import DrawerDraft, SearchHit
 from mempalace.store import SEQ_KEY
 from mempalace.sync import new_stamp
-from _apptest import APP, started
+from _apptest import start
 
 LINK = "see https://example.com/a_b for the plan"  # a URL in drawer text: never a link outside the text
 EVIL = "<img src=x onerror=alert(1)>"
@@ -42,11 +42,7 @@ def seed(settings: Settings, more: int = 0) -> None:
 
 
 def drawers_page(**query: str) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60)
-    for name, value in query.items():
-        at.query_params[name] = value
-    started(at)
-    at.run()
+    at = start(**query)
     at.switch_page("app_pages/drawers.py").run()
     assert not at.exception, at.exception
     return at
