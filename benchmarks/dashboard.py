@@ -54,7 +54,7 @@ def _overview(page) -> None:
 def _search(page) -> None:
     main = _main(page)
     main.get_by_role("button", name="Show 20 more").wait_for()  # after the 20th card
-    main.get_by_test_id("stExpander").nth(19).wait_for()
+    main.locator("[class*=st-key-hit_open_]").nth(19).wait_for()  # the 20th card's "Open drawer"
 
 
 def _place(page) -> None:

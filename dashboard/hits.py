@@ -1,9 +1,10 @@
 """One card for a drawer, wherever drawers are listed: a search hit, or a drawer of a place.
 
 A card shows where the drawer is (the wing always), the conversation's title and day (the filing
-day only in small print), the source file and a snippet; its "Open drawer" expander holds the full
-verbatim text, the drawer id, its metadata as a labelled table and the drawers around it. Untrusted
-text (content, names, titles) only reaches the page through `html.escape` or `md`, and never a label.
+day only in small print), the source file and a snippet, all in one HTML block (each element costs the
+browser a page load's time); its "Open drawer" toggle shows the full verbatim text, the drawer id, its
+metadata as a labelled table and the drawers around it. Untrusted text (content, names, titles) only
+reaches the page through `html.escape` or `md`, and never a label.
 """
 
 from __future__ import annotations
@@ -60,15 +61,22 @@ def score_line(hit: SearchHit) -> str:
     hybrid = hit.lexical > 0 or not math.isclose(hit.semantic, hit.similarity, abs_tol=1e-6)
     parts = (f"meaning {hit.similarity:.2f}, words {hit.lexical / LEXICAL_WEIGHT:.2f}" if hybrid
              else f"meaning {hit.similarity:.2f}")
-    return f"**#{hit.rank}** · score {hit.score:.2f} ({parts})" + ("" if hit.close else " · weak match")
+    return f"#{hit.rank} · score {hit.score:.2f} ({parts})" + ("" if hit.close else " · weak match")
+
+
+def score_block(hit: SearchHit) -> str:
+    """The score line as HTML, bold rank first, with what the numbers mean on hover (and a ⓘ to hover)."""
+    rank, rest = score_line(hit).split(" · ", 1)
+    explained = html.escape(SCORE_HELP + ("" if hit.close else WEAK_HELP), quote=True)
+    return (f'<div class="mp-score" title="{explained}"><strong>{rank}</strong> · {html.escape(rest)} '
+            '<sup style="opacity:0.6" aria-hidden="true">ⓘ</sup></div>')
 
 
 def show_hit(p: ScopedPalace, hit: SearchHit, terms: list[str], key: str = "hit") -> None:
     """A search result's card: what its score is made of, then as `show_drawer` with the terms marked
     (its "Open drawer" is `opened_key(key, hit.drawer_id)`)."""
     with st.container(border=True):
-        st.markdown(score_line(hit), help=SCORE_HELP + ("" if hit.close else WEAK_HELP))
-        _card(p, _as_drawer(hit), terms, key, None, opened_key(key, hit.drawer_id))
+        _card(p, _as_drawer(hit), terms, key, None, opened_key(key, hit.drawer_id), top=score_block(hit))
 
 
 def show_drawer(p: ScopedPalace, drawer: Drawer, key: str, terms: list[str] | None = None,
@@ -81,23 +89,21 @@ def show_drawer(p: ScopedPalace, drawer: Drawer, key: str, terms: list[str] | No
 
 
 def opened_key(key: str, drawer_id: str) -> str:
-    """The session-state key (and CSS class `st-key-…`) of a card's "Open drawer" expander: set it to
+    """The session-state key (and CSS class `st-key-…`) of a card's "Open drawer" toggle: set it to
     True (AppTest: `at.session_state[...] = True`) to open it."""
     return f"{key}_open_{drawer_id}"
 
 
 def _card(p: ScopedPalace, drawer: Drawer, terms: list[str], key: str, actions: Actions | None,
-          opened: str, expanded: bool = False) -> None:
-    st.html(place_badges(drawer.wing, drawer.room, drawer.hall, drawer.source_file)  # the wing first, always
-            + heading(drawer.title, drawer.conversation_date, drawer.filed_at))
-    st.html(snippet_block(drawer.content, terms))
-    box = st.expander("Open drawer", expanded, key=opened, on_change="rerun")
-    with box:
-        if not box.open:  # drawn only while open: a page of closed cards stays light in the browser
-            return
-        show_drawer_text(p, drawer.id, drawer.content, key, drawer)
-        if actions is not None:
-            actions(drawer)
+          opened: str, expanded: bool = False, top: str = "") -> None:
+    badges = place_badges(drawer.wing, drawer.room, drawer.hall, drawer.source_file)  # the wing first, always
+    st.html(f'{top}<div class="mp-place">{badges}</div>{heading(drawer.title, drawer.conversation_date, drawer.filed_at)}'
+            f'<div class="mp-snippet">{snippet_block(drawer.content, terms)}</div>')
+    if not st.toggle("Open drawer", expanded, key=opened):
+        return  # drawn only while open: a page of closed cards stays light in the browser
+    show_drawer_text(p, drawer.id, drawer.content, key, drawer)
+    if actions is not None:
+        actions(drawer)
 
 
 def show_drawer_text(p: ScopedPalace, drawer_id: str, content: str, key: str = "drawer",

@@ -104,11 +104,11 @@ def iframe_html(at: AppTest) -> str:
 
 
 def all_markdown(at: AppTest) -> list[str]:
-    """Every Markdown-rendered string on the page: markdown, captions, alerts, labels of expanders,
+    """Every Markdown-rendered string on the page: markdown, captions, alerts, labels of expanders, toggles,
     page links and buttons."""
     texts = [e.value for kind in ("markdown", "caption", "info", "warning", "error", "success", "page_link")
              for e in at.get(kind)]
-    texts += [e.label for e in at.expander] + [b.label for b in at.button]
+    texts += [e.label for e in at.expander] + [t.label for t in at.toggle] + [b.label for b in at.button]
     return texts
 
 
@@ -370,7 +370,7 @@ def test_changing_a_filter_reruns_the_search_and_updates_the_url(story):
     assert not at.exception
     assert at.query_params == {"q": "GPU pricing", "wing": "wing_priya"}
     assert everywhere != at.caption[0].value
-    badges = [h.value for h in at.html if h.value.startswith("<span")]
+    badges = [h.value for h in at.html if h.value.startswith("<div class=\"mp-score\"")]  # the cards
     assert badges and all(">wing_priya</span>" in b for b in badges)
 
 

@@ -8,7 +8,7 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dashboard.hits import score_line
+from dashboard.hits import score_block, score_line
 from mempalace import Palace
 from mempalace.config import Settings
 from mempalace.models import DrawerDraft, SearchHit
@@ -49,8 +49,8 @@ def drawers_page(**query: str) -> AppTest:
 
 
 def ids_shown(at: AppTest) -> list[str]:
-    """The drawers listed, in order (from their expanders' keys, `drawers_open_<id>`)."""
-    return [e.proto.id.split("drawers_open_", 1)[1] for e in at.main.expander]
+    """The drawers listed, in order (from their "Open drawer" toggles' keys, `drawers_open_<id>`)."""
+    return [t.key.split("drawers_open_", 1)[1] for t in at.main.toggle if "drawers_open_" in (t.key or "")]
 
 
 def open_drawer(at: AppTest, drawer_id: str) -> AppTest:
@@ -75,8 +75,8 @@ def test_cards_show_the_place_title_and_day_newest_first_with_labelled_metadata(
     assert filters(at) == ["(all)", "(all)", "(all)"]
     assert span_caption(at) == "drawers 1–4 of 4 · newest conversation first"
     assert ids_shown(at) == ["conv-new-0", "conv-mid-0", "conv-old-0", "conv-old-1"]  # each conversation in order
-    assert {e.label for e in at.main.expander} == {"Open drawer"}  # no drawer text in any label
-    cards = [h.value for h in at.main.html if h.value.startswith("<span") and 'title="When it was filed' in h.value]
+    assert {t.label for t in at.main.toggle} == {"Open drawer"}  # no drawer text in any label
+    cards = [h.value for h in at.main.html if h.value.startswith('<div class="mp-place">') and 'title="When it was filed' in h.value]
     assert [re.findall(r'background:#e8e1fb[^>]*>([^<]*)<', c)[0] for c in cards] == [
         "wing_priya", "wing_kai", "wing_kai", "wing_kai"]  # the wing on every card, "(all)" wings or not
     old = next(c for c in cards if "Kickoff" in c)
@@ -119,7 +119,7 @@ def test_a_place_from_the_address_pages_25_at_a_time_and_an_empty_one_says_so(se
         at.run()
         assert ids_shown(at) == shown and at.query_params == query, query
     assert [i.value for i in at.main.info] == [r"There are no drawers in wing\_priya / hall\_events\."]
-    assert not at.main.expander and not any("showing" in c.value or "#0" in c.value for c in at.main.caption)
+    assert not at.main.toggle and not any("showing" in c.value or "#0" in c.value for c in at.main.caption)
 
 
 def test_move_and_delete_ask_first_then_say_what_they_did(settings):
@@ -176,6 +176,9 @@ def test_the_score_line_says_what_each_number_is():
     def hit(score, similarity, semantic, lexical, close=True):
         return SearchHit(1, "d", "text", "w", "r", None, None, None, score, similarity, semantic, lexical, close=close)
 
-    assert score_line(hit(0.586, 0.71, 0.426, 0.16)) == "**#1** · score 0.59 (meaning 0.71, words 0.40)"
-    assert score_line(hit(0.6, 0.6, 0.6, 0.0)) == "**#1** · score 0.60 (meaning 0.60)"  # semantic mode
+    assert score_line(hit(0.586, 0.71, 0.426, 0.16)) == "#1 · score 0.59 (meaning 0.71, words 0.40)"
+    assert score_line(hit(0.6, 0.6, 0.6, 0.0)) == "#1 · score 0.60 (meaning 0.60)"  # semantic mode
     assert score_line(hit(0.06, 0.1, 0.06, 0.0, close=False)).endswith("(meaning 0.10, words 0.00) · weak match")
+    block = score_block(hit(0.06, 0.1, 0.06, 0.0, close=False))  # on the card: what each number is, on hover
+    assert block.startswith('<div class="mp-score" title="Hybrid search: score = 0.') and "A weak match holds" in block
+    assert "<strong>#1</strong> · score 0.06 (meaning 0.10, words 0.00) · weak match" in block

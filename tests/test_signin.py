@@ -98,15 +98,15 @@ def texts(at: AppTest) -> str:
     """Everything shown as text, labels and options included, in lower case (Markdown escapes removed)."""
     parts = [e.value for kind in ("markdown", "caption", "info", "warning", "error", "success", "text", "code", "title")
              for e in at.get(kind)]
-    parts += [str(w.label) for w in [*at.button, *at.text_input, *at.selectbox, *at.expander]]
+    parts += [str(w.label) for w in [*at.button, *at.text_input, *at.selectbox, *at.toggle]]
     parts += [str(o) for box in at.selectbox for o in box.options]
     parts += [h.value for h in at.html]
     return "\n".join(parts).replace("\\", "").lower()
 
 
 def card_ids(at: AppTest, key: str) -> list[str]:
-    """The drawers whose cards are listed under `key`, in order (their expanders' keys, `<key>_open_<id>`)."""
-    return [e.proto.id.split(f"{key}_open_", 1)[1] for e in at.main.expander if f"{key}_open_" in e.proto.id]
+    """The drawers whose cards are listed under `key`, in order (their toggles' keys, `<key>_open_<id>`)."""
+    return [t.key.split(f"{key}_open_", 1)[1] for t in at.main.toggle if f"{key}_open_" in (t.key or "")]
 
 
 def open_cards(at: AppTest, key: str) -> list[str]:
@@ -159,12 +159,12 @@ def test_an_id_token_that_expired_or_has_no_usable_exp_counts_as_signed_out(ids,
 def test_a_sign_in_that_expires_mid_session_stops_the_page_it_is_on(ids):
     at = app(signed_in(VIEWER))
     page(at, "drawers")
-    assert [t.value for t in at.title] == ["Drawers"] and at.main.expander
+    assert [t.value for t in at.title] == ["Drawers"] and card_ids(at, "drawers")
     at.user = signed_in(VIEWER, exp=int(time.time()) - 1)
     at.run()
     assert [t.value for t in at.title] == ["MemPalace"]
     assert [i.value for i in at.info] == ["Your sign-in has expired. Sign in again to go on."]
-    assert not at.main.expander
+    assert not at.main.toggle
 
 
 @pytest.mark.parametrize("user, shown", [
@@ -272,7 +272,7 @@ def test_a_forged_wing_in_the_search_address_falls_back_to_the_viewers_wings(ids
     assert wing.label == "Wing" and wing.value == "(any)" and list(wing.options) == ["(any)", "wing_orion"]
     assert "wing" not in at.query_params
     assert [c.value for c in at.main.caption if "close match" in c.value] == ["2 close match(es)"]  # no weaker
-    assert not at.main.toggle  # no "Show weaker results": the two are every result
+    assert "search_weak" not in [t.key for t in at.main.toggle]  # no "Show weaker results": the two are every result
     assert open_cards(at, "hit") == [ids["wing_orion/launch-plan"], ids["wing_orion/launch-plans"]]
     assert {wing for h in at.main.html for wing in WING_BADGE.findall(h.value)} == {"wing_orion"}
     assert not [w for w in HIDDEN if w in texts(at)]
@@ -285,7 +285,7 @@ def test_a_deep_link_to_a_hidden_drawer_reads_as_an_unknown_id(ids):
     def shown(drawer_id: str) -> list[str]:
         at = page(app(signed_in(VIEWER), drawer=drawer_id), "drawers")
         assert not at.main.text and not at.html and not at.main.markdown and not at.main.code
-        assert not at.main.expander and not at.main.toggle and not at.main.caption
+        assert not at.main.toggle and not at.main.caption
         return [e.value.replace("\\", "").replace(drawer_id, "<id>") for e in at.main.error]
 
     assert shown(foreign) == shown(made_up) == ["No drawer with id '<id>' in this palace."]

@@ -343,6 +343,16 @@ def open_expander(box: Locator) -> Locator:
     return details
 
 
-# A bordered `st.container` that holds an expander of its own (a search result card): the expander
-# sits in a layout wrapper right under the container's block, never directly under the main one.
-CARD = "[data-testid=stVerticalBlock]:has(> [data-testid=stLayoutWrapper] > [data-testid=stExpander])"
+# A drawer's card (a search result, a listed drawer): the bordered `st.container` right above its
+# "Open drawer" toggle, whose key is `<key>_open_<drawer id>` (dashboard.hits.opened_key).
+CARD = "[data-testid=stVerticalBlock]:has(> [data-testid=stElementContainer][class*=_open_])"
+
+
+def open_card(card: Locator) -> Locator:
+    """Turn a card's "Open drawer" on (a run draws the drawer inside the card) and return the card."""
+    toggle = card.locator(":scope > [class*=_open_]")
+    if not toggle.get_by_role("switch").is_checked():
+        with rerun(card.page):
+            toggle.locator("label").click()
+    card.get_by_test_id("stCode").first.wait_for()  # the drawer's id, under its text
+    return card

@@ -10,7 +10,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from playwright.sync_api import Page, expect
 
-from _dashboard import (CARD, Dashboard, choose, exceptions, expander, main_block, metric, open_app, rerun,
+from _dashboard import (CARD, Dashboard, choose, exceptions, main_block, metric, open_app, open_card, rerun,
                         sidebar, track_runs)
 
 pytestmark = pytest.mark.e2e
@@ -54,22 +54,18 @@ def test_the_demo_button_fills_an_empty_palace(page: Page, server: Dashboard) ->
 
 def snippet(card):
     """A result card's highlighted snippet: its text and the words inside <mark>."""
-    return card.get_by_test_id("stHtml").nth(1).evaluate(
+    return card.locator(".mp-snippet").evaluate(
         "el => ({text: el.textContent, marks: [...el.querySelectorAll('mark')].map(m => m.textContent)})")
 
 
 def first_result(page: Page) -> dict[str, str]:
     """The first card's badges and snippet; opened (a run draws its content), its raw text and id."""
     card = main_block(page).locator(CARD).first
-    box = expander(card, "Open drawer")
-    if box.locator("details[open]").count() == 0:
-        with rerun(page):
-            box.locator("summary").click()
-    details = box.get_by_test_id("stExpanderDetails")
+    details = open_card(card)
     with rerun(page):
         details.get_by_text("Raw text").first.click()  # the stored text, as it is, instead of rendered
     codes = details.get_by_test_id("stCode")
-    return {"badges": card.get_by_test_id("stHtml").first.inner_text(), "snippet": snippet(card)["text"],
+    return {"badges": card.locator(".mp-place").inner_text(), "snippet": snippet(card)["text"],
             "text": codes.first.locator("code").inner_text(), "id": codes.nth(1).inner_text().strip()}
 
 

@@ -10,7 +10,7 @@ import re
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
-from _dashboard import CARD, Dashboard, exceptions, main_block, metric, open_app, rerun, sidebar
+from _dashboard import CARD, Dashboard, exceptions, main_block, metric, open_app, open_card, rerun, sidebar
 
 pytestmark = pytest.mark.e2e
 
@@ -51,12 +51,8 @@ def card(page: Page, drawer_id: str) -> Locator:
 
 
 def opened(page: Page, drawer_id: str) -> Locator:
-    """Open the drawer's "Open drawer" (a run draws its content) and return the open details."""
-    box = page.locator(f".st-key-drawers_open_{drawer_id}")
-    if box.locator("details[open]").count() == 0:
-        with rerun(page):
-            box.locator("summary").click()
-    details = box.get_by_test_id("stExpanderDetails")
+    """Open the drawer's "Open drawer" (a run draws its content) and return its card, now open."""
+    details = open_card(card(page, drawer_id))
     expect(details.get_by_test_id("stCode")).to_have_text(drawer_id)
     return details
 
@@ -73,8 +69,7 @@ def test_a_place_from_the_address_then_move_and_delete_a_drawer(page: Page, serv
     assert in_room >= 2
     for head in cards.all():  # every card leads with its wing, and no label holds drawer text
         expect(head.get_by_test_id("stHtml").first.locator("span").first).to_have_text("wing_kai")
-    expect(main.get_by_test_id("stExpander").locator("summary [data-testid=stMarkdownContainer]")).to_have_text(
-        ["Open drawer"] * in_room)
+    expect(main.locator("[class*=st-key-drawers_open_] label")).to_have_text(["Open drawer"] * in_room)
     heading = card(page, moved).get_by_test_id("stHtml").first
     expect(heading.locator("strong")).to_have_text(TITLE)
     expect(heading.locator("time")).to_have_text("2025-05-04")
@@ -84,8 +79,7 @@ def test_a_place_from_the_address_then_move_and_delete_a_drawer(page: Page, serv
     details = opened(page, moved)
     links = main.locator("a[href*='example.']")
     expect(links.first).to_be_visible()  # the rendered drawer text links its addresses, and only it does
-    assert links.evaluate_all("as => as.every(a => a.closest('[data-testid=stExpanderDetails]')"
-                              " && a.closest('[data-testid=stMarkdownContainer]')"
+    assert links.evaluate_all("as => as.every(a => a.closest('[data-testid=stMarkdown]')"
                               " && !a.closest('table, [data-testid=stHtml], summary'))")
     room = details.get_by_role("textbox", name="Room", exact=True)
     room.fill(NEW_ROOM)

@@ -38,7 +38,7 @@ import pytest
 from playwright.sync_api import Browser, Locator, Page, expect
 
 from _dashboard import (CARD, Dashboard, alerts, dataframe_rows, exceptions, main_block, metric, open_app,
-                        open_options, rerun, sidebar, track_runs)
+                        open_card, open_options, rerun, sidebar, track_runs)
 
 pytestmark = pytest.mark.e2e
 
@@ -208,19 +208,15 @@ def hit_wings(page: Page) -> list[str]:
 
 
 def opened(page: Page, key: str, drawer_id: str) -> Locator:
-    """Open a card's "Open drawer" (`.st-key-<key>_open_<id>`: a stateful expander whose content a run
-    draws only while it is open) and return the open details, once they show the drawer's id."""
-    box = main_block(page).locator(f".st-key-{key}_open_{drawer_id}")
-    if box.locator("details[open]").count() == 0:
-        with rerun(page):
-            box.locator("summary").click()
-    details = box.get_by_test_id("stExpanderDetails")
+    """Open a card's "Open drawer" (`.st-key-<key>_open_<id>`: a toggle under whose card a run draws
+    the drawer only while it is on) and return the open card, once it shows the drawer's id."""
+    details = open_card(main_block(page).locator(CARD).filter(has=page.locator(f".st-key-{key}_open_{drawer_id}")))
     expect(details.get_by_test_id("stCode").last).to_have_text(drawer_id)
     return details
 
 
 def card_ids(page: Page, key: str) -> list[str]:
-    """The drawers whose cards are listed under `key`, in order (from their expanders' classes)."""
+    """The drawers whose cards are listed under `key`, in order (from their toggles' classes)."""
     prefix = f"st-key-{key}_open_"
     return main_block(page).locator(f"[class*={prefix}]").evaluate_all(
         f"boxes => boxes.map(b => [...b.classList].find(c => c.startsWith('{prefix}')).slice({len(prefix)}))")
@@ -289,7 +285,7 @@ def test_a_viewer_of_one_wing_sees_only_that_wing_on_every_page(page: Page, serv
     main = main_block(page)
     assert option_names(main, "Wing") == ["(all)", ORION]
     ids = {IDS[(ORION, room)] for room in (SHARED_ROOM, "launch-plans", "pricing")}
-    expect(main.get_by_test_id("stExpander")).to_have_count(3)
+    expect(main.locator(CARD)).to_have_count(3)
     assert set(card_ids(page, "drawers")) == ids
     for drawer_id in ids:  # each opened: its text, metadata and neighbours drawn, and no controls
         details = opened(page, "drawers", drawer_id)
@@ -419,7 +415,7 @@ def test_a_deep_link_to_a_drawer_in_a_hidden_wing_reads_as_a_made_up_id(
     def shown_for(drawer_id: str) -> str:
         open_app(page, server, f"drawers?drawer={drawer_id}")
         main = main_block(page)
-        for shown in ("stExpander", "stMarkdown", "stCode", "stText", "stHtml"):  # no card, no text
+        for shown in ("stCheckbox", "stMarkdown", "stCode", "stText", "stHtml"):  # no card, no text
             expect(main.get_by_test_id(shown)).to_have_count(0)
         assert_nothing_hidden(page, f"drawers?drawer={drawer_id}")
         return main.inner_text().replace(drawer_id, "<id>")

@@ -12,7 +12,7 @@ from urllib.parse import quote
 import pytest
 from playwright.sync_api import Frame, Locator, Page, expect
 
-from _dashboard import CARD, Dashboard, choose, exceptions, expander, main_block, open_app, open_options, rerun
+from _dashboard import CARD, Dashboard, choose, exceptions, main_block, open_app, open_card, open_options, rerun
 
 pytestmark = pytest.mark.e2e
 
@@ -120,15 +120,6 @@ def assert_inert(page: Page, where: str) -> None:
 
 def visible_payloads(page: Page) -> set[str]:
     return {p for p in PAYLOADS if main_block(page).get_by_text(p).filter(visible=True).count()}
-
-
-def open_card(card: Locator) -> Locator:
-    """A card's "Open drawer", opened (its content is drawn by the run that opening starts)."""
-    box = expander(card, "Open drawer")
-    if box.locator("details[open]").count() == 0:
-        with rerun(card.page):
-            box.locator("summary").click()
-    return box.get_by_test_id("stExpanderDetails")
 
 
 def test_markup_in_text_and_names_is_shown_not_run(page: Page, server: Dashboard) -> None:
