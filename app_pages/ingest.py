@@ -10,8 +10,7 @@ from mempalace.formats import FORMATS
 FROM_FILE = "(from each file)"
 p = palace()
 st.title("Ingest conversations")
-st.caption("Claude Code sessions, Claude.ai and ChatGPT exports, Slack exports (.zip), Codex and Gemini CLI "
-           "sessions and plain-text transcripts. Nothing is written until you press File.")
+st.caption("Conversations from the formats listed below. Nothing is written until you press File.")
 files = st.file_uploader("Transcript files", accept_multiple_files=True, key="ingest_files")
 cols = st.columns(2)
 anywhere = p.may("ingest", "*")  # an editor of some wings files only into those, never "from each file"
@@ -27,7 +26,9 @@ if wing is None and not anywhere:
     st.info("Pick or type one of your wings to file into.")
     st.stop()
 if not files:
-    st.info(f"Drop one or more files above. Formats known: {', '.join(FORMATS)}.")
+    st.info("Drop one or more files above.")
+    st.markdown("**Formats**, detected in this order:\n\n" + "\n".join(
+        f"- **{md(m.LABEL)}**: {md(m.READS)}" for m in FORMATS.values()))
     st.stop()
 
 request = (tuple(f.file_id for f in files), wing, room)

@@ -30,8 +30,10 @@ from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1 import app_test as app_test_module
 
 from dashboard.hits import opened_key
+from dashboard.render import md
 from mempalace import Palace
 from mempalace.config import Settings
+from mempalace.formats import FORMATS
 from mempalace.graph import graph_stats
 from mempalace.ingest import ingest
 from mempalace.models import DrawerDraft
@@ -478,9 +480,13 @@ def test_ingest_without_files_lists_the_formats(story):
     assert [t.value for t in at.title] == ["Ingest conversations"]
     uploader = at.file_uploader[0]
     assert uploader.label == "Transcript files" and uploader.accept_multiple_files and uploader.value in ([], None)
-    assert [i.value for i in at.info] == [
-        "Drop one or more files above. Formats known: claude_code, codex_cli, gemini_cli, claude_ai, chatgpt, "
-        "slack, plain_text."]
+    assert [i.value for i in at.info] == ["Drop one or more files above."]
+    listed = next(m.value for m in at.main.markdown if m.value.startswith("**Formats**"))
+    items = listed.split("\n\n", 1)[1].split("\n")
+    assert len(items) == len(FORMATS) >= 11  # every format, in detection order, with what it reads
+    for item, module in zip(items, FORMATS.values()):
+        assert item.startswith(f"- **{md(module.LABEL)}**: ") and item.endswith(md(module.READS))
+    assert any("Cursor" in i for i in items) and any("Aider" in i for i in items)
     wing = at.selectbox[0]
     assert wing.value == "(from each file)"
     assert wing.options == ["(from each file)", "wing_driftwood", "wing_kai", "wing_priya"]

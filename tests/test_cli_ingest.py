@@ -75,3 +75,40 @@ def test_a_folder_without_transcripts_is_an_error(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     result = run(tmp_path / "p", "ingest", str(tmp_path / "empty"))
     assert result.exit_code == 1 and "No transcript files found" in result.stderr
+
+
+def test_help_lists_every_format_with_what_it_reads() -> None:
+    from mempalace.formats import FORMATS
+
+    shown = " ".join(CliRunner().invoke(main, ["ingest", "--help"], terminal_width=200).output.split())
+    assert "Formats (detected in this order" in shown
+    names = [name for name in FORMATS]
+    assert [shown.index(f" {n} ") for n in names] == sorted(shown.index(f" {n} ") for n in names)
+    for module in FORMATS.values():
+        assert f"{module.LABEL}: {module.READS}" in shown
+
+
+def test_a_folder_walk_finds_the_new_sources_and_files_each_as_its_format(tmp_path: Path) -> None:
+    """Copilot CLI, Continue, Aider (a dot file) and Cursor (SQLite, read from a copy) from one folder."""
+    from _cursor_store import build, fixture
+
+    data = Path(__file__).parent / "data" / "formats"
+    home = tmp_path / "chats"
+    (home / "orchard").mkdir(parents=True)
+    (home / "orchard" / ".aider.chat.history.md").write_bytes(
+        (data / "aider/orchard/.aider.chat.history.md").read_bytes())
+    (home / "events.jsonl").write_bytes((data / "copilot_cli/events.jsonl").read_bytes())
+    session = "3f1c2a9e-5b7d-4e21-9c0a-7d8e6f5a4b3c.json"
+    (home / session).write_bytes((data / "continue_dev" / session).read_bytes())
+    store = build(home / "state.vscdb", fixture("global_storage.json"))
+    before = (store.read_bytes(), store.stat().st_mtime_ns)
+    result = run(tmp_path / "p", "--json", "ingest", str(home), "--dry-run")
+    assert result.exit_code == 0, result.output
+    found = {Path(r["source"]).name: r["format"] for r in json.loads(result.stdout)}
+    assert found == {".aider.chat.history.md": "aider", "events.jsonl": "copilot_cli", session: "continue_dev",
+                     "state.vscdb": "cursor"}
+    assert (store.read_bytes(), store.stat().st_mtime_ns) == before
+    assert sorted(p.name for p in home.iterdir()) == sorted(["events.jsonl", "orchard", session, "state.vscdb"])
+    wings = {Path(r["source"]).name: sorted({d["wing"] for d in r["drawers"]}) for r in json.loads(result.stdout)}
+    assert wings == {session: ["billing_service"], "events.jsonl": ["tidepool"], "state.vscdb": ["config_kit", "uploader"],
+                     ".aider.chat.history.md": ["orchard"]}  # each tool's project folder

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -15,11 +16,21 @@ from mempalace import formats
 from mempalace.errors import MalformedSourceError, SourceRefusedError, UnsupportedFormatError
 from mempalace.formats import FORMATS, Source
 
+from _cursor_store import build as cursor_store
+from _cursor_store import fixture as cursor_tables
 from _shared import SHARED
 TRANSCRIPTS = SHARED / "data/transcripts"
 FOLDER_FORMATS = {"claude_code": "claude_code", "codex_cli": "codex_cli", "gemini_cli": "gemini_cli",
                   "plain_text": "plain_text", "slack_export": "slack"}
-ALL_FORMATS = ("claude_code", "codex_cli", "gemini_cli", "claude_ai", "chatgpt", "slack", "plain_text")
+ALL_FORMATS = ("claude_code", "codex_cli", "copilot_cli", "gemini_cli", "continue_dev", "claude_ai", "chatgpt", "slack",
+               "cursor", "aider", "plain_text")
+FIXTURES = Path(__file__).parent / "data" / "formats"
+MARKDOWN = {"aider"}  # Markdown formats, which plain text (the last resort, tried after them) reads too
+
+
+def accepts(format_name: str, expected: str) -> bool:
+    """Whether `format_name` should accept a sample of format `expected`."""
+    return format_name == expected or (format_name == "plain_text" and expected in MARKDOWN)
 
 
 # --- samples ------------------------------------------------------------------------------------
@@ -102,9 +113,29 @@ def _plain_text(root: Path) -> Path:
     return path
 
 
+def _copied(fixture: str, name: str) -> Callable[[Path], Path]:
+    """A builder that copies one of tests/data/formats' fixtures into the samples' folder as `name`."""
+    def build(root: Path) -> Path:
+        target = root / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(FIXTURES / fixture, target)
+        return target
+    return build
+
+
+def _cursor(root: Path) -> Path:
+    (root / "cursor").mkdir()
+    return cursor_store(root / "cursor" / "state.vscdb", cursor_tables("global_storage.json"))
+
+
 SYNTHETIC: dict[str, Callable[[Path], Path]] = {
     "claude_code": _claude_code, "codex_cli": _codex_cli, "gemini_cli": _gemini_cli, "claude_ai": _claude_ai,
     "chatgpt": _chatgpt, "slack": _slack, "plain_text": _plain_text,
+    "copilot_cli": _copied("copilot_cli/events.jsonl", "copilot/events.jsonl"),
+    "continue_dev": _copied("continue_dev/3f1c2a9e-5b7d-4e21-9c0a-7d8e6f5a4b3c.json",
+                            "continue/3f1c2a9e-5b7d-4e21-9c0a-7d8e6f5a4b3c.json"),
+    "aider": _copied("aider/orchard/.aider.chat.history.md", "orchard/.aider.chat.history.md"),
+    "cursor": _cursor,
 }
 
 
@@ -158,15 +189,14 @@ def as_upload(path: Path) -> tuple[bytes, str]:
 # --- the registry -------------------------------------------------------------------------------
 
 
-def test_the_registry_holds_all_seven_formats_with_plain_text_last():
-    assert set(FORMATS) == set(ALL_FORMATS) and len(FORMATS) == 7
-    assert list(FORMATS)[-1] == "plain_text"
-    assert list(FORMATS)[0] == "claude_code"
+def test_the_registry_holds_every_format_in_order_with_plain_text_last():
+    assert tuple(FORMATS) == ALL_FORMATS
     for name, module in FORMATS.items():
         assert module.NAME == name
-        assert isinstance(module.LABEL, str) and module.LABEL
+        assert isinstance(module.LABEL, str) and module.LABEL and isinstance(module.READS, str) and module.READS
         assert callable(module.accept) and callable(module.parse)
-    assert len({m.LABEL for m in FORMATS.values()}) == 7
+    assert len({m.LABEL for m in FORMATS.values()}) == len(ALL_FORMATS)
+    assert [n for n, m in FORMATS.items() if getattr(m, "BINARY", False)] == ["cursor"]  # asked before NUL bytes refuse
 
 
 def test_the_shared_samples_cover_every_folder():
@@ -192,7 +222,7 @@ def test_each_sample_is_detected_as_its_own_format_and_parses(sample, synthetic_
 def test_accept_matrix(sample, format_name, synthetic_root):
     """Each format accepts its own samples and refuses every other format's."""
     expected, path = resolve(sample, synthetic_root)
-    assert FORMATS[format_name].accept(Source.from_path(path)) is (format_name == expected)
+    assert FORMATS[format_name].accept(Source.from_path(path)) is accepts(format_name, expected)
 
 
 @pytest.mark.parametrize("format_name", ALL_FORMATS)
@@ -201,7 +231,7 @@ def test_accept_matrix_on_uploaded_bytes(sample, format_name, synthetic_root):
     """The same verdicts for an upload (bytes and a name); a folder is uploaded as its zip."""
     expected, path = resolve(sample, synthetic_root)
     source = Source.from_bytes(*as_upload(path))
-    assert FORMATS[format_name].accept(source) is (format_name == expected)
+    assert FORMATS[format_name].accept(source) is accepts(format_name, expected)
 
 
 def test_a_format_named_by_the_caller_is_used_without_detection(synthetic_root):

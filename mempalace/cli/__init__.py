@@ -18,7 +18,7 @@ from ..errors import InvalidInputError, MempalaceError
 from ..models import HALLS
 from ..palace import Palace
 from ..search import LEXICAL_WEIGHT
-from .support import emit, palace_command
+from .support import FormatsListed, emit, palace_command
 
 if TYPE_CHECKING:
     from ..ingest import IngestReport
@@ -288,7 +288,7 @@ def reindex(ctx: click.Context, palace: Palace) -> None:
     emit(ctx, {"drawers": count}, lambda: f"Catalog rebuilt: {count} drawers.")
 
 
-@main.command(name="ingest")
+@main.command(name="ingest", cls=FormatsListed)
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--wing", help="File everything in this wing (default: project, channel or file name).")
 @click.option("--room", help="File everything in this room (default: chosen from each conversation's words).")
@@ -297,7 +297,7 @@ def reindex(ctx: click.Context, palace: Palace) -> None:
 @palace_command(create=True)
 def ingest_command(ctx: click.Context, palace: Palace, paths: tuple[Path, ...], wing: str | None, room: str | None,
                    format_name: str | None, dry_run: bool) -> None:
-    """File transcripts (Claude Code, Claude.ai, ChatGPT, Slack, Codex, Gemini, text); folders are walked."""
+    """File transcripts (the formats below); folders are walked."""
     from ..ingest import ingest_paths
 
     bars = _ProgressBars(enabled=not ctx.obj["json"] and sys.stderr.isatty())

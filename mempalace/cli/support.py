@@ -102,3 +102,15 @@ def _opened(path: Path | None, url: str | None, create: bool, dry_run: bool) -> 
             return
     with Palace.open(path, url, create=create and not dry_run) as palace:
         yield palace
+
+
+class FormatsListed(click.Command):
+    """A command whose --help ends with every transcript format, in the order detection tries them, and
+    what each reads (the registry is imported only when help is shown)."""
+
+    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        from ..formats import FORMATS
+
+        with formatter.section("Formats (detected in this order; --format NAME skips detection)"):
+            formatter.write_dl([(name, f"{module.LABEL}: {module.READS}") for name, module in FORMATS.items()])
+        super().format_epilog(ctx, formatter)

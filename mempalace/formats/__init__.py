@@ -1,8 +1,10 @@
 """Transcript formats: one module each, tried in order by `detect` (most specific first, plain text last).
 
-A format module has `NAME`, `LABEL`, `accept(source) -> bool` (cheap: looks at the name and the
-first bytes only) and `parse(source) -> list[Conversation]` (strict: malformed input raises
-`MalformedSourceError` naming the file and line).
+A format module has `NAME`, `LABEL`, `READS` (what it reads, for `ingest --help` and the Ingest page),
+`accept(source) -> bool` (cheap: looks at the name and the first bytes only) and
+`parse(source) -> list[Conversation]` (strict: malformed input raises `MalformedSourceError` naming the
+file and line). A format of binary files (a SQLite store) sets `BINARY = True`: it is asked before
+a file with NUL bytes is refused as binary.
 """
 
 from __future__ import annotations
@@ -13,11 +15,13 @@ from pathlib import PurePosixPath
 from types import ModuleType
 
 from ..errors import SourceRefusedError, UnsupportedFormatError
-from . import chatgpt, claude_ai, claude_code, codex_cli, gemini_cli, plain_text, slack
+from . import (aider, chatgpt, claude_ai, claude_code, codex_cli, continue_dev, copilot_cli, cursor, gemini_cli,
+               plain_text, slack)
 from .base import HEAD_BYTES, Conversation, Message, Source, decode_text
 
 FORMATS: dict[str, ModuleType] = {
-    module.NAME: module for module in (claude_code, codex_cli, gemini_cli, claude_ai, chatgpt, slack, plain_text)
+    module.NAME: module for module in (claude_code, codex_cli, copilot_cli, gemini_cli, continue_dev, claude_ai, chatgpt,
+                                       slack, cursor, aider, plain_text)
 }
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -27,10 +31,14 @@ __all__ = ["FORMATS", "Conversation", "Message", "Source", "detect", "parse"]
 
 def detect(source: Source) -> ModuleType:
     """The first format in `FORMATS` that accepts `source`; otherwise a clear error naming them all."""
+    binary = [m for m in FORMATS.values() if getattr(m, "BINARY", False)]
+    for module in binary:
+        if module.accept(source):
+            return module
     if not source.is_dir and not source.is_zip and b"\x00" in source.head(8192):
         raise SourceRefusedError(f"{source.name} looks like a binary file, not a transcript.")
     for module in FORMATS.values():
-        if module.accept(source):
+        if module not in binary and module.accept(source):
             return module
     if not source.is_dir and not source.is_zip:
         head = source.head()

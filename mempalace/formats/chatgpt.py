@@ -16,6 +16,7 @@ from .base import Conversation, Message, Role, Source, export_items, iso_time, i
 
 NAME = "chatgpt"
 LABEL = "ChatGPT export"
+READS = "the export's conversations.json, or the export .zip (the branch you saw)"
 
 _MAPPING_KEY = re.compile(r'"mapping"\s*:\s*\{')
 _NODE_KEYS = re.compile(r'"current_node"\s*:|"children"\s*:\s*\[')

@@ -16,6 +16,7 @@ from .base import HEAD_BYTES, Conversation, Message, Source, iso_time, json_line
 
 NAME = "claude_code"
 LABEL = "Claude Code session"
+READS = '~/.claude/projects/*/<session>.jsonl, sub-agent files too'
 
 _KNOWN_TYPES = {"user", "assistant", "summary", "progress", "file-history-snapshot", "queue-operation", "system"}
 _CUT_RECORD = re.compile(r'\{.*"type"\s*:\s*"(?:user|assistant)".*"sessionId"|\{.*"sessionId".*"type"\s*:\s*"(?:user|assistant)"')

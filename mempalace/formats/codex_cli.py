@@ -17,6 +17,7 @@ from .base import Conversation, Message, Source, iso_time, json_lines, malformed
 
 NAME = "codex_cli"
 LABEL = "Codex CLI session"
+READS = '~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl'
 
 _RECORD_TYPES = {"session_meta", "response_item", "event_msg", "turn_context", "compacted"}
 _TRUNCATED_FIRST = re.compile(r'\{\s*"timestamp"\s*:\s*"[^"]*"\s*,\s*"type"\s*:\s*"session_meta"')

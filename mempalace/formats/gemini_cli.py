@@ -15,6 +15,7 @@ from .base import Conversation, Message, Source, iso_time, load_json, malformed,
 
 NAME = "gemini_cli"
 LABEL = "Gemini CLI session"
+READS = '~/.gemini/tmp/<project>/chats/session-*.json'
 
 _SESSION_KEY = re.compile(r'"sessionId"\s*:')
 _MESSAGES_KEY = re.compile(r'"messages"\s*:\s*\[')

@@ -26,6 +26,7 @@ from .base import Conversation, Message, Role, Source, iso_time
 
 NAME = "plain_text"
 LABEL = "Plain text or Markdown"
+READS = ".txt/.md: '> ' turns, User:/Assistant: labels, Name: text lines, else the whole text"
 
 SPEAKER_LINE_SHARE = 0.3  # generic `Name:` lines must be at least this share of the non-blank lines
 _SUFFIXES = frozenset({"", ".txt", ".text", ".md", ".markdown", ".log"})

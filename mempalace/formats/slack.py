@@ -20,6 +20,7 @@ from .base import Conversation, Message, Source, decode_text, iso_time, load_jso
 
 NAME = "slack"
 LABEL = "Slack export"
+READS = 'the export .zip as downloaded, or its unzipped folder'
 
 REQUIRED_FILES = ("users.json", "channels.json")
 DAY_FILE = re.compile(r"\d{4}-\d{2}-\d{2}\.json")

@@ -28,7 +28,7 @@ from .report import IngestReport
 
 WRITE_BATCH = 2_000
 GROUP_DRAWERS = 512  # small files are embedded and filed together until a group has this many drawers
-_WALKED = {".jsonl", ".json", ".txt", ".text", ".md", ".markdown", ".log", ".zip"}  # files a folder walk tries
+_WALKED = {".jsonl", ".json", ".txt", ".text", ".md", ".markdown", ".log", ".zip", ".vscdb"}  # files a folder walk tries
 Reporter = Callable[[IngestReport], None]
 
 
@@ -152,7 +152,8 @@ def _walk(paths: Iterable[str | os.PathLike[str]]) -> Iterator[tuple[Path, bool]
                     kept.append(sub)
             dirs[:] = kept
             for file in sorted(files):
-                if not file.startswith(".") and Path(file).suffix.lower() in _WALKED:
+                hidden = file.startswith(".") and file != formats.aider.HISTORY_NAME  # aider's history is a dot file
+                if not hidden and Path(file).suffix.lower() in _WALKED:
                     yield here / file, True
 
 

@@ -30,7 +30,8 @@ SEGMENT_CHUNKS = 8  # a grown conversation's new drawers keep its stored room up
 ROOM_STATE = "topic_rooms"  # what an ingest leaves on the palace for the next one
 PROFILE_DRAWERS = 20  # drawers per existing room read to learn what it holds
 WING_SAMPLE = 500  # drawers per wing read for what its chats share
-_GENERIC_NAME = re.compile(r"^(conversations?|session-.*|rollout-.*|export|chats?|transcript|upload|untitled)$",
+_GENERIC_NAME = re.compile(r"^(conversations?|session[-_].*|rollout-.*|export|chats?|transcript|upload|untitled|state|events|"
+                           r"\.aider\.chat\.history|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$",
                            re.IGNORECASE)
 
 
