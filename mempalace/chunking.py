@@ -1,15 +1,19 @@
-"""Split long text into consecutive verbatim pieces at paragraph, line or sentence boundaries."""
+"""Split long text into consecutive verbatim pieces at paragraph, line or sentence boundaries.
+
+A cut inside whitespace that holds a line break falls right after the last break, so a piece that
+starts a line starts with that line's own indentation (code and lists keep their shape)."""
 
 from __future__ import annotations
 
 import re
 
 _BOUNDARIES = (
-    re.compile(r"\n[ \t]*\n\s*"),  # after a blank line (and the whitespace that follows it)
+    re.compile(r"\n[ \t]*\n\s*"),  # after a blank line (and the blank lines after it)
     re.compile(r"\n\s*"),  # after a line break
     re.compile(r"(?<=[.!?…。！？])[\"')\]]*\s+"),  # after a sentence end
     re.compile(r"\s+"),  # after any whitespace: never inside a word
 )
+_SPACE = re.compile(r"\s+")
 
 
 def split_verbatim(text: str, max_chars: int) -> list[str]:
@@ -41,8 +45,15 @@ def _cut_point(text: str, max_chars: int) -> int | None:
     """The end of the last boundary inside the first `max_chars` characters (finest kind last)."""
     window = text[: max_chars + 1]
     for pattern in _BOUNDARIES:
-        ends = [m.end() for m in pattern.finditer(window) if 0 < m.start() and m.end() <= max_chars]
+        ends = [_line_start(m) for m in pattern.finditer(window) if 0 < m.start() and m.end() <= max_chars]
         if ends and ends[-1] >= max_chars // 4:
             return ends[-1]
-    match = re.compile(r"\s+").search(text, max_chars)  # one overlong word: cut after it
-    return match.end() if match else None
+    match = _SPACE.search(text, max_chars)  # one overlong word: cut after it
+    return _line_start(match) if match else None
+
+
+def _line_start(match: re.Match[str]) -> int:
+    """Where a cut in the whitespace `match` goes: after its last line break if it has one (so the
+    next line keeps its indentation), else after the whole run."""
+    gap = match.group()
+    return match.start() + gap.rindex("\n") + 1 if "\n" in gap else match.end()

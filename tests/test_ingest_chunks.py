@@ -19,7 +19,7 @@ import pytest
 from mempalace.formats import parse
 from mempalace.formats.base import Conversation, Message, Source
 from mempalace.ingest import ingest
-from mempalace.ingest.chunks import MESSAGE_GAP, Chunk, Span, chunk_conversation, without_cut_labels
+from mempalace.ingest.chunks import MESSAGE_GAP, Chunk, Span, chunk_conversation, read_through, without_cut_labels
 
 from _shared import TRANSCRIPTS
 TARGETS = (200, 800, 2000)
@@ -44,9 +44,31 @@ def conv(*messages: Message) -> Conversation:
     return Conversation(tuple(messages))
 
 
-def _label(message: Message, continued: bool) -> str:
+def _open_fence(text: str) -> str | None:
+    """The fence line (without indentation) still open at the end of `text`, read line by line:
+    three or more backticks or tildes open a block; the same character, as many or more, closes it."""
+    fence = None
+    for line in text.split("\n")[:-1] if not text.endswith("\n") else text.split("\n"):
+        bare = line.lstrip(" ")
+        if len(line) - len(bare) > 3 or not bare.startswith(("```", "~~~")):
+            continue
+        marker = bare[: len(bare) - len(bare.lstrip(bare[0]))]
+        if fence is None and not (marker[0] == "`" and "`" in bare[len(marker):]):
+            fence = marker + bare[len(marker):].strip()[:40]
+        elif fence is not None and bare.strip() == marker and marker[0] == fence[0] and len(marker) >= len(
+                fence) - len(fence.lstrip(fence[0])):
+            fence = None
+    return fence
+
+
+def _label(message: Message, continued: bool, before: str = "") -> str:
+    """The label before a piece of `message`; `before` is the message's text before the piece (a piece
+    inside a fenced code block says so and reopens the fence on a line of its own)."""
     if message.role == "tool" or not message.speaker:
         return ""
+    fence = _open_fence(before) if continued else None
+    if fence:
+        return f"{message.speaker} (continued, in a code block):\n{fence}\n"
     return f"{message.speaker} (continued): " if continued else f"{message.speaker}: "
 
 
@@ -98,7 +120,7 @@ def assert_layout(conversation: Conversation, chunks: list[Chunk]) -> None:
             message = conversation.messages[span.message]
             if previous is not None:
                 expected.append(_gap(previous, message))
-            expected.append(_label(message, span.start > 0) + message.text[span.start : span.end])
+            expected.append(_label(message, span.start > 0, message.text[: span.start]) + message.text[span.start : span.end])
             previous = message
         assert chunk.content == "".join(expected), f"drawer {number} is not labels + verbatim text"
 
@@ -111,7 +133,7 @@ def rebuild(conversation: Conversation, chunks: list[Chunk], stored: list[str]) 
         cursor, previous = 0, None
         for span in chunk.spans:
             message = conversation.messages[span.message]
-            lead = (_gap(previous, message) if previous else "") + _label(message, span.start > 0)
+            lead = (_gap(previous, message) if previous else "") + _label(message, span.start > 0, message.text[: span.start])
             assert content.startswith(lead, cursor), f"drawer {number}: expected {lead!r} at {cursor}"
             cursor += len(lead)
             texts[span.message] += content[cursor : cursor + span.end - span.start]
@@ -130,6 +152,25 @@ def assert_split_at_whitespace(conversation: Conversation, placed: dict[int, lis
             cut = span.end
             assert text[cut - 1].isspace(), f"message {index} cut mid-word at {cut}: {text[cut - 15 : cut + 15]!r}"
             assert not unicodedata.combining(text[cut]), f"message {index}: combining mark orphaned at {cut}"
+
+
+def assert_lines_whole(conversation: Conversation, placed: dict[int, list[tuple[int, Span]]], target: int) -> None:
+    """Every line of a message that is shorter than half a drawer sits whole in one drawer, its indentation
+    included; and no cut ever falls inside a line's leading whitespace (a cut at a line break leaves
+    the line's indentation at the start of the next drawer)."""
+    for index, spans in placed.items():
+        text = conversation.messages[index].text
+        starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
+        for start, end in zip(starts, [*starts[1:], len(text) + 1]):
+            line = text[start : end - 1] if end <= len(text) else text[start:]
+            if line.strip() and len(line) <= (target - 60) // 2:
+                assert any(s.start <= start and start + len(line) <= s.end for _, s in spans), (
+                    f"message {index}: line {line[:40]!r} is cut between drawers")
+        for _, span in spans[:-1]:
+            line_start = text.rfind("\n", 0, span.end) + 1
+            assert span.end == line_start or text[line_start : span.end].strip(), (
+                f"message {index}: a cut at {span.end} leaves {text[line_start:span.end]!r} of the next line's "
+                "indentation behind")
 
 
 def _runs(text: str) -> list[str]:
@@ -187,6 +228,7 @@ def check_all(conversation: Conversation, target: int) -> list[Chunk]:
     placed = assert_verbatim(conversation, chunks)
     assert_layout(conversation, chunks)
     assert_split_at_whitespace(conversation, placed)
+    assert_lines_whole(conversation, placed, target)
     assert_sizes(chunks, target)
     assert_exchanges_kept_whole(conversation, placed, target)
     assert chunk_conversation(conversation, target) == chunks, "chunking is not deterministic"
@@ -504,3 +546,28 @@ def test_ingested_awkward_text_rebuilds_exactly(palace, tmp_path: Path) -> None:
     chunks = chunk_conversation(conversation, palace.settings.ingest_drawer_chars)
     texts = rebuild(conversation, chunks, _stored_texts(palace, report, chunks))
     assert [texts[i] for i in range(len(conversation.messages))] == [m.text for m in conversation.messages]
+
+
+def test_a_cut_at_a_line_break_leaves_the_indentation_with_its_line() -> None:
+    items = "".join(f"  * Targeted by immigration enforcement, group {i} of the list\n" for i in range(40))
+    reply = "These groups were named:\n\n" + items
+    chunks = chunk_conversation(Conversation((Message("User", "user", "who?"), Message("ChatGPT", "assistant", reply))),
+                                800)
+    assert len(chunks) >= 3
+    for chunk in chunks[1:]:
+        assert chunk.content.startswith("ChatGPT (continued):   * Targeted by"), chunk.content[:60]
+    for chunk in chunks[:-1]:
+        assert chunk.content.endswith("of the list\n"), chunk.content[-40:]
+
+
+def test_a_code_block_cut_in_two_is_reopened_and_labelled_in_the_next_drawer() -> None:
+    body = "".join(f"def area_{i}(w, h):\n    \"\"\"The area.\n\n    Returns:\n        w * h\n    \"\"\"\n    return w * h\n\n"
+                   for i in range(25))
+    reply = f"Here is the module:\n\n```python\n{body}```\n\nEach function returns the area."
+    conversation = Conversation((Message("User", "user", "write it"), Message("Claude", "assistant", reply)))
+    chunks = chunk_conversation(conversation, 800)
+    inside = [c.content for c in chunks[1:] if not c.content.startswith("Claude (continued): ")]
+    assert len(inside) >= 2 and all(c.startswith("Claude (continued, in a code block):\n```python\n") for c in inside)
+    assert all("\n    Returns:\n" in c or "Returns" not in c for c in inside)  # four spaces kept with their line
+    assert chunks[-1].content.endswith("Each function returns the area.")
+    assert read_through(chunks, conversation) == f"User: write it\n\nClaude: {reply}"  # labels are not message text

@@ -3,20 +3,29 @@
 The unit is an exchange: a user turn and the replies that follow (in a group chat, one message).
 Exchanges are packed greedily up to about `target` characters; an exchange too big for one drawer
 is packed message by message, and a message too big for one drawer is split by `split_verbatim`
-at paragraph, line, sentence, then word boundaries. Each message piece is written as
-`Speaker: text`, so a drawer reads like the conversation; tool lines are written as they are.
+at paragraph, line, sentence, then word boundaries (a line keeps its indentation); a blob (a long
+run without spaces, see `mempalace.blobs`) is a piece of its own, cut only to fit the size limit.
+Each message piece is written as `Speaker: text`, so a drawer reads like the conversation; a piece
+that starts inside a fenced code block is labelled so and reopens the fence (the label is not
+message text: the message's characters stay as they are). Tool lines are written as they are.
 Greedy packing from the start keeps the cut points of a conversation that later grows.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
+from .. import blobs
 from ..chunking import split_verbatim
 from ..formats.base import Conversation, Message
 
 MESSAGE_GAP = "\n\n"
 TOOL_GAP = "\n"
+IN_CODE = " (continued, in a code block):\n"  # after the speaker; the reopened fence's line follows
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})([^\n]*)$", re.MULTILINE)
+_SPACE = re.compile(r"\s+")
+_FENCE_INFO = 40  # characters of a reopened fence's info string (its language) repeated in a label
 
 
 @dataclass(frozen=True)
@@ -38,15 +47,15 @@ class Chunk:
 
 @dataclass(frozen=True)
 class _Block:
-    parts: tuple[tuple[Message, Span, bool], ...]  # (message, span, is continuation)
+    parts: tuple[tuple[Message, Span, str], ...]  # (message, span, the label written before it)
 
     def render(self, after: "_Block | None") -> str:
         out = []
         previous = after.parts[-1][0] if after else None
-        for message, span, continued in self.parts:
+        for message, span, label in self.parts:
             if previous is not None:
                 out.append(TOOL_GAP if message.role == previous.role == "tool" else MESSAGE_GAP)
-            out.append(_label(message, continued) + message.text[span.start : span.end])
+            out.append(label + message.text[span.start : span.end])
             previous = message
         return "".join(out)
 
@@ -102,6 +111,8 @@ def without_cut_labels(text: str, speakers: list[str]) -> str:
         text = text.replace(MESSAGE_GAP + label, "")
         if text.startswith(label):
             text = text[len(label):]
+        in_code = re.compile(rf"(?:\A|{MESSAGE_GAP}){re.escape(speaker + IN_CODE)}[^\n]*\n")
+        text = in_code.sub("", text) if speaker + IN_CODE in text else text
     return text
 
 
@@ -122,26 +133,60 @@ def _exchanges(messages: tuple[Message, ...]) -> list[list[int]]:
 
 def _fit(unit: list[int], messages: tuple[Message, ...], target: int, limit: int) -> list[_Block]:
     """The exchange as one block if it fits about one drawer, else one block per message piece."""
-    whole = _Block(tuple((messages[i], Span(i, 0, len(messages[i].text)), False) for i in unit))
+    whole = _Block(tuple((messages[i], Span(i, 0, len(messages[i].text)), _label(messages[i], False)) for i in unit))
     if len(whole.render(None)) <= target * 3 // 2:
         return [whole]
     blocks = []
     for index in unit:
         message = messages[index]
         room = max(target - len(_label(message, True)), 100)
-        cap = max(limit - len(_label(message, True)), room)
-        start = 0
-        pieces = [p[i : i + cap] for p in split_verbatim(message.text, room) for i in range(0, len(p), cap)]
-        for piece_number, piece in enumerate(pieces):
+        cap = max(limit - len(_label(message, True, "~" * (3 + _FENCE_INFO))), room)
+        start, fence = 0, None
+        for piece in _pieces(message.text, room, cap):
             span = Span(index, start, start + len(piece))
-            blocks.append(_Block(((message, span, piece_number > 0),)))
+            blocks.append(_Block(((message, span, _label(message, start > 0, fence)),)))
+            fence = _fence_after(piece, fence, start == 0 or message.text[start - 1] == "\n")
             start = span.end
     return blocks
 
 
-def _label(message: Message, continued: bool) -> str:
+def _pieces(text: str, room: str | int, cap: int) -> list[str]:
+    """A message's text in drawer-sized pieces: each blob apart (cut only to fit `cap`) with the
+    whitespace after it up to its next line, the text around them by `split_verbatim`."""
+    pieces: list[str] = []
+    at = 0
+    for start, end in [*blobs.runs(text), (len(text), len(text))]:
+        between = text[at:start]
+        if between:
+            pieces += [p[i : i + cap] for p in split_verbatim(between, int(room)) for i in range(0, len(p), cap)]
+        gap = _SPACE.match(text, end)
+        end = end if gap is None else end + (gap.group().rindex("\n") + 1 if "\n" in gap.group() else len(gap.group()))
+        pieces += [text[i : min(i + cap, end)] for i in range(start, end, cap)]
+        at = end
+    return pieces
+
+
+def _fence_after(piece: str, fence: str | None, at_line_start: bool) -> str | None:
+    """The fence (marker and info) open at the end of `piece`, given the one open at its start."""
+    for match in _FENCE.finditer(piece):
+        if match.start() == 0 and not at_line_start:
+            continue  # the piece starts mid-line: that is no fence line
+        marker, info = match.groups()
+        if fence is None and not (marker[0] == "`" and "`" in info):
+            fence = marker + info.strip()[:_FENCE_INFO]
+        elif fence is not None and marker[0] == fence[0] and len(marker) >= len(fence) - len(fence.lstrip(fence[0])) \
+                and not info.strip():
+            fence = None
+    return fence
+
+
+def _label(message: Message, continued: bool, fence: str | None = None) -> str:
+    """What a piece of `message` starts with: its speaker, said to be continued, and the code fence
+    it is inside reopened on a line of its own."""
     if message.role == "tool" or not message.speaker:
         return ""
+    if continued and fence:
+        return f"{message.speaker}{IN_CODE}{fence}\n"
     return f"{message.speaker} (continued): " if continued else f"{message.speaker}: "
 
 

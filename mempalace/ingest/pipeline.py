@@ -17,8 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import formats
-from ..errors import MalformedSourceError, MempalaceError, UnsupportedFormatError
+from .. import blobs, formats
+from ..errors import MalformedSourceError, MempalaceError, SourceRefusedError, UnsupportedFormatError
 from ..formats.base import Conversation, Source
 from ..models import DrawerDraft
 from ..naming import room_slug, wing_name
@@ -91,6 +91,7 @@ def _prepare(palace: Palace, run: Run, source: str | os.PathLike[str] | bytes, f
     try:
         src = _source(palace, source, name)
         detected, conversations = _parse(src, format_name)
+        _refuse_blobs(name, conversations)
         return plan_source(palace, src, detected, conversations, run)
     except UnsupportedFormatError as exc:
         if walked:
@@ -129,6 +130,16 @@ def _drop_repeats(plans: list[Plan]) -> None:
         if repeated:
             plan.drafts = [d for d in plan.drafts if d.id not in repeated]
             plan.drawers = [replace(d, status="present") if d.id in repeated else d for d in plan.drawers]
+
+
+def _refuse_blobs(name: str, conversations: list[Conversation]) -> None:
+    """A source that is nothing but blobs (one long run without spaces) is no conversation: refused
+    before anything is embedded or filed."""
+    found = blobs.only_blobs([m.text for c in conversations for m in c.messages])
+    if found:
+        chars, kind = found
+        raise SourceRefusedError(f"{name} holds nothing but {chars:,} characters of {kind}, with no conversation "
+                                 "around them (a pasted image, a bundle or a data dump?). Nothing was filed.")
 
 
 def expand_paths(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:

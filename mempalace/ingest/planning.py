@@ -12,6 +12,7 @@ from pathlib import PurePosixPath
 
 import numpy as np
 
+from .. import blobs
 from ..errors import MempalaceError
 from ..formats.base import Conversation, Source
 from ..models import DrawerDraft
@@ -111,7 +112,7 @@ def plan_source(palace: Palace, src: Source, fmt: str, conversations: list[Conve
             if room is None:
                 part = waiting.setdefault(wing, Pending(wing, _text(conversation.title), tuple(sorted(names))))
                 part.ids.append(identity)
-                part.texts.append(prose(chunk, conversation))
+                part.texts.append(blobs.removed(prose(chunk, conversation)))
             plan.drawers.append(PlannedDrawer(wing=wing, room=room or GENERAL, hall="", status="new",
                                               **_where(identity, chunk, number, index, conversation)))
             chooser = "person" if run.room else choosers.get(earlier[index][2], "ingest") if room else "ingest"
@@ -238,7 +239,7 @@ def remember_room(rooms: TopicRooms, room: str, samples: list[tuple[str, str, st
     for wing, parent, content, vector in samples:
         groups.setdefault((wing, parent), []).append((content, vector))
     for (wing, _), members in sorted(groups.items()):
-        rooms.remember(room, wing, np.stack([v for _, v in members]), [people_words(c) for c, _ in members])
+        rooms.remember(room, wing, np.stack([v for _, v in members]), [people_words(blobs.removed(c)) for c, _ in members])
 
 
 def _draft(src: Source, fmt: str, conversation: Conversation, chunk: Chunk, identity: str, wing: str, room: str,
@@ -285,10 +286,11 @@ def classify(palace: Palace, plans: list[Plan], progress: Progress | None, remem
         for plan in plans:
             plan.vectors = np.zeros((0, 0), np.float32)
         return
-    vectors = embed_cached(palace, [d.content for d in drafts], EMBED_BATCH, remember, progress)
+    texts = [blobs.readable(d.content) for d in drafts]  # a blob is read as its description
+    vectors = embed_cached(palace, texts, EMBED_BATCH, remember, progress)
     name = palace.settings.embedder
     classifier = palace.kept(("halls", name), lambda: HallClassifier(palace.embed, palace.settings.cache_dir, name))
-    halls = classifier.classify([d.content for d in drafts], vectors)
+    halls = classifier.classify(texts, vectors)
     start = 0
     for plan in plans:
         count = len(plan.drafts)
