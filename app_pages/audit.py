@@ -15,13 +15,14 @@ ANY = "(any)"
 p = palace()
 st.title("Audit log")
 st.caption("Every write to this palace, newest first: kept with the palace, append-only.")
-cols = st.columns(5)
+cols = st.columns([2, 1, 1, 1], vertical_alignment="bottom")
 who = cols[0].text_input("Who", placeholder="an e-mail or token:name")
 via = cols[1].selectbox("From", [ANY, *VIA])
 action = cols[2].selectbox("Action", [ANY, *AUDIT_ACTIONS])
-since = cols[3].date_input("From date", value=None)
-until = cols[4].date_input("To date", value=None)
-drawer = st.text_input("Drawer id", placeholder="entries that touched this drawer")
+with cols[3].popover("Dates, drawer", key="audit_more", width="stretch"):  # its fields are drawn when opened
+    since = st.date_input("From date", value=None, key="audit_since")
+    until = st.date_input("To date", value=None, key="audit_until")
+    drawer = st.text_input("Drawer id", placeholder="entries that touched this drawer", key="audit_drawer")
 try:
     entries = p.audit_entries(who=who.strip() or None, via=None if via == ANY else via,
                               action=None if action == ANY else action, since=since and since.isoformat(),

@@ -1,4 +1,5 @@
-"""Tunnels: the room network (pyvis, offline) and the same data as tables: tunnels, traverse, merges."""
+"""Tunnels: the room network (pyvis, offline) and the same data as tables: tunnels, traverse, merges.
+The walk and the re-rooming panel are drawn when their toggles are on."""
 
 import streamlit as st
 
@@ -42,14 +43,14 @@ tunnel_table(found)
 st.caption(f"{len(found)} tunnel(s); {stats(p).tunnel_rooms} in the whole palace.")
 
 st.subheader("Walk from a room")
-walk_cols = st.columns([3, 1])
-start = walk_cols[0].selectbox("Start room", rooms)
-hops = walk_cols[1].slider("Hops", 0, 5, 2)
-try:
-    steps = walk(p, key(p), start, hops)
-    walk_table(steps)
-except MempalaceError as exc:
-    st.error(md(str(exc)))
+if st.toggle("Walk the network from a room you choose", key="walk_open"):  # drawn on request: a table costs
+    walk_cols = st.columns([3, 1])
+    start = walk_cols[0].selectbox("Start room", rooms, key="walk_start")
+    hops = walk_cols[1].slider("Hops", 0, 5, 2, key="walk_hops")
+    try:
+        walk_table(walk(p, key(p), start, hops))
+    except MempalaceError as exc:
+        st.error(md(str(exc)))
 
 merge_panel(p, merges(p, key(p)))
 

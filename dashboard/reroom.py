@@ -21,8 +21,10 @@ HOW_ROOMS_ARE_CHOSEN = (
 
 
 def reroom_panel(p: ScopedPalace) -> None:
-    """Preview and apply `mempalace rooms --rebuild`; rooms a person chose are never touched."""
-    st.subheader("Re-room the palace")
+    """Preview and apply `mempalace rooms --rebuild`; rooms a person chose are never touched. Drawn
+    when its toggle is on (the panel is seldom used, and each element costs the browser)."""
+    if not st.toggle("Re-room the palace", key="reroom_open"):
+        return
     st.caption("Re-rooming chooses again the rooms ingest chose for every drawer, as ingest would today; "
                "rooms a person chose (moves, merges, --room, add) stay.")
     if st.button("Preview re-rooming", key="reroom_preview"):

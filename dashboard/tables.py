@@ -1,6 +1,6 @@
 """The Tunnels page's tables: tunnels and walks fitted to the page's width (about 900 px at 1400 px:
 the numbers next to the room, to two places, with what weight and score mean on their headers, then
-the wings and halls as chips), and the room-merge suggestions with their Merge buttons."""
+the wings and halls as chips), and the room-merge suggestions with a Merge control."""
 
 from __future__ import annotations
 
@@ -49,18 +49,24 @@ def walk_table(steps: Sequence[TraversalStep]) -> None:
 
 
 def merge_panel(p: ScopedPalace, suggestions: Sequence[MergeSuggestion]) -> None:
-    """Rooms that are probably one concept, the 15 likeliest, each with Merge for those who may."""
+    """Rooms that are probably one concept, the 15 likeliest as one block of text; those who may merge
+    pick one and press Merge (one control, not a button per line: each costs the browser)."""
     st.subheader("Rooms that are probably one concept")
-    if not suggestions:
+    shown = list(suggestions[:15])
+    if not shown:
         st.write("No likely duplicate rooms.")
-    for number, suggestion in enumerate(suggestions[:15]):
-        row = st.columns([4, 1])
-        row[0].text(f"{suggestion.source} ({suggestion.source_count}) → {suggestion.target} ({suggestion.target_count})"
-                    f"   score {suggestion.score:.2f}: {'; '.join(suggestion.reasons)}")
-        if p.may("merge") and row[1].button("Merge", key=f"merge_{number}_{suggestion.source}_{suggestion.target}"):
-            try:
-                result = merge_rooms(p, suggestion.source, suggestion.target)
-                st.toast(f"Moved {result.moved} drawer(s) into {result.target}.")
-                st.rerun()
-            except MempalaceError as exc:
-                st.error(md(str(exc)))
+        return
+    st.text("\n".join(f"{s.source} ({s.source_count}) → {s.target} ({s.target_count})   score {s.score:.2f}: "
+                      f"{'; '.join(s.reasons)}" for s in shown))
+    if not p.may("merge"):
+        return
+    row = st.columns([4, 1], vertical_alignment="bottom")
+    number = row[0].selectbox("Merge rooms", range(len(shown)), key="merge_pick",
+                              format_func=lambda i: f"{shown[i].source} → {shown[i].target}")
+    if row[1].button("Merge", key="merge_go") and number is not None:
+        try:
+            result = merge_rooms(p, shown[number].source, shown[number].target)
+            st.toast(f"Moved {result.moved} drawer(s) into {result.target}.")
+            st.rerun()
+        except MempalaceError as exc:
+            st.error(md(str(exc)))
