@@ -1,15 +1,13 @@
 """Overview: what the palace holds, its tunnels and silos, and when its conversations happened; every
-place leads to the Search page, which lists that place's drawers. The timeline is drawn when asked for."""
+place links to the Search page, which lists that place's drawers."""
 
 import streamlit as st
 
 from dashboard import charts
 from dashboard.render import md
 from dashboard.start import empty_palace
-from dashboard.views import SEARCH_PAGE, key, overview, palace, search_pills
+from dashboard.views import SEARCH_PAGE, key, link_to_search, overview, palace
 
-TALKS = "conversations by their date"
-TIMELINE = {TALKS: ("talks", "conversations"), "drawers by filing date": ("days", "drawers filed")}
 p = palace()
 st.title("Palace overview")
 if p.count() == 0:
@@ -51,24 +49,25 @@ tunnels, silos = st.columns([3, 2])
 with tunnels:
     st.subheader("Top tunnels")
     st.caption("Ranked by informativeness weight × (wings − 1): rooms found in every wing weigh little.")
-    search_pills("Top tunnels", "top_tunnels", {
-        f"{md(t.room)} · {len(t.wings)} wings · {t.count} drawers · weight {t.weight:.2f}": {"room": t.room}
-        for t in stats.top_tunnels})
+    for tunnel in stats.top_tunnels:
+        link_to_search(f"{md(tunnel.room)} · {len(tunnel.wings)} wings · {tunnel.count} drawers · "
+                       f"weight {tunnel.weight:.2f}", room=tunnel.room)
     if not stats.top_tunnels:
         st.write("No room spans two wings yet.")
 with silos:
     st.subheader("Rooms per wing")
-    search_pills("Rooms per wing", "wing_rooms",
-                 {f"{md(wing)} · {count} rooms": {"wing": wing} for wing, count in stats.rooms_per_wing.items()})
+    for wing, count in stats.rooms_per_wing.items():
+        link_to_search(f"{md(wing)} · {count} rooms", wing=wing)
     if stats.isolated_wings:
         st.caption("Not linked to another wing by a tunnel room yet (usual for separate exports): "
                    + ", ".join(map(md, stats.isolated_wings)))
 
 st.subheader("Over time")
-by = st.segmented_control("Count", list(TIMELINE), key="timeline_by")
-if by:  # drawn when asked for: a chart costs the browser a good part of a page load
-    counts, label = TIMELINE[by]
-    st.altair_chart(charts.timeline(view[counts], label), width="stretch")
-if by in (TALKS, None):
-    st.caption("Each conversation on the day it happened, as its source says; one without a date on the day it "
-               "was filed." if by else "Choose what to count to draw the timeline.")
+by = st.segmented_control("Count", ["conversations by their date", "drawers by filing date"],
+                          default="conversations by their date", key="timeline_by")
+filed = by == "drawers by filing date"
+st.altair_chart(charts.timeline(view["days"] if filed else view["talks"], "drawers filed" if filed else "conversations"),
+                width="stretch")
+if not filed:
+    st.caption("Each conversation on the day it happened, as its source says; one without a date on the day it was "
+               "filed.")

@@ -7,7 +7,7 @@ Playwright) on a large palace, by in-app navigation and by a full page load.
 Pages: Overview, Search with a query, Search listing a place (a place link: a room, no query),
 Tunnels, Drawers, Ingest and Audit. Each visit is timed until the page's last element is drawn (see
 PAGES), both for in-app navigation (as people move around: a sidebar link; for the place listing the
-Overview's first top-tunnel pill; for a query, typing it on the Search page and pressing Enter) and
+Overview's first top-tunnel link; for a query, typing it on the Search page and pressing Enter) and
 for a full page load in a new tab (browser cache warm). Every page is visited once before timing
 (the model loads, cached views fill), as a dashboard in use has been. Each round also loads a
 one-line Streamlit app the same way: the floor under any page's full load on this machine. Targets (issue 17):
@@ -47,9 +47,8 @@ def _main(page):
 
 def _overview(page) -> None:
     main = _main(page)
-    main.get_by_text("Choose what to count to draw the timeline.").wait_for()  # last (the timeline on request)
-    for chart in range(2):
-        main.get_by_test_id("stVegaLiteChart").nth(chart).locator("canvas, svg").first.wait_for()
+    main.get_by_text("Each conversation on the day it happened").wait_for()  # under the timeline, last
+    main.get_by_test_id("stVegaLiteChart").nth(2).locator("canvas, svg").first.wait_for()
 
 
 def _search(page) -> None:
@@ -84,7 +83,7 @@ def _audit(page) -> None:
 # name: (address, the sidebar link that leads there or None, drawn)
 PAGES: dict[str, tuple[str, str | None, Callable]] = {  # in the order a round visits them
     "overview": ("", "Overview", _overview),
-    "search place": ("search?room={room}", None, _place),  # the Overview's first top-tunnel pill
+    "search place": ("search?room={room}", None, _place),  # the Overview's first top-tunnel link
     "tunnels": ("tunnels", "Tunnels", _tunnels),
     "search": (f"search?q={urllib.parse.quote(QUERY)}", None, _search),  # typed, after the Search link
     "drawers": ("drawers", "Drawers", _drawers),
@@ -139,7 +138,7 @@ def navigate(app, name: str) -> Callable[[], object]:
     if link:
         return app.locator("[data-testid=stSidebarNavLink]", has_text=link).click
     if name == "search place":  # from the Overview, where the cycle stands just then
-        return _first_tunnel(app).click
+        return _main(app).get_by_test_id("stPageLink-NavLink").first.click
     box = _main(app).get_by_role("textbox", name="Search your palace")
 
     def ask() -> None:
@@ -177,14 +176,10 @@ def measure(context, url: str, room: str, repeats: int, floor: str) -> dict[str,
     return results
 
 
-def _first_tunnel(page):
-    return _main(page).locator(".st-key-top_tunnels button").first
-
-
 def first_tunnel(page) -> str:
-    """The room of the Overview's first top tunnel (what the place listing opens): its pill says
-    'room · n wings · …'."""
-    return _first_tunnel(page).inner_text().split(" · ")[0]
+    """The room of the Overview's first top-tunnel link (what the place listing opens)."""
+    href = _main(page).get_by_test_id("stPageLink-NavLink").first.get_attribute("href") or ""
+    return urllib.parse.parse_qs(urllib.parse.urlparse(href).query)["room"][0]
 
 
 def report(results: dict[str, dict[str, list[float]]]) -> None:

@@ -149,15 +149,3 @@ def link_to_search(label: str, **filters: str | None) -> None:
     """A link to the Search page scoped to a place (the label is shown as plain text)."""
     params = {k: v for k, v in filters.items() if v}
     st.page_link(SEARCH_PAGE, label=label, query_params=params, icon=":material/search:")
-
-
-def search_pills(label: str, key: str, places: dict[str, dict[str, str]]) -> None:
-    """Places as one row of pills (one element, not a link each); picking one opens the Search page
-    scoped to it. `places` maps each pill's Markdown label (escape names with `md`) to its filters."""
-    if not places:
-        return
-    labels = list(places)
-    picked = st.pills(label, range(len(labels)), format_func=labels.__getitem__, key=key,
-                      label_visibility="collapsed", wrap=True)
-    if picked is not None:
-        st.switch_page(SEARCH_PAGE, query_params=places[labels[picked]])

@@ -95,11 +95,6 @@ def foreign_add(palace: Palace, drawer_id: str, text: str, wing: str, room: str,
     palace._store.bump_marker()
 
 
-def pills(at: AppTest, key: str) -> list[str]:
-    """The labels of the pills with this key (the Overview's places)."""
-    return at.button_group(key=key).options
-
-
 def metrics(block) -> dict[str, str]:
     return {m.label: m.value for m in block.metric}
 
@@ -112,11 +107,11 @@ def iframe_html(at: AppTest) -> str:
 
 def all_markdown(at: AppTest) -> list[str]:
     """Every Markdown-rendered string on the page: markdown, captions, alerts, labels of expanders, toggles,
-    page links, buttons and pills."""
+    page links and buttons."""
     texts = [e.value for kind in ("markdown", "caption", "info", "warning", "error", "success", "page_link")
              for e in at.get(kind)]
     texts += [e.label for e in at.expander] + [t.label for t in at.toggle] + [b.label for b in at.button]
-    return texts + [label for pills in at.button_group for label in pills.options]
+    return texts
 
 
 def assert_no_raw_markup(at: AppTest) -> None:
@@ -225,39 +220,28 @@ def test_overview_counts_places_tunnels_and_wings(story):
         ("wing_driftwood", "auth-migration", 1), ("wing_driftwood", "deploy-pipeline", 1),
         ("wing_kai", "auth-migration", 1), ("wing_kai", "gpu-pricing", 1), ("wing_kai", "security-review", 1),
         ("wing_priya", "auth-migration", 1), ("wing_priya", "gpu-pricing", 1)]
-    # Top tunnels, ranked as graph_stats ranks them; then rooms per wing: pills, Markdown-escaped labels.
-    tunnels, wings = pills(at, "top_tunnels"), pills(at, "wing_rooms")
+    links = [(link.value, link.proto.page, link.proto.query_string) for link in at.page_link]
+    assert all(page == "search" for _, page, _ in links)  # every place links to Search, scoped to it
+    # Top tunnels first, ranked as graph_stats ranks them; then rooms per wing. Labels are Markdown-escaped.
+    tunnels, wings = links[:2], links[2:]
     ranked = [t.room for t in graph_stats(app_palace(at)).top_tunnels]
-    assert [label.split(" · ")[0] for label in tunnels] == [md(room) for room in ranked]
+    assert [query for _, _, query in tunnels] == [f"room={room}" for room in ranked]
     assert sorted(ranked) == ["auth-migration", "gpu-pricing"]
-    label = dict(zip(ranked, tunnels))
-    assert label["auth-migration"].startswith(r"auth\-migration · 3 wings · 3 drawers · weight ")
-    assert label["gpu-pricing"].startswith(r"gpu\-pricing · 2 wings · 2 drawers · weight ")
+    label = {query: text for text, _, query in tunnels}
+    assert label["room=auth-migration"].startswith(r"auth\-migration · 3 wings · 3 drawers · weight ")
+    assert label["room=gpu-pricing"].startswith(r"gpu\-pricing · 2 wings · 2 drawers · weight ")
     for tunnel in graph_stats(app_palace(at)).top_tunnels:
-        assert label[tunnel.room].endswith(f" · weight {tunnel.weight:.2f}")
-    assert wings == [r"wing\_driftwood · 2 rooms", r"wing\_kai · 3 rooms", r"wing\_priya · 2 rooms"]
-    assert not at.page_link
+        assert label[f"room={tunnel.room}"].endswith(f" · weight {tunnel.weight:.2f}")
+    assert [(text, query) for text, _, query in wings] == [
+        (r"wing\_driftwood · 2 rooms", "wing=wing_driftwood"), (r"wing\_kai · 3 rooms", "wing=wing_kai"),
+        (r"wing\_priya · 2 rooms", "wing=wing_priya")]
     assert [s.value for s in at.subheader] == ["Wings and rooms", "Wing × hall", "Places", "Top tunnels",
                                               "Rooms per wing", "Over time"]
-    assert len(at.get("vega_lite_chart")) == 2  # the timeline is drawn when asked for
+    assert len(at.get("vega_lite_chart")) == 3
     assert not at.warning  # no isolated wing: every wing shares a tunnel
-    timeline = at.main.get("button_group")[-1]
-    assert timeline.proto.default == [] and "Choose what to count" in at.main.caption[-1].value
-    timeline.set_value("conversations by their date").run()  # each conversation on its own date
-    assert len(at.get("vega_lite_chart")) == 3 and "conversation" in at.main.caption[-1].value
-    at.main.get("button_group")[-1].set_value("drawers by filing date").run()
-    assert len(at.get("vega_lite_chart")) == 3 and not at.exception
-
-
-def test_a_top_tunnel_or_a_wing_opens_search_scoped_to_it(story):
-    at = start()
-    top = graph_stats(app_palace(at)).top_tunnels[0].room
-    at.button_group(key="top_tunnels").set_value(0).run()
-    assert not at.exception
-    assert [t.value for t in at.title] == ["Search"] and at.query_params == {"room": top}
-    at = start()
-    at.button_group(key="wing_rooms").set_value(1).run()
-    assert [t.value for t in at.title] == ["Search"] and at.query_params == {"wing": "wing_kai"}
+    # the timeline counts conversations by their own date by default; drawers by filing day on request
+    assert at.main.get("button_group")[0].proto.default == [0]
+    assert "conversation" in [c.value for c in at.main.caption][-1]
 
 
 def test_selecting_a_place_opens_search_scoped_to_it(story):
@@ -285,7 +269,8 @@ def test_overview_follows_writes_made_while_it_is_open(story):
                                 "Halls in use": "5"}
     places = at.dataframe[0].value
     assert ("wing_driftwood", "gpu-pricing") in set(zip(places["wing"], places["room"]))
-    assert any(label.startswith(r"gpu\-pricing · 3 wings · 3 drawers") for label in pills(at, "top_tunnels"))
+    assert "room=gpu-pricing" in [link.proto.query_string for link in at.page_link]
+    assert r"gpu\-pricing · 3 wings · 3 drawers" in " ".join(link.value for link in at.page_link)
 
 
 # -- Search --------------------------------------------------------------------------------------
@@ -567,7 +552,7 @@ def test_markup_in_names_stored_by_other_tools_is_never_rendered(story, settings
         foreign_add(palace, "evil-2", "More OIDC notes from upstream", "wing_kai", evil_room)
     at = start()
     assert_no_raw_markup(at)
-    assert any(r"\<img src=x onerror=alert\(3\)\>" in label for label in pills(at, "top_tunnels"))
+    assert any(r"\<img src=x onerror=alert\(3\)\>" in link.value for link in at.page_link)
     for name in ("search", "tunnels", "drawers"):
         at = open_page(name, q="OIDC notes")
         assert_no_raw_markup(at)
