@@ -19,7 +19,8 @@ cols = st.columns([2, 1, 1, 1], vertical_alignment="bottom")
 who = cols[0].text_input("Who", placeholder="an e-mail or token:name")
 via = cols[1].selectbox("From", [ANY, *VIA])
 action = cols[2].selectbox("Action", [ANY, *AUDIT_ACTIONS])
-with cols[3].popover("Dates, drawer", key="audit_more", width="stretch"):  # its fields are drawn when opened
+narrowed = sum(bool(st.session_state.get(k)) for k in ("audit_since", "audit_until", "audit_drawer"))
+with cols[3].popover("Dates, drawer" + (f" ({narrowed} set)" if narrowed else ""), key="audit_more", width="stretch"):
     since = st.date_input("From date", value=None, key="audit_since")
     until = st.date_input("To date", value=None, key="audit_until")
     drawer = st.text_input("Drawer id", placeholder="entries that touched this drawer", key="audit_drawer")

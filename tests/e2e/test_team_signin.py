@@ -339,6 +339,7 @@ def test_an_editor_may_move_but_not_delete_and_the_admin_audit_shows_the_move(
             admin.get_by_role("textbox", name="Drawer id").press("Enter")
         admin.keyboard.press("Escape")
         expect(main.get_by_text("2 entries", exact=True)).to_be_visible()
+        expect(main.get_by_role("button", name="Dates, drawer (1 set)")).to_be_visible()  # closed, it says so
         shown = dataframe_rows(main.get_by_test_id("stDataFrame"))
         assert [(r["who"], r["from"], r["action"]) for r in shown][0] == (EDITOR, "dashboard", "move"), shown
         name, exported = download(admin, "Export CSV")

@@ -127,9 +127,9 @@ def test_markup_in_text_and_names_is_shown_not_run(page: Page, server: Dashboard
     page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
     seen: set[str] = set()
 
-    open_app(page, server)  # Overview: tiles, charts, the places table, tunnel and wing pills
+    open_app(page, server)  # Overview: tiles, charts, the places table, tunnel and wing links
     assert_inert(page, "overview")
-    tunnels = main_block(page).locator(".st-key-top_tunnels button, .st-key-wing_rooms button")  # pills
+    tunnels = main_block(page).get_by_test_id("stPageLink-NavLink")
     expect(tunnels.filter(has_text=P1).first).to_be_visible()
     expect(tunnels.filter(has_text=P3).first).to_be_visible()  # a wing in "Rooms per wing"
     seen |= visible_payloads(page)
