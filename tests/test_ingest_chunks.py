@@ -53,8 +53,9 @@ def _open_fence(text: str) -> str | None:
         if len(line) - len(bare) > 3 or not bare.startswith(("```", "~~~")):
             continue
         marker = bare[: len(bare) - len(bare.lstrip(bare[0]))]
-        if fence is None and not (marker[0] == "`" and "`" in bare[len(marker):]):
-            fence = marker + bare[len(marker):].strip()[:40]
+        info = bare[len(marker):].strip()
+        if fence is None and not (marker[0] == "`" and "`" in info):
+            fence = marker + (info if re.fullmatch(r"[\w.+#-]{1,40}", info) else "")
         elif fence is not None and bare.strip() == marker and marker[0] == fence[0] and len(marker) >= len(
                 fence) - len(fence.lstrip(fence[0])):
             fence = None
@@ -571,3 +572,11 @@ def test_a_code_block_cut_in_two_is_reopened_and_labelled_in_the_next_drawer() -
     assert all("\n    Returns:\n" in c or "Returns" not in c for c in inside)  # four spaces kept with their line
     assert chunks[-1].content.endswith("Each function returns the area.")
     assert read_through(chunks, conversation) == f"User: write it\n\nClaude: {reply}"  # labels are not message text
+
+
+def test_a_slack_code_block_is_reopened_without_repeating_its_first_line() -> None:
+    log = "".join(f"I0327 01:48:{i:02d}.374078  1835 exec.cpp:132] Version: 0.28.0 step {i}\n" for i in range(40))
+    text = f"```{log}```"  # Slack writes the first line right after the backticks: content, not a language
+    chunks = chunk_conversation(Conversation((Message("Hermione Granger", "user", text),)), 800)
+    assert len(chunks) >= 3
+    assert all(c.content.startswith("Hermione Granger (continued, in a code block):\n```\nI0327") for c in chunks[1:])

@@ -25,7 +25,9 @@ TOOL_GAP = "\n"
 IN_CODE = " (continued, in a code block):\n"  # after the speaker; the reopened fence's line follows
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})([^\n]*)$", re.MULTILINE)
 _SPACE = re.compile(r"\s+")
-_FENCE_INFO = 40  # characters of a reopened fence's info string (its language) repeated in a label
+_LANGUAGE = re.compile(r"[\w.+#-]{1,40}")  # an info string a reopened fence repeats: a language name, not
+# the first line of a Slack code block (```I0327 01:48 …), which is content
+_FENCE_INFO = 40
 
 
 @dataclass(frozen=True)
@@ -140,7 +142,7 @@ def _fit(unit: list[int], messages: tuple[Message, ...], target: int, limit: int
     for index in unit:
         message = messages[index]
         room = max(target - len(_label(message, True)), 100)
-        cap = max(limit - len(_label(message, True, "~" * (3 + _FENCE_INFO))), room)
+        cap = max(limit - len(_label(message, True, "~" * (3 + _FENCE_INFO))), room)  # room for any label
         start, fence = 0, None
         for piece in _pieces(message.text, room, cap):
             span = Span(index, start, start + len(piece))
@@ -173,7 +175,7 @@ def _fence_after(piece: str, fence: str | None, at_line_start: bool) -> str | No
             continue  # the piece starts mid-line: that is no fence line
         marker, info = match.groups()
         if fence is None and not (marker[0] == "`" and "`" in info):
-            fence = marker + info.strip()[:_FENCE_INFO]
+            fence = marker + (info.strip() if _LANGUAGE.fullmatch(info.strip()) else "")
         elif fence is not None and marker[0] == fence[0] and len(marker) >= len(fence) - len(fence.lstrip(fence[0])) \
                 and not info.strip():
             fence = None
