@@ -1,4 +1,4 @@
-"""Blobs: long runs without whitespace (base64, hex, data URIs, minified code, long log lines).
+"""Blobs: long runs of ASCII without whitespace (base64, hex, data URIs, minified code, long log lines).
 
 They are kept verbatim, but nothing reads them as words: embedding and halls see a short description
 instead, room names never see them, so a pasted image costs one sentence's embedding rather than hundreds of
@@ -11,7 +11,9 @@ import re
 
 BLOB_CHARS = 1_000  # no word, and few URLs, run this long without a space
 MIN_WORDS = 3  # a source with fewer words than this outside its blobs is not a conversation
-_RUN = re.compile(r"\S{%d,}" % BLOB_CHARS)
+# Printable ASCII only: Chinese or Japanese prose has no spaces either, and is words. The lookbehind
+# starts a match only where a run starts, so the scan stays linear on many runs just under the length.
+_RUN = re.compile(r"(?<![!-~])[!-~]{%d,}" % BLOB_CHARS)
 _WORD = re.compile(r"[^\W\d_]{2,}")
 _KINDS = (
     ("a data URI", re.compile(r"data:[\w.+-]+/[\w.+-]+[;,]")),

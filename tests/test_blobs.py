@@ -80,3 +80,24 @@ def test_a_chat_with_a_blob_embeds_its_description_and_names_no_room_after_it(pa
     assert embedded and not any(B64[:50] in t for t in embedded)  # nothing reads the blob itself
     assert "[80,000 characters of base64]" in "".join(embedded)
     assert not {"characters", "base64"} & set(palace.list_rooms("wing_kai"))
+
+
+def test_indented_blobs_keep_their_indentation_and_leave_no_whitespace_drawer():
+    text = "Here are the two keys we discussed:\n    " + "A" * 1200 + "\n    " + "B" * 1200 + "\n"
+    for speaker in ("", "Bob"):  # no label (plain text without speakers) and a labelled message
+        chunks = chunk_conversation(Conversation((Message(speaker, "user", text),)), 800, 100_000)
+        bodies = [c.content.removeprefix("Bob: ").removeprefix("Bob (continued): ") for c in chunks]
+        assert bodies == ["Here are the two keys we discussed:\n", "    " + "A" * 1200 + "\n",
+                          "    " + "B" * 1200 + "\n"]
+
+
+def test_chinese_prose_is_words_not_a_blob_and_the_scan_stays_linear():
+    assert not blobs.runs("这是一个很长的中文段落没有空格" * 100) and blobs.only_blobs(["中文" * 700]) is None
+    assert blobs.runs(("x" * 999 + " ") * 50) == []  # runs just under the length are no blob
+
+
+def test_a_very_long_fence_is_not_repeated_in_every_label():
+    text = "`" * 99_500 + "\n" + "word " * 400
+    chunks = chunk_conversation(Conversation((Message("Bob", "user", text),)), 800, 100_000)
+    assert max(len(c.content) for c in chunks) <= 100_000
+    assert not any("in a code block" in c.content for c in chunks)

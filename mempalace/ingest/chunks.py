@@ -28,6 +28,7 @@ _SPACE = re.compile(r"\s+")
 _LANGUAGE = re.compile(r"[\w.+#-]{1,40}")  # an info string a reopened fence repeats: a language name, not
 # the first line of a Slack code block (```I0327 01:48 …), which is content
 _FENCE_INFO = 40
+_FENCE_MARKER = 10  # a longer fence (```````…) is not reopened: its label would repeat it in every piece
 
 
 @dataclass(frozen=True)
@@ -142,7 +143,7 @@ def _fit(unit: list[int], messages: tuple[Message, ...], target: int, limit: int
     for index in unit:
         message = messages[index]
         room = max(target - len(_label(message, True)), 100)
-        cap = max(limit - len(_label(message, True, "~" * (3 + _FENCE_INFO))), room)  # room for any label
+        cap = max(limit - len(_label(message, True, "~" * (_FENCE_MARKER + _FENCE_INFO))), room)  # any label
         start, fence = 0, None
         for piece in _pieces(message.text, room, cap):
             span = Span(index, start, start + len(piece))
@@ -152,20 +153,37 @@ def _fit(unit: list[int], messages: tuple[Message, ...], target: int, limit: int
     return blocks
 
 
-def _pieces(text: str, room: str | int, cap: int) -> list[str]:
-    """A message's text in drawer-sized pieces: each blob apart (cut only to fit `cap`) with the
-    whitespace after it up to its next line, the text around them by `split_verbatim`."""
+def _pieces(text: str, room: int, cap: int) -> list[str]:
+    """A message's text in drawer-sized pieces: each blob apart (cut only to fit `cap`) with its line's
+    indentation and the whitespace after it up to its next line, the text around them by
+    `split_verbatim`; whitespace alone between two blobs joins a neighbour, never a piece of its own."""
     pieces: list[str] = []
     at = 0
-    for start, end in [*blobs.runs(text), (len(text), len(text))]:
-        between = text[at:start]
-        if between:
-            pieces += [p[i : i + cap] for p in split_verbatim(between, int(room)) for i in range(0, len(p), cap)]
+    for start, end in blobs.runs(text):
+        begin = at + len(text[at:start].rstrip(" \t"))  # where the blob's line indentation starts
+        begin = begin if begin == 0 or text[begin - 1] == "\n" else start
+        between = text[at:begin]
+        if between.strip():
+            pieces += _around(between, room, cap)
+        elif between and pieces and len(pieces[-1]) + len(between) <= cap:
+            pieces[-1] += between
+        else:
+            begin = at  # leading whitespace (or too much to join): the blob's piece starts with it
         gap = _SPACE.match(text, end)
         end = end if gap is None else end + (gap.group().rindex("\n") + 1 if "\n" in gap.group() else len(gap.group()))
-        pieces += [text[i : min(i + cap, end)] for i in range(start, end, cap)]
+        pieces += [text[i : min(i + cap, end)] for i in range(begin, end, cap)]
         at = end
+    rest = text[at:]
+    if rest and not rest.strip() and pieces and len(pieces[-1]) + len(rest) <= cap:
+        pieces[-1] += rest
+    elif rest:
+        pieces += _around(rest, room, cap)
     return pieces
+
+
+def _around(text: str, room: int, cap: int) -> list[str]:
+    """Text without blobs in pieces of about `room` characters, none over `cap`."""
+    return [p[i : i + cap] for p in split_verbatim(text, room) for i in range(0, len(p), cap)]
 
 
 def _fence_after(piece: str, fence: str | None, at_line_start: bool) -> str | None:
@@ -187,7 +205,7 @@ def _label(message: Message, continued: bool, fence: str | None = None) -> str:
     it is inside reopened on a line of its own."""
     if message.role == "tool" or not message.speaker:
         return ""
-    if continued and fence:
+    if continued and fence and len(fence) - len(fence.lstrip(fence[0])) <= _FENCE_MARKER:
         return f"{message.speaker}{IN_CODE}{fence}\n"
     return f"{message.speaker} (continued): " if continued else f"{message.speaker}: "
 
