@@ -259,3 +259,9 @@ def test_other_formats_do_not_claim_the_fixtures() -> None:
     for path in (EVENTS, LEGACY):
         for module in (claude_code, codex_cli, gemini_cli):
             assert not module.accept(Source.from_path(path)), (module.NAME, path.name)
+
+
+def test_tool_arguments_python_will_not_read_as_json_stay_text() -> None:
+    for arguments in ("1" * 5000, "[" * 100_000):  # a number over Python's digit limit, nesting too deep
+        line = copilot_cli._call_line("bash", arguments)
+        assert line.startswith("→ bash: ") and len(line) <= 400

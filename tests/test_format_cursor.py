@@ -265,3 +265,17 @@ def test_a_store_without_chats_has_no_conversations(tmp_path: Path) -> None:
     other = tmp_path / "n"
     other.mkdir()
     assert cursor.parse(raw_store(other, "cursorDiskKV", "composerData:null", None)) == []
+
+
+def test_a_store_that_changes_while_it_is_copied_is_refused_plainly(tmp_path: Path, monkeypatch) -> None:
+    from mempalace.errors import SourceRefusedError
+
+    source = store(tmp_path, "global_storage.json")
+    states = iter([((1, 1), (-1, -1)), ((2, 2), (-1, -1))])  # as if Cursor wrote between the two looks
+    monkeypatch.setattr(cursor, "_state", lambda _source: next(states))
+    with pytest.raises(SourceRefusedError, match="changed while it was being copied"):
+        cursor.parse(source)
+
+
+def test_numbers_no_clock_reaches_give_no_time() -> None:
+    assert cursor._when(10 ** 400) is None and cursor._created({"createdAt": 10 ** 400}) is None

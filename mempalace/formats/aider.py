@@ -1,6 +1,7 @@
 """Aider chat history (`.aider.chat.history.md`, in the repository root): one Markdown file aider appends to.
 
-Each run starts with `# aider chat started at YYYY-MM-DD HH:MM:SS` (local time, no zone) and is one
+Each run starts with `# aider chat started at YYYY-MM-DD HH:MM:SS` (the writer's local time; the file
+records no zone, so it is read as UTC) and is one
 conversation. Aider writes user input as `#### ` lines, its own notices as `> ` lines and the model's
 replies as plain Markdown; the first two always end with two spaces (a Markdown line break).
 
@@ -203,8 +204,11 @@ def _tools(block: list[str]) -> list[Message]:
 
 def _reply(block: list[str]) -> list[Message]:
     """The model's reply as aider wrote it, less its reasoning blocks and the blank lines around it."""
-    text = "\n".join(block)
-    text = _LONE_REASONING_END.sub("", _REASONING.sub("", text))
+    raw = "\n".join(block)
+    text = _REASONING.sub("", raw)
+    end, start = raw.find("</thinking-content-"), raw.find("<thinking-content-")
+    if end != -1 and (start == -1 or end < start):  # the block begins inside reasoning cut off before it
+        text = _LONE_REASONING_END.sub("", text, count=1)
     text = _LEADING_BLANK_LINES.sub("", text).rstrip()
     return [Message("Aider", "assistant", text)] if text else []
 

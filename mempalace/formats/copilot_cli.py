@@ -63,6 +63,8 @@ def _accept_events(source: Source) -> bool:
         record = json.loads(first)
     except json.JSONDecodeError:  # a first line longer than the head: judge it by how it starts
         return not newline and bool(_CUT_START.match(first))
+    except (ValueError, RecursionError):  # JSON Python will not read (a huge number, deep nesting)
+        return False
     if not isinstance(record, dict) or not isinstance(record.get("data"), dict):
         return False
     kind = record.get("type")
@@ -214,7 +216,7 @@ def _call_line(name: Any, arguments: Any) -> str:
     if isinstance(arguments, str):
         try:
             arguments = json.loads(arguments)  # the legacy file keeps OpenAI-style argument strings
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # not JSON, or JSON Python will not read (huge or deep)
             pass
     if isinstance(arguments, dict):
         key = next((k for k in _TOOL_KEYS if isinstance(arguments.get(k), str) and arguments[k]), None)

@@ -46,6 +46,7 @@ def accept(source: Source) -> bool:
 
 def parse(source: Source) -> list[Conversation]:
     """Every chat in the store, from a temporary copy that is deleted afterwards: never the original."""
+    before = _state(source)
     data = source.read_bytes()
     if not data.startswith(_MAGIC):
         raise malformed(source.name, "not an SQLite database (Cursor keeps its chats in SQLite).")
@@ -54,6 +55,9 @@ def parse(source: Source) -> list[Conversation]:
         copy = folder / "state.vscdb"
         copy.write_bytes(data)
         _copy_wal(source, copy, len(data))
+        if _state(source) != before:  # Cursor wrote meanwhile: the copies may not belong together
+            raise SourceRefusedError(f"{source.name} changed while it was being copied (Cursor is writing to "
+                                     "it): ingest it again, or close Cursor first.")
         try:
             with closing(sqlite3.connect(f"{copy.as_uri()}?mode=ro", uri=True)) as db:
                 return _conversations(db, source.name, wal_mode=data[18:19] == b"\x02")
@@ -61,6 +65,14 @@ def parse(source: Source) -> list[Conversation]:
             raise malformed(source.name, f"not a readable SQLite database ({exc}).") from None
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def _state(source: Source) -> tuple[tuple[int, int], ...]:
+    """Size and modification time of a store on disk and of its write-ahead log (empty for uploads)."""
+    if source.path is None:
+        return ()
+    files = (source.path, source.path.with_name(source.path.name + "-wal"))
+    return tuple((f.stat().st_size, f.stat().st_mtime_ns) if f.is_file() else (-1, -1) for f in files)
 
 
 def _copy_wal(source: Source, copy: Path, size: int) -> None:
@@ -158,7 +170,12 @@ def _composers(db: sqlite3.Connection, name: str, heads: dict[str, dict[str, Any
 
 def _created(data: dict[str, Any]) -> float | None:
     value = data.get("createdAt")
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return None
+    try:
+        return float(value)
+    except OverflowError:  # an integer no clock reaches
+        return None
 
 
 def _composer(db: sqlite3.Connection, name: str, key: str, data: dict[str, Any],
@@ -295,9 +312,12 @@ def _prompts(db: sqlite3.Connection, name: str) -> list[Conversation]:
 
 def _when(value: Any) -> str | None:
     """ISO time of an ISO string, epoch seconds or (as Cursor mostly writes numbers) epoch milliseconds."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value) >= 1e11:
-        value = value / 1000
-    return iso_time(value)
+    try:
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value) >= 1e11:
+            value = value / 1000
+        return iso_time(value)
+    except (OverflowError, ValueError):  # a number no clock reaches
+        return None
 
 
 def _clean(value: Any) -> str | None:
