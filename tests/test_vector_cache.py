@@ -163,3 +163,25 @@ def test_preview_moves_a_progress_bar_over_files_and_drawers(palace: Palace, mon
     assert any(t.startswith(r"one\.txt: ") and t.endswith("drawers embedded") for t in texts)
     assert [v for v, _ in bar.steps] == sorted(v for v, _ in bar.steps) and bar.steps[-1][0] == 1.0
     assert bar.emptied
+
+
+def test_two_first_opens_racing_to_set_the_file_up_lose_no_store(tmp_path: Path) -> None:
+    """The race behind an intermittent loss: both writers open a new file at once; the one whose WAL
+    set-up meets the other's lock retries on a fresh connection instead of skipping its store."""
+    lost = 0
+    for trial in range(30):
+        folder = tmp_path / str(trial)
+
+        def write(prefix: str) -> None:
+            cache = VectorCache(folder, "hash")
+            cache.store([f"{prefix} {k}" for k in range(5)], HashEmbedder().embed([f"{prefix} {k}" for k in range(5)]))
+            cache.close()
+
+        threads = [threading.Thread(target=write, args=(name,)) for name in ("left", "right")]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        texts = [f"{prefix} {k}" for prefix in ("left", "right") for k in range(5)]
+        lost += len(texts) - len(VectorCache(folder, "hash").lookup(texts))
+    assert lost == 0

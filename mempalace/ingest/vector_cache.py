@@ -106,13 +106,14 @@ class VectorCache:
         """`work` on the file, or None when it cannot be used now. A damaged file is deleted (and, to
         store, made again)."""
         with self._lock:
-            for _ in range(2):
+            for attempt in range(2):
                 try:
                     db = self._connect(create)
                     return None if db is None else work(db)
-                except sqlite3.OperationalError:  # busy past the timeout, read-only, out of space: skip it
-                    self._disconnect()
-                    return None
+                except sqlite3.OperationalError:  # busy (two first opens race to set WAL up), read-only, out
+                    self._disconnect()  # of space: once more on a fresh connection, then skip it
+                    if attempt:
+                        return None
                 except sqlite3.DatabaseError:  # not a database, or a malformed one
                     if not self._discard() or not create:
                         return None
