@@ -205,7 +205,7 @@ def test_legacy_fixture_messages_tools_and_times() -> None:
     ({"sessionId": "s", "chatMessages": {"role": "user"}}, "chatMessages"),
     ({"sessionId": "s", "chatMessages": [{"content": "no role"}]}, "chat message 1 is not an object"),
     ({"sessionId": "s", "chatMessages": [{"role": "user", "content": "ok"}, {"role": "user", "content": 7}]},
-     "chat message 2: `content`"),
+     "chat message 2: content must be"),
     ({"sessionId": "s", "chatMessages": [{"role": "assistant", "content": "", "tool_calls": "bash"}]},
      "`tool_calls` is not a list"),
     ({"sessionId": "s", "chatMessages": [{"role": "assistant", "tool_calls": [{"name": "bash"}]}]},

@@ -199,6 +199,24 @@ def item_label(index: int, item: Any, title_key: str) -> str:
     return f"conversation {index + 1} ({title!r})" if isinstance(title, str) and title else f"conversation {index + 1}"
 
 
+def text_parts(content: Any, where: str, name: str, joiner: str) -> str:
+    """A message's content as text: a string, nothing, or the `{type: "text", text}` parts of an
+    OpenAI-style part list (images and other parts skipped), joined by `joiner` as the tool shows them."""
+    if content is None or isinstance(content, str):
+        return content or ""
+    if not isinstance(content, list):
+        raise malformed(name, f"{where}: content must be text or a list of parts.")
+    texts = []
+    for part in content:
+        if not isinstance(part, dict):
+            raise malformed(name, f"{where}: a content part is not an object.")
+        if part.get("type") == "text":
+            if not isinstance(part.get("text"), str):
+                raise malformed(name, f"{where}: a text part whose text is not a string.")
+            texts.append(part["text"])
+    return joiner.join(texts)
+
+
 def malformed(name: str, what: str, line: int | None = None) -> MalformedSourceError:
     where = f"{name}, line {line}" if line else name
     return MalformedSourceError(f"{where}: {what}")

@@ -17,7 +17,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from ..errors import UnsupportedFormatError
-from .base import Conversation, Message, Source, load_json, malformed, one_line
+from .base import Conversation, Message, Source, load_json, malformed, one_line, text_parts
 
 NAME = "continue_dev"
 LABEL = "Continue session JSON"
@@ -166,19 +166,7 @@ def _tool_result(message: dict[str, Any], where: str, name: str, calls: dict[str
 
 def _text(content: Any, where: str, name: str) -> str:
     """A string, or the text parts of a part list joined with a newline (images skipped), as Continue shows them."""
-    if content is None or isinstance(content, str):
-        return content or ""
-    if not isinstance(content, list):
-        raise malformed(name, f"{where}: content must be text or a list of parts.")
-    texts = []
-    for part in content:
-        if not isinstance(part, dict):
-            raise malformed(name, f"{where}: a content part is not an object.")
-        if part.get("type") == "text":
-            if not isinstance(part.get("text"), str):
-                raise malformed(name, f"{where}: a text part whose text is not a string.")
-            texts.append(part["text"])
-    return "\n".join(texts)
+    return text_parts(content, where, name, "\n")
 
 
 # Sessions written by the 2023 Python server: a log of steps, each with its type, name and description.

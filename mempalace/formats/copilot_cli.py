@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
-from .base import Conversation, Message, Source, iso_time, json_lines, load_json, malformed, one_line
+from .base import Conversation, Message, Source, iso_time, json_lines, load_json, malformed, one_line, text_parts
 
 NAME = "copilot_cli"
 LABEL = "GitHub Copilot CLI session"
@@ -271,16 +271,4 @@ def _legacy_message(item: Any, where: str, name: str) -> list[Message]:
 
 def _legacy_text(content: Any, where: str, name: str) -> str:
     """A message's content: a string, nothing, or a list of `{type: "text", text}` parts joined as they are."""
-    if content is None or isinstance(content, str):
-        return content or ""
-    if not isinstance(content, list):
-        raise malformed(name, f"{where}: `content` must be text or a list of parts.")
-    texts = []
-    for part in content:
-        if not isinstance(part, dict):
-            raise malformed(name, f"{where}: a content part is not an object.")
-        if part.get("type") == "text":
-            if not isinstance(part.get("text"), str):
-                raise malformed(name, f"{where}: a text part without text.")
-            texts.append(part["text"])
-    return "".join(texts)
+    return text_parts(content, where, name, "")
