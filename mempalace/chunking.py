@@ -52,6 +52,13 @@ def _cut_point(text: str, max_chars: int) -> int | None:
     return _line_start(match) if match else None
 
 
+def after_whitespace(text: str, at: int) -> int:
+    """Where a cut goes in the whitespace starting at `at` (`at` itself if there is none): after its
+    last line break, else after all of it."""
+    match = _SPACE.match(text, at)
+    return _line_start(match) if match else at
+
+
 def _line_start(match: re.Match[str]) -> int:
     """Where a cut in the whitespace `match` goes: after its last line break if it has one (so the
     next line keeps its indentation), else after the whole run."""

@@ -71,8 +71,14 @@ def _state(source: Source) -> tuple[tuple[int, int], ...]:
     """Size and modification time of a store on disk and of its write-ahead log (empty for uploads)."""
     if source.path is None:
         return ()
-    files = (source.path, source.path.with_name(source.path.name + "-wal"))
-    return tuple((f.stat().st_size, f.stat().st_mtime_ns) if f.is_file() else (-1, -1) for f in files)
+    found = []
+    for file in (source.path, source.path.with_name(source.path.name + "-wal")):
+        try:
+            status = file.stat()
+            found.append((status.st_size, status.st_mtime_ns))
+        except FileNotFoundError:
+            found.append((-1, -1))
+    return tuple(found)
 
 
 def _copy_wal(source: Source, copy: Path, size: int) -> None:

@@ -17,18 +17,18 @@ import re
 from dataclasses import dataclass
 
 from .. import blobs
-from ..chunking import split_verbatim
+from ..chunking import after_whitespace, split_verbatim
 from ..formats.base import Conversation, Message
 
 MESSAGE_GAP = "\n\n"
 TOOL_GAP = "\n"
 IN_CODE = " (continued, in a code block):\n"  # after the speaker; the reopened fence's line follows
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})([^\n]*)$", re.MULTILINE)
-_SPACE = re.compile(r"\s+")
-_LANGUAGE = re.compile(r"[\w.+#-]{1,40}")  # an info string a reopened fence repeats: a language name, not
-# the first line of a Slack code block (```I0327 01:48 …), which is content
 _FENCE_INFO = 40
 _FENCE_MARKER = 10  # a longer fence (```````…) is not reopened: its label would repeat it in every piece
+_LANGUAGE = re.compile(r"[\w.+#-]{1,%d}" % _FENCE_INFO)  # an info string a reopened fence repeats: a
+# language name, not the first line of a Slack code block (```I0327 01:48 …), which is content
+Fence = tuple[str, str]  # an open fenced code block's marker (``` or ~~~…) and language ("" if none)
 
 
 @dataclass(frozen=True)
@@ -143,7 +143,7 @@ def _fit(unit: list[int], messages: tuple[Message, ...], target: int, limit: int
     for index in unit:
         message = messages[index]
         room = max(target - len(_label(message, True)), 100)
-        cap = max(limit - len(_label(message, True, "~" * (_FENCE_MARKER + _FENCE_INFO))), room)  # any label
+        cap = max(limit - len(_label(message, True, ("~" * _FENCE_MARKER, "x" * _FENCE_INFO))), room)  # any label
         start, fence = 0, None
         for piece in _pieces(message.text, room, cap):
             span = Span(index, start, start + len(piece))
@@ -169,8 +169,7 @@ def _pieces(text: str, room: int, cap: int) -> list[str]:
             pieces[-1] += between
         else:
             begin = at  # leading whitespace (or too much to join): the blob's piece starts with it
-        gap = _SPACE.match(text, end)
-        end = end if gap is None else end + (gap.group().rindex("\n") + 1 if "\n" in gap.group() else len(gap.group()))
+        end = after_whitespace(text, end)
         pieces += [text[i : min(i + cap, end)] for i in range(begin, end, cap)]
         at = end
     rest = text[at:]
@@ -186,27 +185,26 @@ def _around(text: str, room: int, cap: int) -> list[str]:
     return [p[i : i + cap] for p in split_verbatim(text, room) for i in range(0, len(p), cap)]
 
 
-def _fence_after(piece: str, fence: str | None, at_line_start: bool) -> str | None:
-    """The fence (marker and info) open at the end of `piece`, given the one open at its start."""
+def _fence_after(piece: str, fence: Fence | None, at_line_start: bool) -> Fence | None:
+    """The fence open at the end of `piece`, given the one open at its start."""
     for match in _FENCE.finditer(piece):
         if match.start() == 0 and not at_line_start:
             continue  # the piece starts mid-line: that is no fence line
-        marker, info = match.groups()
+        marker, info = match.group(1), match.group(2).strip()
         if fence is None and not (marker[0] == "`" and "`" in info):
-            fence = marker + (info.strip() if _LANGUAGE.fullmatch(info.strip()) else "")
-        elif fence is not None and marker[0] == fence[0] and len(marker) >= len(fence) - len(fence.lstrip(fence[0])) \
-                and not info.strip():
+            fence = (marker, info if _LANGUAGE.fullmatch(info) else "")
+        elif fence is not None and marker[0] == fence[0][0] and len(marker) >= len(fence[0]) and not info:
             fence = None
     return fence
 
 
-def _label(message: Message, continued: bool, fence: str | None = None) -> str:
+def _label(message: Message, continued: bool, fence: Fence | None = None) -> str:
     """What a piece of `message` starts with: its speaker, said to be continued, and the code fence
     it is inside reopened on a line of its own."""
     if message.role == "tool" or not message.speaker:
         return ""
-    if continued and fence and len(fence) - len(fence.lstrip(fence[0])) <= _FENCE_MARKER:
-        return f"{message.speaker}{IN_CODE}{fence}\n"
+    if continued and fence and len(fence[0]) <= _FENCE_MARKER:
+        return f"{message.speaker}{IN_CODE}{fence[0]}{fence[1]}\n"
     return f"{message.speaker} (continued): " if continued else f"{message.speaker}: "
 
 
