@@ -13,6 +13,10 @@ reported. Accuracy counts every drawer: a null label ("no clear kind") is right 
 classifier gives no hall, a hall label only when it gives that hall. Precision is over the drawers
 given a hall, coverage is the share given one. The held-out sets of clean sentences in tests/data
 are scored too; an abstention there counts as wrong.
+
+A second labeller, who saw neither the classifier nor the first labels, labelled 120 of the drawers
+from the same hall descriptions (tests/data/halls_real_second.jsonl): how often two people agree is
+the ceiling any classifier can be judged against, printed after the splits.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from mempalace.models import HALLS  # noqa: E402
 LABELS = ROOT / "tests" / "data" / "halls_real.jsonl"
 VECTORS = ROOT / "tests" / "data" / "halls_real_vectors.npy"  # TEST's vectors (float16), keyed by sha
 HELD_OUT = ("halls_holdout.jsonl", "halls_holdout2.jsonl")
+SECOND = ROOT / "tests" / "data" / "halls_real_second.jsonl"  # a second labeller's labels of 120 drawers
 COLUMNS = (None, *HALLS)
 
 
@@ -91,6 +96,27 @@ def confusion(gold: Sequence[str | None], predicted: Sequence[str | None]) -> li
     for row in COLUMNS:
         lines.append(f"  {short[row]:<18}" + " ".join(f"{counts[(row, c)]:>6}" for c in COLUMNS))
     return lines
+
+
+def agreement(first: Sequence[str | None], second: Sequence[str | None]) -> tuple[float, float]:
+    """The share of drawers two labellers gave the same label (None included), and Cohen's kappa."""
+    both = len(first)
+    observed = sum(a == b for a, b in zip(first, second)) / both
+    ones, twos = Counter(first), Counter(second)
+    chance = sum(ones[k] * twos[k] for k in set(ones) | set(twos)) / both / both
+    return observed, (observed - chance) / (1 - chance) if chance < 1 else 1.0
+
+
+def second_opinion(rows: list[dict], predicted: list[str | None], path: Path = SECOND) -> str:
+    """The second labeller against the first, and the classifier on the same drawers, in one line."""
+    seconds = {r["key"]: r["hall"] for r in load_labels(path)}
+    chosen = [(r["hall"], seconds[r["key"]], p) for r, p in zip(rows, predicted) if r["key"] in seconds]
+    if not chosen:
+        return "second labeller: none of these drawers"
+    observed, kappa = agreement([a for a, _, _ in chosen], [b for _, b, _ in chosen])
+    classifier = sum(a == p for a, _, p in chosen) / len(chosen)
+    return (f"second labeller on {len(chosen)} of these drawers: agrees with the first on {observed:.1%} "
+            f"(Cohen's kappa {kappa:.2f}); the classifier agrees with the first on {classifier:.1%} of them")
 
 
 def real_texts(rows: list[dict], shared: Path | None = None) -> list[str]:
@@ -164,6 +190,7 @@ def main() -> None:
         chosen = [(r["hall"], p) for r, p in zip(rows, predicted) if in_dev(r["sha"]) == dev]
         if chosen:
             report(name, [g for g, _ in chosen], [p for _, p in chosen])
+    print(second_opinion(rows, predicted))
     if args.split == "all":
         for file in HELD_OUT:
             held = load_labels(ROOT / "tests" / "data" / file)

@@ -72,3 +72,18 @@ def test_real_drawers_keep_their_measured_accuracy_and_precision(test_split) -> 
 def test_real_drawers_reach_the_issue_target(test_split) -> None:
     bench, gold, _, _, predicted = test_split
     assert bench.score(gold, predicted).accuracy >= TARGET
+
+
+def test_the_second_labeller_names_labelled_drawers_and_agreement_is_computed_as_documented() -> None:
+    bench = _benchmark()
+    first = {r["key"]: r for r in bench.load_labels()}
+    second = bench.load_labels(bench.SECOND)
+    assert len(second) == 120 and len({r["key"] for r in second}) == 120
+    assert all(r["key"] in first and r["sha"] == first[r["key"]]["sha"] for r in second)
+    assert {r["hall"] for r in second} <= {None, *bench.HALLS}
+    assert bench.agreement(["a", "b", None, None], ["a", "b", None, None]) == (1.0, 1.0)
+    observed, kappa = bench.agreement(["a", "a", "b", "b"], ["a", "b", "a", "b"])
+    assert observed == 0.5 and abs(kappa) < 1e-9  # as often alike as chance: no agreement beyond it
+    rows = [first[r["key"]] for r in second]
+    line = bench.second_opinion(rows, [r["hall"] for r in rows])
+    assert "on 120 of these drawers" in line and "classifier agrees with the first on 100.0%" in line
