@@ -4,7 +4,7 @@ place links to the Search page, which lists that place's drawers."""
 import streamlit as st
 
 from dashboard import charts
-from dashboard.render import md
+from dashboard.render import counts, md
 from dashboard.start import empty_palace
 from dashboard.views import SEARCH_PAGE, key, link_to_search, overview, palace
 
@@ -15,11 +15,9 @@ if p.count() == 0:
     st.stop()
 view = overview(p, key(p))
 stats = view["stats"]
-tiles = st.columns(5)
-for tile, (label, value) in zip(tiles, [("Drawers", view["count"]), ("Wings", stats.total_wings),
-                                        ("Rooms", stats.total_rooms), ("Tunnel rooms", stats.tunnel_rooms),
-                                        ("Halls in use", len(view["halls"]))]):
-    tile.metric(label, f"{value:,}")
+st.html(counts([(label, f"{value:,}", "") for label, value in [
+    ("Drawers", view["count"]), ("Wings", stats.total_wings), ("Rooms", stats.total_rooms),
+    ("Tunnel rooms", stats.tunnel_rooms), ("Halls in use", len(view["halls"]))]], columns=5, size="2.25rem"))
 
 left, right = st.columns([3, 2])
 with left:

@@ -23,7 +23,7 @@ from mempalace.errors import InvalidInputError, NotAPalaceError, PalaceUnavailab
 from mempalace.opening import Target, describe_target
 from mempalace.scoped import ScopedPalace
 
-from .render import md
+from .render import counts, md
 from .views import hold, open_palace, release_held, stats
 
 BOX = "Palace path or server URL"
@@ -32,6 +32,8 @@ MODE_LABELS = {
     "embedded": "Private palace (only this dashboard has it open)",
     "server": "Chroma server",
 }
+ROOMS_HELP = ("Rooms in the palace's graph, as on the Overview (the graph_hidden_rooms setting, such as "
+              "general, is left out).")
 HOST_PORT = re.compile(r"^[\w.-]+:\d+(/.*)?$")  # localhost:8000, typed without http://
 
 
@@ -106,10 +108,6 @@ def what_to_do(exc: MempalaceError, team: bool) -> str:
 def sidebar_summary(palace: ScopedPalace, team: bool) -> None:
     """Where the palace is, what kind it is and its counts (rooms counted as the Overview counts them)."""
     st.caption(md("Team palace" if team else MODE_LABELS.get(palace.mode, palace.mode) + f": {palace.location}"))
-    drawers, wings, rooms = st.columns(3)
-    drawers.metric("Drawers", f"{palace.count():,}")
-    wings.metric("Wings", len(palace.list_wings()))
-    rooms.metric("Rooms", stats(palace).total_rooms,
-                 help="Rooms in the palace's graph, as on the Overview (the graph_hidden_rooms setting, "
-                      "such as general, is left out).")
+    st.html(counts([("Drawers", f"{palace.count():,}", ""), ("Wings", len(palace.list_wings()), ""),
+                    ("Rooms", stats(palace).total_rooms, ROOMS_HELP)], size="1.5rem"))
     st.button("Refresh", help="Read the palace again (other clients and tools may have written to it).")

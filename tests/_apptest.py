@@ -4,6 +4,8 @@ fixture calls `close_started`)."""
 
 from __future__ import annotations
 
+import html
+import re
 import sys
 from pathlib import Path
 
@@ -38,3 +40,13 @@ def start(**query: str) -> AppTest:
     at.run()
     assert not at.exception, at.exception
     return at
+
+
+_COUNT = re.compile(r'<div class="mp-count-label"[^>]*>(.*?)(?: <sup[^>]*>ⓘ</sup>)?</div>'
+                    r'<div class="mp-count-value"[^>]*>(.*?)</div>')
+
+
+def counts_in(block) -> dict[str, str]:
+    """{label: value} of the counts (`dashboard.render.counts`) an AppTest block shows, in order."""
+    return {html.unescape(label): html.unescape(value)
+            for body in (h.value for h in block.html) for label, value in _COUNT.findall(body)}

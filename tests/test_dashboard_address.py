@@ -10,6 +10,8 @@ import pytest
 from streamlit import config
 from streamlit.testing.v1 import AppTest
 
+from _apptest import counts_in
+
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 
 
@@ -29,7 +31,7 @@ def test_no_sign_in_off_loopback_refuses_every_page(address, value: str) -> None
     assert "no sign-in configured" in at.error[0].value
     assert any("Share with a team" in m.value for m in at.markdown)
     assert "palace" not in at.session_state  # the palace was never opened
-    assert not at.sidebar.metric and not at.text_input
+    assert not counts_in(at.sidebar) and not at.text_input
 
 
 @pytest.mark.parametrize("value", ["127.0.0.1", "localhost", "::1"])
@@ -37,7 +39,7 @@ def test_no_sign_in_on_loopback_is_the_single_user_app(address, value: str) -> N
     address(value)
     at = AppTest.from_file(APP, default_timeout=60).run()
     assert not at.exception and not at.error
-    assert [m.label for m in at.sidebar.metric] == ["Drawers", "Wings", "Rooms"]
+    assert list(counts_in(at.sidebar)) == ["Drawers", "Wings", "Rooms"]
     at.session_state["palace"]._palace.close()
 
 

@@ -16,7 +16,7 @@ from mempalace import Palace
 from mempalace.config import Settings
 from mempalace.errors import InvalidInputError, NotAPalaceError, PalaceBusyError
 from mempalace.opening import describe_target
-from _apptest import APP, started
+from _apptest import APP, counts_in, started
 
 
 @pytest.fixture
@@ -120,6 +120,5 @@ def test_the_sidebar_counts_rooms_as_the_overview_does(settings: Settings):
         palace.add_drawer("Kai's notes on the OIDC switch.", "wing_kai", "auth-migration")
         palace.add_drawer("Odds and ends from the stand-up.", "wing_kai", "general")
     at = run()
-    side = {m.label: m.value for m in at.sidebar.metric}
-    main = {m.label: m.value for m in at.main.metric}
+    side, main = counts_in(at.sidebar), counts_in(at.main)
     assert side["Rooms"] == main["Rooms"] == "1"  # `general` is left out of both (graph_hidden_rooms)

@@ -18,7 +18,7 @@ from streamlit.testing.v1 import AppTest
 from dashboard.hits import opened_key
 from mempalace import Palace
 from mempalace.config import load_settings
-from _apptest import APP, started
+from _apptest import APP, counts_in, started
 
 AUTH = {"redirect_uri": "http://localhost:8501/oauth2callback", "cookie_secret": "s" * 64, "client_id": "mempalace",
         "client_secret": "secret", "server_metadata_url": "http://localhost:9/.well-known/openid-configuration"}
@@ -123,7 +123,7 @@ def open_cards(at: AppTest, key: str) -> list[str]:
 
 
 def shows_nothing_of_the_palace(at: AppTest) -> None:
-    assert not at.sidebar.metric and not at.main.metric and not at.dataframe
+    assert not counts_in(at.sidebar) and not counts_in(at.main) and not at.dataframe
     assert not [t for t in DRAWERS if t[0].lower() in texts(at)]
     assert "palace" not in at.session_state
 
@@ -227,7 +227,7 @@ def test_each_role_gets_its_caption_counts_and_pages(ids, email, role, wings, pa
     assert at.sidebar.caption[0].value.replace("\\", "") == f"Signed in as {email} · {role} · {wings}"
     assert [b.label for b in at.sidebar.button] == ["Sign out", "Refresh"]
     assert not at.sidebar.text_input  # a team's palace is fixed: no path box
-    assert tuple(m.value for m in at.sidebar.metric) == counts
+    assert tuple(counts_in(at.sidebar).values()) == counts
     assert [title for title, name in PAGES.items() if opens(at, name)] == pages
 
 
@@ -284,7 +284,7 @@ def test_a_deep_link_to_a_hidden_drawer_reads_as_an_unknown_id(ids):
 
     def shown(drawer_id: str) -> list[str]:
         at = page(app(signed_in(VIEWER), drawer=drawer_id), "drawers")
-        assert not at.main.text and not at.html and not at.main.markdown and not at.main.code
+        assert not at.main.text and not at.main.html and not at.main.markdown and not at.main.code
         assert not at.main.toggle and not at.main.caption
         return [e.value.replace("\\", "").replace(drawer_id, "<id>") for e in at.main.error]
 

@@ -246,12 +246,15 @@ def main_block(page: Page) -> Locator:
     return page.get_by_test_id("stMain")
 
 
+COUNT = ".mp-count"  # one number of a row of counts (dashboard.render.counts)
+
+
 def metric(scope: Page | Locator, label: str) -> str:
-    """The value shown by the `st.metric` labelled `label` (exactly) in `scope`."""
+    """The value of the count labelled `label` (exactly, without its ⓘ) in `scope`."""
     page = scope if hasattr(scope, "goto") else scope.page  # `has=` takes a locator of the page
-    box = scope.get_by_test_id("stMetric").filter(
-        has=page.get_by_test_id("stMetricLabel").get_by_text(label, exact=True))
-    return box.get_by_test_id("stMetricValue").inner_text().strip()
+    box = scope.locator(COUNT).filter(
+        has=page.locator(".mp-count-label").filter(has_text=re.compile(rf"^\s*{re.escape(label)}\s*ⓘ?\s*$")))
+    return box.locator(".mp-count-value").inner_text().strip()
 
 
 _ALERT_KINDS = {"error": "Error", "warning": "Warning", "info": "Info", "success": "Success"}

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from _dashboard import ROOT, Dashboard, alerts, exceptions, main_block, open_app, rerun, sidebar
+from _dashboard import COUNT, ROOT, Dashboard, alerts, exceptions, main_block, open_app, rerun, sidebar
 
 pytestmark = pytest.mark.e2e
 BOX = "Palace path or server URL"
@@ -41,7 +41,7 @@ def test_a_missing_path_offers_to_create_a_palace_and_creates_nothing(page: Page
     main = main_block(page)
     expect(alerts(main, "warning")).to_have_text(f"No palace at {wanted}")
     expect(main.get_by_role("button", name="Create a palace here")).to_be_visible()
-    expect(sidebar(page).get_by_test_id("stMetric")).to_have_count(0)
+    expect(sidebar(page).locator(COUNT)).to_have_count(0)
     expect(exceptions(page)).to_have_count(0)
     assert not (tmp_path / "no").exists()
 

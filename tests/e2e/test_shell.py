@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from _dashboard import Dashboard, alerts, exceptions, main_block, metric, open_app, rerun, sidebar
+from _dashboard import COUNT, Dashboard, alerts, exceptions, main_block, metric, open_app, rerun, sidebar
 
 pytestmark = pytest.mark.e2e
 
@@ -43,4 +43,4 @@ def test_a_bad_palace_path_is_an_error_not_a_traceback(page: Page, empty: Dashbo
     expect(error).to_contain_text(f"{not_a_palace} is a file, not a palace directory")
     expect(exceptions(page)).to_have_count(0)
     expect(page.get_by_text("Traceback")).to_have_count(0)
-    expect(sidebar(page).get_by_test_id("stMetric")).to_have_count(0)
+    expect(sidebar(page).locator(COUNT)).to_have_count(0)
