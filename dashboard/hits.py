@@ -21,7 +21,7 @@ from mempalace.models import Drawer, SearchHit
 from mempalace.scoped import ScopedPalace
 from mempalace.search import LEXICAL_WEIGHT
 
-from .render import badge, snippet_block
+from .render import INFO_MARK, badge, snippet_block
 from .text import mentions_of, show_verbatim
 from .views import key as key_of
 
@@ -69,7 +69,7 @@ def score_block(hit: SearchHit) -> str:
     rank, rest = score_line(hit).split(" · ", 1)
     explained = html.escape(SCORE_HELP + ("" if hit.close else WEAK_HELP), quote=True)
     return (f'<div class="mp-score" title="{explained}"><strong>{rank}</strong> · {html.escape(rest)} '
-            '<sup style="opacity:0.6" aria-hidden="true">ⓘ</sup></div>')
+            f"{INFO_MARK}</div>")
 
 
 def show_hit(p: ScopedPalace, hit: SearchHit, terms: list[str], key: str = "hit") -> None:

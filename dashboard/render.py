@@ -11,6 +11,7 @@ import re
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
 _WORD = re.compile(r"\w+", re.UNICODE)
+INFO_MARK = '<sup style="opacity:0.6" aria-hidden="true">ⓘ</sup>'  # "hover me": after a text with a title
 STOP = frozenset("a an and are as at be by for from how i in is it of on or that the this to was we what when "
                  "where which who why with you".split())
 
@@ -62,7 +63,7 @@ def counts(items: list[tuple[str, object, str]], columns: int | None = None, siz
     cells = []
     for label, value, help_text in items:
         hover = f' title="{html.escape(help_text, quote=True)}"' if help_text else ""
-        mark = ' <sup style="opacity:0.6" aria-hidden="true">ⓘ</sup>' if help_text else ""
+        mark = f" {INFO_MARK}" if help_text else ""
         cells.append(f'<div class="mp-count"{hover}><div class="mp-count-label" style="font-size:0.875rem">'
                      f'{html.escape(label)}{mark}</div><div class="mp-count-value" style="font-size:{size};'
                      f'line-height:1.4">{html.escape(str(value))}</div></div>')

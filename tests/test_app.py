@@ -95,10 +95,6 @@ def foreign_add(palace: Palace, drawer_id: str, text: str, wing: str, room: str,
     palace._store.bump_marker()
 
 
-def metrics(block) -> dict[str, str]:
-    return counts_in(block)
-
-
 def iframe_html(at: AppTest) -> str:
     frames = at.get("iframe")
     assert len(frames) == 1
@@ -160,8 +156,8 @@ def test_empty_palace_shows_a_friendly_start(home):
     assert any("The palace is empty" in i.value for i in at.info)
     assert [b.label for b in at.main.button] == ["Load the demo palace"]
     assert [link.value for link in at.page_link] == ["Upload transcripts"]
-    assert metrics(at.sidebar) == {"Drawers": "0", "Wings": "0", "Rooms": "0"}
-    assert not at.dataframe and not metrics(at.main)
+    assert counts_in(at.sidebar) == {"Drawers": "0", "Wings": "0", "Rooms": "0"}
+    assert not at.dataframe and not counts_in(at.main)
 
 
 def test_the_demo_button_fills_the_palace_and_shows_the_overview(home):
@@ -170,7 +166,7 @@ def test_the_demo_button_fills_the_palace_and_shows_the_overview(home):
     at = start()
     at.main.button[0].click().run()
     assert not at.exception
-    shown = metrics(at.main)
+    shown = counts_in(at.main)
     palace = app_palace(at)
     assert int(shown["Drawers"]) == palace.count() > 0
     assert set(palace.list_wings()) == set(DEMO_WINGS)
@@ -188,7 +184,7 @@ def test_a_bad_palace_path_is_an_error_not_a_crash(home):
 
 def test_the_sidebar_shows_where_the_palace_is_and_its_counts(story, home):
     at = start()
-    assert metrics(at.sidebar) == {"Drawers": "7", "Wings": "3", "Rooms": "4"}
+    assert counts_in(at.sidebar) == {"Drawers": "7", "Wings": "3", "Rooms": "4"}
     assert at.sidebar.caption[0].value.replace("\\", "") == (
         f"Private palace (only this dashboard has it open): {home / 'palace'}")
     assert at.sidebar.text_input[0].value == ""
@@ -212,7 +208,7 @@ def test_another_spelling_of_the_open_palace_opens_the_same_palace(story, home):
 def test_overview_counts_places_tunnels_and_wings(story):
     at = start()
     assert [t.value for t in at.title] == ["Palace overview"]
-    assert metrics(at.main) == {"Drawers": "7", "Wings": "3", "Rooms": "4", "Tunnel rooms": "2",
+    assert counts_in(at.main) == {"Drawers": "7", "Wings": "3", "Rooms": "4", "Tunnel rooms": "2",
                                 "Halls in use": "5"}
     places = at.dataframe[0].value
     assert list(places.columns) == ["wing", "room", "drawers"]
@@ -259,13 +255,13 @@ def test_selecting_a_place_opens_search_scoped_to_it(story):
 
 def test_overview_follows_writes_made_while_it_is_open(story):
     at = start()
-    assert metrics(at.main)["Drawers"] == "7"
+    assert counts_in(at.main)["Drawers"] == "7"
     palace = app_palace(at)
     palace.add_drawer("Driftwood's onboarding checklist now covers OIDC logins.", "wing_driftwood", "onboarding")
     foreign_add(palace, "foreign-1", "GPU pricing notes from another client", "wing_driftwood", "gpu-pricing")
     at.run()
     assert not at.exception
-    assert metrics(at.main) == {"Drawers": "9", "Wings": "3", "Rooms": "5", "Tunnel rooms": "2",
+    assert counts_in(at.main) == {"Drawers": "9", "Wings": "3", "Rooms": "5", "Tunnel rooms": "2",
                                 "Halls in use": "5"}
     places = at.dataframe[0].value
     assert ("wing_driftwood", "gpu-pricing") in set(zip(places["wing"], places["room"]))
