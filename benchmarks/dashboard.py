@@ -34,50 +34,52 @@ from scale import ready_palace  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 QUERY = "gpu metrics costs"  # words of the synthetic drawers: 20 close matches, then "Show 20 more"
-DONE = "[data-testid=stApp][data-test-script-state=notRunning]"
-NETWORK_DRAWN = ("() => { const f = document.querySelector('iframe');"
-                 " return f && f.contentWindow && f.contentWindow.network !== undefined; }")
 TARGETS = {"drawers": 1.5}  # seconds; every other page 2 s
 FLOOR = 'import streamlit as st\nst.write("The floor")\n'  # a one-line app: Streamlit's own cost of a page
+
+
+# Each page is drawn when a check in the page itself holds, tested on every animation frame: Playwright's
+# own waits poll with a backoff that ends at one look per 500 ms, which added up to half a second to a
+# timing (and split repeated loads of one page into two groups about 0.45 s apart).
+SEEN = ("const seen = (e) => !!e && e.getClientRects().length > 0;"  # as Playwright's 'visible'
+        " const main = document.querySelector('[data-testid=stMain]');"
+        " const all = (s) => main ? [...main.querySelectorAll(s)] : [];"
+        " const text = (s, t) => all(s).some((e) => e.textContent.includes(t) && seen(e));"
+        # `text` reads only the few elements a narrow selector names: the checks run on every frame, and
+        # reading every block of a long page would cost the page itself time
+        " const CAPTION = '[data-testid=stCaptionContainer]', NOTE = '[data-testid=stAlertContentInfo]',"
+        " BUTTON = 'button', WRITTEN = '[data-testid=stMarkdownContainer]';")
+RUN_OVER = "!!document.querySelector('[data-testid=stApp][data-test-script-state=notRunning]')"
 
 
 def _main(page):
     return page.get_by_test_id("stMain")
 
 
-def _overview(page) -> None:
-    main = _main(page)
-    main.get_by_text("Each conversation on the day it happened").wait_for()  # under the timeline, last
-    main.get_by_test_id("stVegaLiteChart").nth(2).locator("canvas, svg").first.wait_for()
+def drawn_when(check: str) -> Callable:
+    """A `drawn` for the pages: waits until the JavaScript expression `check` (with SEEN's helpers) holds."""
+    def drawn(page) -> None:
+        try:
+            page.wait_for_function(f"() => {{ {SEEN} return ({check}) && {RUN_OVER}; }}", polling="raf")
+        except Exception as exc:  # Playwright's timeout does not say what was awaited
+            raise SystemExit(f"{page.url} was not drawn: {check} never held") from exc
+    return drawn
 
 
-def _search(page) -> None:
-    main = _main(page)
-    main.get_by_role("button", name="Show 20 more").wait_for()  # after the 20th card
-    main.locator("[class*=st-key-hit_open_]").nth(19).wait_for()  # the 20th card's "Open drawer"
-
-
-def _place(page) -> None:
-    _main(page).locator(".st-key-search_place_next_end").wait_for()  # the pager under the 25th card
-
-
-def _tunnels(page) -> None:
-    page.wait_for_function(NETWORK_DRAWN)
-    main = _main(page)
-    main.get_by_test_id("stDataFrame").first.wait_for()  # the tunnels (the walk's table is drawn on request)
-    main.locator(".st-key-reroom_open").wait_for()  # the re-rooming panel's toggle, last
-
-
-def _drawers(page) -> None:
-    _main(page).locator(".st-key-drawers_next_end").wait_for()  # the pager under the 25th card
-
-
-def _ingest(page) -> None:
-    _main(page).get_by_text("Drop one or more files above.").wait_for()
-
-
-def _audit(page) -> None:
-    _main(page).get_by_role("button", name="Export JSON").wait_for()
+_overview = drawn_when("text(CAPTION, 'Each conversation on the day it happened')"  # under the timeline, last
+                       " && seen(all('[data-testid=stVegaLiteChart]')[2]?.querySelector('canvas, svg'))")
+_search = drawn_when("text(BUTTON, 'Show 20 more')"  # after the 20th card, and that card's "Open drawer"
+                     " && seen(all('[class*=st-key-hit_open_]')[19])")
+_place = drawn_when("seen(all('.st-key-search_place_next_end')[0])")  # the pager under the 25th card
+_tunnels = drawn_when("(() => { const f = document.querySelector('iframe');"  # the network, drawn
+                      " return !!f && !!f.contentWindow && f.contentWindow.network !== undefined; })()"
+                      " && seen(all('[data-testid=stDataFrame]')[0])"  # the tunnels (the walk's is on request)
+                      " && seen(all('.st-key-reroom_open')[0])")  # the re-rooming panel's toggle, last
+_drawers = drawn_when("seen(all('.st-key-drawers_next_end')[0])")  # the pager under the 25th card
+_ingest = drawn_when("text(NOTE, 'Drop one or more files above.')")
+_audit = drawn_when("text(BUTTON, 'Export JSON')")
+_search_empty = drawn_when("text(NOTE, 'Type a question or some words')")  # before a query is typed
+_floor = drawn_when("text(WRITTEN, 'The floor')")
 
 
 # name: (address, the sidebar link that leads there or None, drawn)
@@ -127,8 +129,7 @@ def start_dashboard(palace: Path | None) -> tuple[subprocess.Popen, str]:
 def timed(action: Callable[[], object], drawn: Callable, page) -> float:
     started = time.perf_counter()
     action()
-    drawn(page)
-    page.locator(DONE).wait_for(state="attached")  # and the run that drew it is over
+    drawn(page)  # and the run that drew it is over
     return time.perf_counter() - started
 
 
@@ -156,19 +157,18 @@ def measure(context, url: str, room: str, repeats: int, floor: str) -> dict[str,
     results: dict[str, dict[str, list[float]]] = {n: {"navigate": [], "load": []} for n in [*PAGES, "(floor)"]}
     for round_ in range(repeats + 1):
         bare = context.new_page()
-        took = timed(lambda: bare.goto(floor), lambda p: p.get_by_text("The floor").wait_for(), bare)
+        took = timed(lambda: bare.goto(floor, wait_until="commit"), _floor, bare)
         bare.close()
         results["(floor)"]["load"] += [took] if round_ else []
         for name, (address, _, drawn) in PAGES.items():
             if name == "search":  # typed on the Search page: get there first (from Tunnels, so nothing is stale)
                 app.locator("[data-testid=stSidebarNavLink]", has_text="Search").click()
-                _main(app).get_by_text("Type a question or some words").wait_for()
-                app.locator(DONE).wait_for(state="attached")
+                _search_empty(app)
             took = timed(navigate(app, name), drawn, app)
             fresh = context.new_page()
             fresh.set_default_timeout(120_000)
             target = f"{url}/{address.format(room=urllib.parse.quote(room))}"
-            loaded = timed(lambda: fresh.goto(target), drawn, fresh)
+            loaded = timed(lambda: fresh.goto(target, wait_until="commit"), drawn, fresh)
             fresh.close()
             if round_:  # the first round only warms up
                 results[name]["navigate"].append(took)
