@@ -22,14 +22,14 @@ st.html(counts([(label, f"{value:,}", "") for label, value in [
 left, right = st.columns([3, 2])
 with left:
     st.subheader("Wings and rooms")
-    bars = st.altair_chart(charts.taxonomy_bars(view["places"]), width="stretch", on_select="rerun", key="bars")
+    bars = charts.show(charts.taxonomy_bars(view["places"]), key="bars")
 with right:
     st.subheader("Wing × hall")
-    cells = st.altair_chart(charts.hall_heatmap(view["places"]), width="stretch", on_select="rerun", key="cells")
+    cells = charts.show(charts.hall_heatmap(view["places"]), key="cells")
 st.caption("Click a bar or a cell to list that place's drawers.")
-for event in (bars, cells):
-    if charts.picked(event):
-        st.switch_page(SEARCH_PAGE, query_params=charts.picked(event))
+for place in (bars, cells):
+    if place:
+        st.switch_page(SEARCH_PAGE, query_params=place)
 
 st.subheader("Places")
 st.caption("Select a row to list that wing and room's drawers.")
@@ -64,8 +64,8 @@ st.subheader("Over time")
 by = st.segmented_control("Count", ["conversations by their date", "drawers by filing date"],
                           default="conversations by their date", key="timeline_by")
 filed = by == "drawers by filing date"
-st.altair_chart(charts.timeline(view["days"] if filed else view["talks"], "drawers filed" if filed else "conversations"),
-                width="stretch")
+charts.show(charts.timeline(view["days"] if filed else view["talks"], "drawers filed" if filed else "conversations"),
+            key="timeline")
 if not filed:
     st.caption("Each conversation on the day it happened, as its source says; one without a date on the day it was "
                "filed.")

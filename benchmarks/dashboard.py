@@ -67,7 +67,7 @@ def drawn_when(check: str) -> Callable:
 
 
 _overview = drawn_when("text(CAPTION, 'Each conversation on the day it happened')"  # under the timeline, last
-                       " && seen(all('[data-testid=stVegaLiteChart]')[2]?.querySelector('canvas, svg'))")
+                       " && all('.st-key-timeline *').some((e) => seen(e.shadowRoot?.querySelector('.mp-axis')))")
 _search = drawn_when("text(BUTTON, 'Show 20 more')"  # after the 20th card, and that card's "Open drawer"
                      " && seen(all('[class*=st-key-hit_open_]')[19])")
 _place = drawn_when("seen(all('.st-key-search_place_next_end')[0])")  # the pager under the 25th card

@@ -1,91 +1,203 @@
-"""Altair charts of the palace's places; data comes in as plain rows, names are data, never markup.
-Every series gets its own colour (the rest is grey), and names are shown whole, on the axes, in the
-legends and in the tooltips."""
+"""The Overview's charts as plain HTML bars and cells, drawn by one small component that also says
+which place was clicked. Vega-Lite cost a full page load about 0.9 s in the browser for three charts
+(benchmarks README); these cost about a third of that. Names are data: every one is escaped here, and
+shown whole in labels, legends and hover text. Every series gets its own colour; the rest is grey."""
 
 from __future__ import annotations
 
-import altair as alt
-import pandas as pd
+import html
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 
-from .colours import OTHER, distinct
+import pandas as pd
+import streamlit as st
+
+from mempalace import HALLS
+
+from .colours import OTHER, distinct, text_on
 
 TOP_ROOMS = 12
 OTHER_ROOMS = "other rooms"
-LABEL_LIMIT = 360  # px: any sensible wing or room name fits (Streamlit's theme cuts at 100); tooltips have all
-LEGEND_WIDTH = 520  # px the room legend may take: the Overview's bar chart column on a laptop screen
-_CHAR_PX, _ENTRY_PX = 7.5, 40  # a legend label's width per character, and its symbol and padding
+NO_HALL = "(none)"
+HEAT_LOW, HEAT_HIGH = (0xef, 0xed, 0xf5), (0x3f, 0x00, 0x7d)  # light to dark purple, as Vega's "purples"
+
+CSS = """
+.mp-chart { font-size: 0.8rem; line-height: 1.3; }
+.mp-rows { display: grid; grid-template-columns: fit-content(45%) minmax(6rem, 1fr) auto; gap: 3px 0.5rem;
+           align-items: center; }
+.mp-label { overflow-wrap: anywhere; text-align: right; }
+.mp-track { display: flex; height: 1.1rem; }
+.mp-n { opacity: 0.7; font-variant-numeric: tabular-nums; }
+[data-wing] { cursor: pointer; }
+[data-wing]:hover, [data-wing]:focus { outline: 2px solid #31333f; outline-offset: -1px; }
+.mp-legend { display: flex; flex-wrap: wrap; gap: 0.2rem 0.9rem; margin-top: 0.6rem; }
+.mp-key { display: inline-flex; align-items: center; gap: 0.3rem; overflow-wrap: anywhere; }
+.mp-swatch { width: 0.75rem; height: 0.75rem; border-radius: 2px; flex: none; }
+.mp-heat { display: grid; gap: 2px; align-items: center; }
+.mp-cell { text-align: center; padding: 0.15rem 0.2rem; border-radius: 2px; font-variant-numeric: tabular-nums; }
+.mp-hall { text-align: center; overflow-wrap: anywhere; opacity: 0.8; }
+.mp-time { display: flex; align-items: flex-end; justify-content: center; gap: 1px; height: 9rem; border-bottom: 1px solid #bbb; }
+.mp-bar { flex: 1 1 0; max-width: 3rem; background: #4e79a7; min-height: 1px; }
+.mp-axis { display: flex; justify-content: space-between; opacity: 0.7; margin-top: 0.2rem; }
+"""
+JS = """
+export default function ({ parentElement, data, setTriggerValue }) {
+  parentElement.querySelector(".mp-root").innerHTML = data;  // built by dashboard.charts, every name escaped
+  const pick = (event) => {
+    const place = event.target.closest("[data-wing]");
+    if (place && (event.type === "click" || event.key === "Enter")) setTriggerValue("picked", { ...place.dataset });
+  };
+  parentElement.addEventListener("click", pick);
+  parentElement.addEventListener("keydown", pick);
+  return () => { parentElement.removeEventListener("click", pick); parentElement.removeEventListener("keydown", pick); };
+}
+"""
+_component = st.components.v2.component("mempalace.chart", html='<div class="mp-root"></div>', css=CSS, js=JS)
 
 
-def taxonomy_bars(places: list[dict]) -> alt.Chart:
+def show(markup: str, key: str) -> dict[str, str]:
+    """Draw a chart's markup; the wing/room/hall of the bar or cell just clicked, or {}."""
+    return picked(_component(data=markup, key=key, on_picked_change=lambda: None))
+
+
+def picked(result: object) -> dict[str, str]:
+    """The place a click named ({wing, room, hall} as far as it names them), or {}."""
+    point = getattr(result, "picked", None) or (result.get("picked") if isinstance(result, Mapping) else None) or {}
+    return {k: v for k, v in point.items() if k in ("wing", "room", "hall") and v not in (None, "", OTHER_ROOMS, NO_HALL)}
+
+
+def _attr(value: object) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _place(title: str, **place: str) -> str:
+    """The attributes of a clickable bar or cell: the place it names, its hover text, keyboard focus."""
+    named = "".join(f' data-{k}="{_attr(v)}"' for k, v in place.items() if v)
+    return f'{named} title="{_attr(title)}" tabindex="0" role="link"'
+
+
+# -- Wings and rooms -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Bars:
+    """Drawers per wing stacked by room: the legend's rooms in order (the biggest first, then
+    OTHER_ROOMS if any) with their colours, and each wing's (room, drawers) segments, biggest wing first."""
+    legend: tuple[tuple[str, str], ...]
+    wings: tuple[tuple[str, tuple[tuple[str, int], ...]], ...]
+
+
+def room_bars(places: list[dict]) -> Bars:
+    sizes: dict[str, int] = {}
+    for place in places:
+        sizes[place["room"]] = sizes.get(place["room"], 0) + place["drawers"]
+    ranked = sorted(sizes, key=lambda room: (-sizes[room], room))
+    top = ranked[:TOP_ROOMS]
+    legend = list(zip(top, distinct(len(top)))) + ([(OTHER_ROOMS, OTHER)] if len(ranked) > len(top) else [])
+    order = {room: i for i, (room, _) in enumerate(legend)}
+    per_wing: dict[str, dict[str, int]] = {}
+    for place in places:
+        room = place["room"] if place["room"] in order else OTHER_ROOMS
+        segments = per_wing.setdefault(place["wing"], {})
+        segments[room] = segments.get(room, 0) + place["drawers"]
+    wings = sorted(per_wing.items(), key=lambda item: (-sum(item[1].values()), item[0]))
+    return Bars(tuple(legend), tuple((wing, tuple(sorted(rooms.items(), key=lambda r: order[r[0]])))
+                                     for wing, rooms in wings))
+
+
+def taxonomy_bars(places: list[dict]) -> str:
     """Drawers per wing, stacked by room (the biggest rooms by name, the rest as 'other rooms', grey)."""
-    frame = pd.DataFrame(places)
-    sizes = frame.groupby("room")["drawers"].sum().reset_index().sort_values(["drawers", "room"],
-                                                                             ascending=[False, True])
-    top = list(sizes["room"][:TOP_ROOMS])
-    domain = top + ([OTHER_ROOMS] if len(sizes) > len(top) else [])
-    frame["room"] = frame["room"].where(frame["room"].isin(top), OTHER_ROOMS)
-    frame = frame.groupby(["wing", "room"], as_index=False)["drawers"].sum()
-    frame["order"] = frame["room"].map({room: i for i, room in enumerate(domain)})
-    scale = alt.Scale(domain=domain, range=distinct(len(top)) + [OTHER] * (len(domain) - len(top)))
-    entry = legend_entry_px(domain)
-    legend = alt.Legend(title="room", orient="bottom", labelLimit=LABEL_LIMIT, symbolLimit=0,
-                        columns=alt.ExprRef(f"max(1, floor(width / {entry}))"))
-    chart = alt.Chart(frame).mark_bar().add_params(alt.selection_point(name="place", fields=["wing", "room"]))
-    return chart.encode(
-        y=alt.Y("wing:N", sort="-x", title=None, axis=alt.Axis(labelLimit=LABEL_LIMIT)),
-        x=alt.X("drawers:Q", title="drawers"), order=alt.Order("order:Q"),
-        color=alt.Color("room:N", scale=scale, sort=domain, legend=legend),
-        tooltip=[alt.Tooltip("wing:N", title="wing"), alt.Tooltip("room:N", title="room"),
-                 alt.Tooltip("drawers:Q", title="drawers")])
+    bars = room_bars(places)
+    colour = dict(bars.legend)
+    most = max((sum(n for _, n in rooms) for _, rooms in bars.wings), default=1)
+    rows = []
+    for wing, rooms in bars.wings:
+        total = sum(n for _, n in rooms)
+        segments = "".join(
+            f'<span style="width:{100 * n / most:.3f}%;background:{colour[room]}"'
+            f'{_place(f"{wing} · {room}: {n:,} drawers", wing=wing, room=room)}></span>' for room, n in rooms)
+        rows.append(f'<span class="mp-label">{html.escape(wing)}</span><span class="mp-track">{segments}</span>'
+                    f'<span class="mp-n">{total:,}</span>')
+    return f'<div class="mp-chart"><div class="mp-rows">{"".join(rows)}</div>{_legend(bars.legend)}</div>'
 
 
-def legend_entry_px(labels: list[str]) -> int:
-    """The width of a legend column for `labels` (px), so no label is cut short."""
-    return round(min(LABEL_LIMIT, max((len(label) for label in labels), default=0) * _CHAR_PX) + _ENTRY_PX)
+def _legend(entries: Iterable[tuple[str, str]]) -> str:
+    keys = "".join(f'<span class="mp-key"><span class="mp-swatch" style="background:{colour}"></span>'
+                   f"{html.escape(name)}</span>" for name, colour in entries)
+    return f'<div class="mp-legend">{keys}</div>'
 
 
-def hall_heatmap(places: list[dict]) -> alt.Chart:
-    """Wing × hall: how many drawers each wing has in each hall."""
-    frame = pd.DataFrame(places).groupby(["wing", "hall"], as_index=False)["drawers"].sum()
-    return alt.Chart(frame).mark_rect().add_params(alt.selection_point(name="place", fields=["wing", "hall"])).encode(
-        x=alt.X("hall:N", title=None, axis=alt.Axis(labelLimit=LABEL_LIMIT, labelAngle=-40, labelOverlap=False)),
-        y=alt.Y("wing:N", title=None, axis=alt.Axis(labelLimit=LABEL_LIMIT)),
-        color=alt.Color("drawers:Q", scale=alt.Scale(scheme="purples"), legend=alt.Legend(orient="bottom")),
-        tooltip=[alt.Tooltip("wing:N", title="wing"), alt.Tooltip("hall:N", title="hall"),
-                 alt.Tooltip("drawers:Q", title="drawers")])
+# -- Wing × hall ---------------------------------------------------------------------------------
 
+
+def hall_cells(places: list[dict]) -> tuple[list[str], list[str], dict[tuple[str, str], int]]:
+    """(wings, halls, drawers per (wing, hall)): the five halls in their order, others after, no hall last."""
+    counts: dict[tuple[str, str], int] = {}
+    for place in places:
+        cell = (place["wing"], place["hall"] or NO_HALL)
+        counts[cell] = counts.get(cell, 0) + place["drawers"]
+    present = {hall for _, hall in counts}
+    halls = [h for h in HALLS if h in present] + sorted(present - set(HALLS) - {NO_HALL}) + (
+        [NO_HALL] if NO_HALL in present else [])
+    return sorted({wing for wing, _ in counts}), halls, counts
+
+
+def heat(share: float) -> str:
+    """The colour of a cell `share` of the way (0 to 1) from the emptiest cell's count to the fullest's."""
+    return "#" + "".join(f"{round(low + (high - low) * share):02x}" for low, high in zip(HEAT_LOW, HEAT_HIGH))
+
+
+def hall_heatmap(places: list[dict]) -> str:
+    """Wing × hall: how many drawers each wing has in each hall, the count in each cell."""
+    wings, halls, counts = hall_cells(places)
+    least, most = min(counts.values(), default=0), max(counts.values(), default=0)
+    cells = ['<span></span>'] + [f'<span class="mp-hall">{html.escape(h.removeprefix("hall_"))}</span>' for h in halls]
+    for wing in wings:
+        cells.append(f'<span class="mp-label">{html.escape(wing)}</span>')
+        for hall in halls:
+            n = counts.get((wing, hall), 0)
+            if not n:
+                cells.append("<span></span>")
+                continue
+            fill = heat(0.15 + 0.85 * (n - least) / (most - least) if most > least else 1.0)
+            cells.append(f'<span class="mp-cell" style="background:{fill};color:{text_on(fill)}"'
+                         f'{_place(f"{wing} · {hall}: {n:,} drawers", wing=wing, hall=hall)}>{n:,}</span>')
+    layout = f"grid-template-columns:fit-content(45%) repeat({len(halls)},minmax(2.5rem,1fr))"
+    return f'<div class="mp-chart"><div class="mp-heat" style="{layout}">{"".join(cells)}</div></div>'
+
+
+# -- Over time -----------------------------------------------------------------------------------
 
 # (longest span in days, unit): a bar per day up to three months, per week up to two years, then per month.
 _UNITS = ((92, "day"), (731, "week"))
 
 
-def timeline(days: dict[str, int], label: str) -> alt.Chart:
-    """Counts per day ({YYYY-MM-DD: n}) as bars, per week or month when the span is long so each bar stays
-    wide enough to see and hover; `label` names the count (the y axis and tooltip), e.g. "conversations"."""
+def periods(days: dict[str, int]) -> tuple[str, list[tuple[str, str, int]]]:
+    """(unit, [(first day, what the period is called, count)]) for counts per day ({YYYY-MM-DD: n}), per
+    week or month when the span is long, so that each bar stays wide enough to see and hover."""
     frame = pd.DataFrame({"day": pd.to_datetime(list(days)), "count": list(days.values())}, columns=["day", "count"])
     span = (frame["day"].max() - frame["day"].min()).days if len(frame) else 0
     unit = next((name for longest, name in _UNITS if span <= longest), "month")
     frame["start"] = {"day": lambda d: d, "week": lambda d: d - pd.to_timedelta(d.dt.weekday, unit="D"),
                       "month": lambda d: d.dt.to_period("M").dt.start_time}[unit](frame["day"].dt.normalize())
     frame = frame.groupby("start", as_index=False)["count"].sum()
-    step = {"day": pd.DateOffset(days=1), "week": pd.DateOffset(days=7), "month": pd.DateOffset(months=1)}[unit]
-    frame["end"] = frame["start"] + step
+    if len(frame):  # every period in the span, the empty ones too, so the bars keep time's proportions
+        step = {"day": "D", "week": "W-MON", "month": "MS"}[unit]
+        every = pd.DataFrame({"start": pd.date_range(frame["start"].min(), frame["start"].max(), freq=step)})
+        frame = every.merge(frame, on="start", how="left").fillna({"count": 0})
     shown = {"day": "%Y-%m-%d", "week": "week of %Y-%m-%d", "month": "%B %Y"}[unit]
-    frame["period"] = frame["start"].dt.strftime(shown)
-    return alt.Chart(frame).mark_bar(stroke="white", strokeWidth=0.5).encode(
-        x=alt.X("start:T", title=None), x2="end:T", y=alt.Y("count:Q", title=label), y2=alt.datum(0),
-        tooltip=[alt.Tooltip("period:N", title=unit), alt.Tooltip("count:Q", title=label)])
+    return unit, [(start.strftime("%Y-%m-%d"), start.strftime(shown), int(count))
+                  for start, count in zip(frame["start"], frame["count"])]
 
 
-def filed_over_time(days: dict[str, int]) -> alt.Chart:
-    """Drawers filed per day (or week, or month): the Overview's chart until it calls `timeline` itself."""
-    return timeline(days, "drawers filed")
-
-
-def picked(event: object) -> dict[str, str]:
-    """The wing/room/hall of a clicked bar or cell (from st.altair_chart's selection), or {}."""
-    points = getattr(getattr(event, "selection", None), "place", None) or []
-    if isinstance(event, dict):
-        points = event.get("selection", {}).get("place", [])
-    point = points[0] if points else {}
-    return {k: v for k, v in point.items() if k in ("wing", "room", "hall") and v not in (None, OTHER_ROOMS, "(none)")}
+def timeline(days: dict[str, int], label: str) -> str:
+    """Counts per day as bars (see `periods`); `label` names the count (hover text, axis), e.g. "conversations"."""
+    unit, bars = periods(days)
+    if not bars:
+        return f'<div class="mp-chart"><div class="mp-axis"><span>No {html.escape(label)} yet.</span></div></div>'
+    most = max(count for _, _, count in bars) or 1
+    drawn = "".join(f'<span class="mp-bar" style="height:{100 * count / most:.3f}%" '
+                    f'title="{_attr(f"{period}: {count:,} {label}")}"></span>' for _, period, count in bars)
+    axis = (f"<span>{html.escape(bars[0][1])}</span><span>{html.escape(label)} per {unit}, at most {most:,}</span>"
+            f"<span>{html.escape(bars[-1][1])}</span>")
+    return f'<div class="mp-chart"><div class="mp-time">{drawn}</div><div class="mp-axis">{axis}</div></div>'
