@@ -5,6 +5,7 @@ fixture calls `close_started`)."""
 from __future__ import annotations
 
 import html
+import json
 import re
 import sys
 from pathlib import Path
@@ -50,3 +51,9 @@ def counts_in(block) -> dict[str, str]:
     """{label: value} of the counts (`dashboard.render.counts`) an AppTest block shows, in order."""
     return {html.unescape(label): html.unescape(value)
             for body in (h.value for h in block.html) for label, value in _COUNT.findall(body)}
+
+
+def charts_in(block) -> dict[str, str]:
+    """{key: markup} of the charts (`dashboard.charts.show`) an AppTest block shows, in order."""
+    return {chart.proto.id.rsplit("-", 1)[-1]: json.loads(chart.proto.json)
+            for chart in block.get("bidi_component") if chart.proto.component_name == "mempalace.chart"}

@@ -39,7 +39,7 @@ from mempalace.ingest import ingest
 from mempalace.models import DrawerDraft
 from mempalace.store import SEQ_KEY
 from mempalace.sync import new_stamp
-from _apptest import APP, counts_in, start, started
+from _apptest import APP, charts_in, counts_in, start, started
 
 SCRIPT = "<script>alert(1)</script>"
 IMG = "<img src=x onerror=alert(2)>"
@@ -233,7 +233,11 @@ def test_overview_counts_places_tunnels_and_wings(story):
         (r"wing\_priya · 2 rooms", "wing=wing_priya")]
     assert [s.value for s in at.subheader] == ["Wings and rooms", "Wing × hall", "Places", "Top tunnels",
                                               "Rooms per wing", "Over time"]
-    assert len(at.get("vega_lite_chart")) == 3
+    drawn = charts_in(at.main)
+    assert list(drawn) == ["bars", "cells", "timeline"]
+    for wing in ("wing_driftwood", "wing_kai", "wing_priya"):
+        assert f'data-wing="{wing}" data-room=' in drawn["bars"] and f'data-wing="{wing}" data-hall=' in drawn["cells"]
+    assert drawn["timeline"].count('class="mp-bar"') >= 1
     assert not at.warning  # no isolated wing: every wing shares a tunnel
     # the timeline counts conversations by their own date by default; drawers by filing day on request
     assert at.main.get("button_group")[0].proto.default == [0]

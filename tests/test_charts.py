@@ -1,9 +1,10 @@
-"""The Overview's charts and the tunnel network, read from their specs without a browser: every series
+"""The Overview's charts (their markup) and the tunnel network (its spec), read without a browser: every series
 its own colour and the rest grey, names never cut short, the timeline's bars per day, week or month,
 and wing boxes whose text stays readable on their colour."""
 
 from __future__ import annotations
 
+import html
 import itertools
 import json
 import re
@@ -22,13 +23,9 @@ PLACES = [{"wing": w, "room": r, "hall": f"hall_{j % 3}", "drawers": 1 + (i + j)
 JUST_NOTICEABLE = 0.02  # an Oklab distance about this small is the least two colours can differ and be told apart
 
 
-def spec(chart) -> dict:
-    return chart.to_dict()
-
-
-def rows(chart) -> list[dict]:
-    (data,) = spec(chart)["datasets"].values()
-    return data
+def segments(markup: str, attribute: str) -> list[str]:
+    """The values of `attribute` on the chart's clickable parts, in order, unescaped."""
+    return [html.unescape(v) for v in re.findall(rf'{attribute}="([^"]*)"', markup)]
 
 
 # -- colours -------------------------------------------------------------------------------------
@@ -49,63 +46,80 @@ def test_generated_colours_are_all_told_apart_from_each_other_grey_and_white(n):
 
 
 def test_every_room_shown_has_its_own_colour_and_the_rest_are_grey():
-    colour = spec(charts.taxonomy_bars(PLACES))["encoding"]["color"]
-    domain, palette = colour["scale"]["domain"], colour["scale"]["range"]
-    assert len(domain) == charts.TOP_ROOMS + 1 and domain[-1] == charts.OTHER_ROOMS
-    assert set(domain[:-1]) < set(ROOMS) and palette[-1] == OTHER
+    bars = charts.room_bars(PLACES)
+    names, palette = [name for name, _ in bars.legend], [colour for _, colour in bars.legend]
+    assert len(names) == charts.TOP_ROOMS + 1 and names[-1] == charts.OTHER_ROOMS
+    assert set(names[:-1]) < set(ROOMS) and palette[-1] == OTHER
     assert len(set(palette)) == len(palette)  # no two series share a colour, grey is for the rest only
-    assert colour["sort"] == domain  # the legend lists them in that order, "other rooms" last
-    legend = colour["legend"]
-    assert legend["labelLimit"] >= 300 and legend["symbolLimit"] == 0  # whole names, every entry
-    shown = {row["room"] for row in rows(charts.taxonomy_bars(PLACES))}
-    assert shown == set(domain)
+    assert {room for _, rooms in bars.wings for room, _ in rooms} == set(names)
+    assert all([r for r, _ in rooms] == [n for n in names if n in dict(rooms)] for _, rooms in bars.wings)
+    markup = charts.taxonomy_bars(PLACES)
+    assert segments(markup, "data-room") == [room for _, rooms in bars.wings for room, _ in rooms]
+    assert sum(int(t.rsplit(": ", 1)[1].split()[0]) for t in segments(markup, "title")) == sum(
+        p["drawers"] for p in PLACES)  # every drawer in exactly one segment
 
 
 def test_a_few_rooms_need_no_grey():
     few = [p for p in PLACES if p["room"] in ROOMS[:3]]
-    scale = spec(charts.taxonomy_bars(few))["encoding"]["color"]["scale"]
-    assert sorted(scale["domain"]) == ROOMS[:3] and OTHER not in scale["range"]
+    legend = charts.room_bars(few).legend
+    assert sorted(name for name, _ in legend) == ROOMS[:3] and OTHER not in {c for _, c in legend}
 
 
-def test_legend_columns_fit_the_plot_so_no_label_is_cut():
-    legend = spec(charts.taxonomy_bars(PLACES))["encoding"]["color"]["legend"]
-    columns = re.fullmatch(r"max\(1, floor\(width / (\d+)\)\)", legend["columns"]["expr"])
-    assert columns, legend["columns"]
-    longest = max(len(r) for r in ROOMS)  # 28 characters: a column at least ~6.5 px a character wide
-    assert int(columns.group(1)) >= 6.5 * longest + 24
+def test_wing_and_room_names_are_whole_escaped_and_say_their_place_on_hover():
+    odd = [{"wing": 'wing_<b>"x"</b>', "room": "r&d <script>", "hall": "hall_facts", "drawers": 2}]
+    for markup in (charts.taxonomy_bars(PLACES), charts.hall_heatmap(PLACES)):
+        labels = [html.unescape(t) for t in re.findall(r'<span class="mp-label">([^<]*)</span>', markup)]
+        assert sorted(labels) == sorted(WINGS)  # every wing, its whole name
+    legend = [html.unescape(t) for t in re.findall(r'class="mp-swatch"[^>]*></span>([^<]*)</span>',
+                                                   charts.taxonomy_bars(PLACES))]
+    assert legend[:-1] == [name for name, _ in charts.room_bars(PLACES).legend][:-1] and legend[-1] == "other rooms"
+    for markup in (charts.taxonomy_bars(odd), charts.hall_heatmap(odd)):
+        assert "<b>" not in markup and "<script>" not in markup
+        assert segments(markup, "data-wing") == ['wing_<b>"x"</b>']
+    assert segments(charts.taxonomy_bars(odd), "title") == ['wing_<b>"x"</b> · r&d <script>: 2 drawers']
+    assert segments(charts.hall_heatmap(odd), "data-hall") == ["hall_facts"]
 
 
-def test_wing_and_hall_labels_are_not_clipped():
-    bars = spec(charts.taxonomy_bars(PLACES))["encoding"]
-    cells = spec(charts.hall_heatmap(PLACES))["encoding"]
-    for axis in (bars["y"]["axis"], cells["y"]["axis"], cells["x"]["axis"]):
-        assert axis["labelLimit"] >= 300  # Streamlit's theme cuts labels at 100 px
-    assert cells["x"]["axis"]["labelOverlap"] is False  # every hall named, none dropped for overlapping
-    assert {t["field"] for t in bars["tooltip"]} == {"wing", "room", "drawers"}
-    assert {t["field"] for t in cells["tooltip"]} == {"wing", "hall", "drawers"}
+def test_heatmap_cells_follow_the_hall_order_and_darken_with_their_count():
+    wings, halls, counts = charts.hall_cells(PLACES + [{"wing": WINGS[0], "room": "x", "hall": None, "drawers": 9}])
+    assert wings == sorted(WINGS) and halls == ["hall_0", "hall_1", "hall_2", charts.NO_HALL]
+    assert counts[(WINGS[0], charts.NO_HALL)] == 9
+    assert charts.heat(0.0) == "#efedf5" and charts.heat(1.0) == "#3f007d"
+    assert contrast(charts.heat(1.0), WHITE) >= 4.5
+
+
+@pytest.mark.parametrize("result, place", [
+    ({"picked": {"wing": "wing_kai", "room": "auth-migration"}}, {"wing": "wing_kai", "room": "auth-migration"}),
+    ({"picked": {"wing": "wing_kai", "room": charts.OTHER_ROOMS}}, {"wing": "wing_kai"}),  # the rest: the wing
+    ({"picked": {"wing": "wing_kai", "hall": charts.NO_HALL}}, {"wing": "wing_kai"}),
+    ({"picked": {"wing": "wing_kai", "tabindex": "0"}}, {"wing": "wing_kai"}),  # only a place's parts
+    ({"picked": None}, {}), ({}, {}), (None, {}),
+])
+def test_a_click_names_the_place_it_landed_on(result, place):
+    assert charts.picked(result) == place
 
 
 # -- timeline ------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("days, unit, bars", [
+@pytest.mark.parametrize("days, unit, bars, count", [
     ({"2025-03-03": 2, "2025-03-04": 1, "2025-03-20": 4}, "day", [("2025-03-03", 2), ("2025-03-04", 1),
-                                                                  ("2025-03-20", 4)]),
-    ({"2025-01-01": 2, "2025-01-03": 1, "2025-09-30": 4}, "week", [("2024-12-30", 3), ("2025-09-29", 4)]),
-    ({"2021-06-05": 2, "2021-06-28": 1, "2025-02-11": 4}, "month", [("2021-06-01", 3), ("2025-02-01", 4)]),
+                                                                  ("2025-03-20", 4)], 18),
+    ({"2025-01-01": 2, "2025-01-03": 1, "2025-09-30": 4}, "week", [("2024-12-30", 3), ("2025-09-29", 4)], 40),
+    ({"2021-06-05": 2, "2021-06-28": 1, "2025-02-11": 4}, "month", [("2021-06-01", 3), ("2025-02-01", 4)], 45),
 ])
-def test_the_timeline_has_a_bar_per_day_week_or_month(days, unit, bars):
-    chart = charts.timeline(days, "conversations")
-    encoding = spec(chart)["encoding"]
-    assert encoding["y"]["title"] == "conversations" and encoding["y2"] == {"datum": 0}
-    assert [(t["field"], t["title"]) for t in encoding["tooltip"]] == [("period", unit), ("count", "conversations")]
-    assert [(row["start"][:10], row["count"]) for row in rows(chart)] == bars
-    assert all(row["end"] > row["start"] for row in rows(chart))
+def test_the_timeline_has_a_bar_per_day_week_or_month(days, unit, bars, count):
+    found_unit, found = charts.periods(days)
+    assert found_unit == unit and len(found) == count  # every period of the span, the empty ones too
+    assert [(start, n) for start, _, n in found if n] == bars
+    assert sum(n for _, _, n in found) == sum(days.values())
+    markup = charts.timeline(days, "conversations")
+    assert markup.count('class="mp-bar"') == count and f"conversations per {unit}" in markup
 
 
-def test_the_timeline_of_nothing_and_the_old_name_still_draw():
-    assert rows(charts.timeline({}, "drawers filed")) == []
-    assert spec(charts.filed_over_time({"2025-03-03": 2}))["encoding"]["y"]["title"] == "drawers filed"
+def test_the_timeline_of_nothing_says_so():
+    assert charts.periods({}) == ("day", [])
+    assert "No drawers filed yet." in charts.timeline({}, "drawers filed")
 
 
 # -- the network ---------------------------------------------------------------------------------

@@ -62,24 +62,32 @@ def server(module_dashboard) -> Dashboard:
 def test_the_overview_names_every_wing_and_room_whole_each_room_in_its_own_colour(page: Page, server: Dashboard):
     page.set_viewport_size(WIDE)
     open_app(page, server)
-    bars, cells = main_block(page).get_by_test_id("stVegaLiteChart").all()[:2]
-    labels = bars.locator(".role-legend-label text")
-    expect(labels).to_have_count(13)  # Streamlit draws Vega as SVG: the legend's text is in the page
-    legend = bars.evaluate("""(el) => {
+    bars, cells = main_block(page).locator(".st-key-bars"), main_block(page).locator(".st-key-cells")
+    keys = bars.locator(".mp-legend .mp-key")  # the charts' component is an open shadow root: locators reach in
+    expect(keys).to_have_count(13)
+    legend = bars.locator(".mp-legend").evaluate("""(el) => {
         const right = el.getBoundingClientRect().right;
-        const texts = [...el.querySelectorAll('.role-legend-label text')];
-        const fills = [...el.querySelectorAll('.role-legend-symbol path')].map(p => p.getAttribute('fill'));
-        return {labels: texts.map(t => t.textContent), fills,
-                inside: texts.every(t => t.getBoundingClientRect().right <= right + 1)};
+        const keys = [...el.querySelectorAll('.mp-key')];
+        return {labels: keys.map(k => k.textContent),
+                fills: keys.map(k => getComputedStyle(k.querySelector('.mp-swatch')).backgroundColor),
+                inside: keys.every(k => k.getBoundingClientRect().right <= right + 1)};
     }""")
     rooms = {room for _, room, _ in places()}
     assert legend["labels"][-1] == "other rooms" and set(legend["labels"][:-1]) <= rooms, legend
     assert len(set(legend["fills"])) == 13, legend["fills"]  # twelve rooms and the rest: thirteen colours
-    assert legend["fills"][-1] == "#b0b0b0" and legend["inside"], legend
+    assert legend["fills"][-1] == "rgb(176, 176, 176)" and legend["inside"], legend
     for chart in (bars, cells):
-        axis = chart.locator(".role-axis-label text").all_text_contents()
-        assert set(WINGS) <= set(axis), axis  # whole names, none cut to "conversations_wi…"
-        assert not any(text.endswith("…") for text in axis)
+        labels = chart.locator(".mp-label").evaluate_all(
+            "(els) => els.map(e => ({text: e.textContent, cut: e.scrollWidth > e.clientWidth + 1}))")
+        assert set(WINGS) == {label["text"] for label in labels}, labels  # whole names, none cut short
+        assert not any(label["cut"] for label in labels), labels
+    segment = bars.locator(f'[data-wing="{WINGS[0]}"][data-room]:not([data-room="other rooms"])').first
+    assert WINGS[0] in (segment.get_attribute("title") or "")  # the hover text names the place
+    room = segment.get_attribute("data-room")
+    segment.click()  # in-app: the Search page lists that place
+    page.wait_for_url(lambda url: f"room={room}" in url and "wing=" in url)
+    expect(main_block(page).locator(".mp-place").first).to_be_visible()  # its drawers' cards
+    assert room in main_block(page).locator(".mp-place").first.text_content()
 
 
 def network_frame(page: Page) -> Frame:
