@@ -45,7 +45,7 @@ export default function ({ parentElement, data, setTriggerValue }) {
   parentElement.querySelector(".mp-root").innerHTML = data;  // built by dashboard.charts, every name escaped
   const pick = (event) => {
     const place = event.target.closest("[data-wing]");
-    if (place && (event.type === "click" || event.key === "Enter")) setTriggerValue("picked", { ...place.dataset });
+    if (place && (event.type === "click" || (event.key === "Enter" && !event.repeat))) setTriggerValue("picked", { ...place.dataset });
   };
   parentElement.addEventListener("click", pick);
   parentElement.addEventListener("keydown", pick);
@@ -63,14 +63,14 @@ def show(markup: str, key: str) -> dict[str, str]:
 def picked(result: object) -> dict[str, str]:
     """The place a click named ({wing, room, hall} as far as it names them), or {}."""
     point = getattr(result, "picked", None) or (result.get("picked") if isinstance(result, Mapping) else None) or {}
-    return {k: v for k, v in point.items() if k in ("wing", "room", "hall") and v not in (None, "", OTHER_ROOMS, NO_HALL)}
+    return {k: v for k, v in point.items() if k in ("wing", "room", "hall") and v}
 
 
 def _attr(value: object) -> str:
     return html.escape(str(value), quote=True)
 
 
-def _place(title: str, **place: str) -> str:
+def _place(title: str, **place: str | None) -> str:
     """The attributes of a clickable bar or cell: the place it names, its hover text, keyboard focus."""
     named = "".join(f' data-{k}="{_attr(v)}"' for k, v in place.items() if v)
     return f'{named} title="{_attr(title)}" tabindex="0" role="link"'
@@ -81,10 +81,11 @@ def _place(title: str, **place: str) -> str:
 
 @dataclass(frozen=True)
 class Bars:
-    """Drawers per wing stacked by room: the legend's rooms in order (the biggest first, then
-    OTHER_ROOMS if any) with their colours, and each wing's (room, drawers) segments, biggest wing first."""
-    legend: tuple[tuple[str, str], ...]
-    wings: tuple[tuple[str, tuple[tuple[str, int], ...]], ...]
+    """Drawers per wing stacked by room: the legend's rooms in order (the biggest first, then None for
+    the rest, if any) with their colours, and each wing's (room, drawers) segments, biggest wing first.
+    The rest is None, not a name: a room may well be called "other rooms"."""
+    legend: tuple[tuple[str | None, str], ...]
+    wings: tuple[tuple[str, tuple[tuple[str | None, int], ...]], ...]
 
 
 def room_bars(places: list[dict]) -> Bars:
@@ -93,11 +94,12 @@ def room_bars(places: list[dict]) -> Bars:
         sizes[place["room"]] = sizes.get(place["room"], 0) + place["drawers"]
     ranked = sorted(sizes, key=lambda room: (-sizes[room], room))
     top = ranked[:TOP_ROOMS]
-    legend = list(zip(top, distinct(len(top)))) + ([(OTHER_ROOMS, OTHER)] if len(ranked) > len(top) else [])
+    legend: list[tuple[str | None, str]] = list(zip(top, distinct(len(top))))
+    legend += [(None, OTHER)] if len(ranked) > len(top) else []
     order = {room: i for i, (room, _) in enumerate(legend)}
-    per_wing: dict[str, dict[str, int]] = {}
+    per_wing: dict[str, dict[str | None, int]] = {}
     for place in places:
-        room = place["room"] if place["room"] in order else OTHER_ROOMS
+        room = place["room"] if place["room"] in order else None
         segments = per_wing.setdefault(place["wing"], {})
         segments[room] = segments.get(room, 0) + place["drawers"]
     wings = sorted(per_wing.items(), key=lambda item: (-sum(item[1].values()), item[0]))
@@ -113,32 +115,34 @@ def taxonomy_bars(places: list[dict]) -> str:
     rows = []
     for wing, rooms in bars.wings:
         total = sum(n for _, n in rooms)
-        segments = "".join(
+        segments = "".join(  # the rest's segment names only its wing
             f'<span style="width:{100 * n / most:.3f}%;background:{colour[room]}"'
-            f'{_place(f"{wing} · {room}: {n:,} drawers", wing=wing, room=room)}></span>' for room, n in rooms)
+            f'{_place(f"{wing} · {room or OTHER_ROOMS}: {n:,} drawers", wing=wing, room=room)}></span>'
+            for room, n in rooms)
         rows.append(f'<span class="mp-label">{html.escape(wing)}</span><span class="mp-track">{segments}</span>'
                     f'<span class="mp-n">{total:,}</span>')
     return f'<div class="mp-chart"><div class="mp-rows">{"".join(rows)}</div>{_legend(bars.legend)}</div>'
 
 
-def _legend(entries: Iterable[tuple[str, str]]) -> str:
+def _legend(entries: Iterable[tuple[str | None, str]]) -> str:
     keys = "".join(f'<span class="mp-key"><span class="mp-swatch" style="background:{colour}"></span>'
-                   f"{html.escape(name)}</span>" for name, colour in entries)
+                   f"{html.escape(name or OTHER_ROOMS)}</span>" for name, colour in entries)
     return f'<div class="mp-legend">{keys}</div>'
 
 
 # -- Wing × hall ---------------------------------------------------------------------------------
 
 
-def hall_cells(places: list[dict]) -> tuple[list[str], list[str], dict[tuple[str, str], int]]:
-    """(wings, halls, drawers per (wing, hall)): the five halls in their order, others after, no hall last."""
-    counts: dict[tuple[str, str], int] = {}
+def hall_cells(places: list[dict]) -> tuple[list[str], list[str | None], dict[tuple[str, str | None], int]]:
+    """(wings, halls, drawers per (wing, hall)): the five halls in their order, others after, no hall
+    (None, shown as NO_HALL) last."""
+    counts: dict[tuple[str, str | None], int] = {}
     for place in places:
-        cell = (place["wing"], place["hall"] or NO_HALL)
+        cell = (place["wing"], place["hall"] or None)
         counts[cell] = counts.get(cell, 0) + place["drawers"]
-    present = {hall for _, hall in counts}
-    halls = [h for h in HALLS if h in present] + sorted(present - set(HALLS) - {NO_HALL}) + (
-        [NO_HALL] if NO_HALL in present else [])
+    present = {hall for _, hall in counts if hall}
+    halls: list[str | None] = [h for h in HALLS if h in present] + sorted(present - set(HALLS))
+    halls += [None] if any(hall is None for _, hall in counts) else []
     return sorted({wing for wing, _ in counts}), halls, counts
 
 
@@ -151,7 +155,8 @@ def hall_heatmap(places: list[dict]) -> str:
     """Wing × hall: how many drawers each wing has in each hall, the count in each cell."""
     wings, halls, counts = hall_cells(places)
     least, most = min(counts.values(), default=0), max(counts.values(), default=0)
-    cells = ['<span></span>'] + [f'<span class="mp-hall">{html.escape(h.removeprefix("hall_"))}</span>' for h in halls]
+    cells = ['<span></span>'] + [f'<span class="mp-hall">{html.escape((h or NO_HALL).removeprefix("hall_"))}</span>'
+                                 for h in halls]
     for wing in wings:
         cells.append(f'<span class="mp-label">{html.escape(wing)}</span>')
         for hall in halls:
@@ -161,32 +166,35 @@ def hall_heatmap(places: list[dict]) -> str:
                 continue
             fill = heat(0.15 + 0.85 * (n - least) / (most - least) if most > least else 1.0)
             cells.append(f'<span class="mp-cell" style="background:{fill};color:{text_on(fill)}"'
-                         f'{_place(f"{wing} · {hall}: {n:,} drawers", wing=wing, hall=hall)}>{n:,}</span>')
+                         f'{_place(f"{wing} · {hall or NO_HALL}: {n:,} drawers", wing=wing, hall=hall)}>{n:,}</span>')
     layout = f"grid-template-columns:fit-content(45%) repeat({len(halls)},minmax(2.5rem,1fr))"
     return f'<div class="mp-chart"><div class="mp-heat" style="{layout}">{"".join(cells)}</div></div>'
 
 
 # -- Over time -----------------------------------------------------------------------------------
 
-# (longest span in days, unit): a bar per day up to three months, per week up to two years, then per month.
-_UNITS = ((92, "day"), (731, "week"))
+# (longest span in days, unit): a bar per day up to three months, per week up to two years, per month up
+# to 12.5 years (150 bars), then per year: a stray old date cannot make the bars too thin to see.
+_UNITS = ((92, "day"), (731, "week"), (4_566, "month"))
+_STARTS = {"day": lambda d: d, "week": lambda d: d - pd.to_timedelta(d.dt.weekday, unit="D"),
+           "month": lambda d: d.dt.to_period("M").dt.start_time, "year": lambda d: d.dt.to_period("Y").dt.start_time}
+_STEPS = {"day": "D", "week": "W-MON", "month": "MS", "year": "YS"}
+_NAMES = {"day": "%Y-%m-%d", "week": "week of %Y-%m-%d", "month": "%B %Y", "year": "%Y"}
 
 
 def periods(days: dict[str, int]) -> tuple[str, list[tuple[str, str, int]]]:
     """(unit, [(first day, what the period is called, count)]) for counts per day ({YYYY-MM-DD: n}), per
     week or month when the span is long, so that each bar stays wide enough to see and hover."""
-    frame = pd.DataFrame({"day": pd.to_datetime(list(days)), "count": list(days.values())}, columns=["day", "count"])
+    frame = pd.DataFrame({"day": pd.to_datetime(list(days), errors="coerce", format="%Y-%m-%d"),
+                          "count": list(days.values())}, columns=["day", "count"]).dropna()  # no such day: left out
     span = (frame["day"].max() - frame["day"].min()).days if len(frame) else 0
-    unit = next((name for longest, name in _UNITS if span <= longest), "month")
-    frame["start"] = {"day": lambda d: d, "week": lambda d: d - pd.to_timedelta(d.dt.weekday, unit="D"),
-                      "month": lambda d: d.dt.to_period("M").dt.start_time}[unit](frame["day"].dt.normalize())
+    unit = next((name for longest, name in _UNITS if span <= longest), "year")
+    frame["start"] = _STARTS[unit](frame["day"].dt.normalize())
     frame = frame.groupby("start", as_index=False)["count"].sum()
     if len(frame):  # every period in the span, the empty ones too, so the bars keep time's proportions
-        step = {"day": "D", "week": "W-MON", "month": "MS"}[unit]
-        every = pd.DataFrame({"start": pd.date_range(frame["start"].min(), frame["start"].max(), freq=step)})
+        every = pd.DataFrame({"start": pd.date_range(frame["start"].min(), frame["start"].max(), freq=_STEPS[unit])})
         frame = every.merge(frame, on="start", how="left").fillna({"count": 0})
-    shown = {"day": "%Y-%m-%d", "week": "week of %Y-%m-%d", "month": "%B %Y"}[unit]
-    return unit, [(start.strftime("%Y-%m-%d"), start.strftime(shown), int(count))
+    return unit, [(start.strftime("%Y-%m-%d"), start.strftime(_NAMES[unit]), int(count))
                   for start, count in zip(frame["start"], frame["count"])]
 
 

@@ -105,7 +105,7 @@ def key(p: ScopedPalace) -> tuple[str, tuple[str, ...], int]:
 @st.cache_data(show_spinner=False, max_entries=32)
 def overview(_p: ScopedPalace, key: tuple[str, tuple[str, ...], int]) -> dict[str, Any]:
     """Everything the Overview page draws, in one cached bundle."""
-    places = [{"wing": w, "room": r, "hall": h or "(none)", "drawers": n} for w, r, h, n in _p.places()]
+    places = [{"wing": w, "room": r, "hall": h or None, "drawers": n} for w, r, h, n in _p.places()]
     count = sum(p["drawers"] for p in places)  # from the same read as the places, so they always agree
     return {"places": places, "stats": graph_stats(_p), "days": _p.filed_per_day(), "count": count,
             "talks": _p.conversations_per_day(),

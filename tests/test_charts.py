@@ -48,13 +48,13 @@ def test_generated_colours_are_all_told_apart_from_each_other_grey_and_white(n):
 def test_every_room_shown_has_its_own_colour_and_the_rest_are_grey():
     bars = charts.room_bars(PLACES)
     names, palette = [name for name, _ in bars.legend], [colour for _, colour in bars.legend]
-    assert len(names) == charts.TOP_ROOMS + 1 and names[-1] == charts.OTHER_ROOMS
+    assert len(names) == charts.TOP_ROOMS + 1 and names[-1] is None  # the rest, shown as "other rooms"
     assert set(names[:-1]) < set(ROOMS) and palette[-1] == OTHER
     assert len(set(palette)) == len(palette)  # no two series share a colour, grey is for the rest only
     assert {room for _, rooms in bars.wings for room, _ in rooms} == set(names)
     assert all([r for r, _ in rooms] == [n for n in names if n in dict(rooms)] for _, rooms in bars.wings)
     markup = charts.taxonomy_bars(PLACES)
-    assert segments(markup, "data-room") == [room for _, rooms in bars.wings for room, _ in rooms]
+    assert segments(markup, "data-room") == [room for _, rooms in bars.wings for room, _ in rooms if room]
     assert sum(int(t.rsplit(": ", 1)[1].split()[0]) for t in segments(markup, "title")) == sum(
         p["drawers"] for p in PLACES)  # every drawer in exactly one segment
 
@@ -66,7 +66,7 @@ def test_a_few_rooms_need_no_grey():
 
 
 def test_wing_and_room_names_are_whole_escaped_and_say_their_place_on_hover():
-    odd = [{"wing": 'wing_<b>"x"</b>', "room": "r&d <script>", "hall": "hall_facts", "drawers": 2}]
+    odd = [{"wing": 'wing_<b>"x"</b>', "room": "r&d <script>", "hall": 'hall_<i>"y"', "drawers": 2}]
     for markup in (charts.taxonomy_bars(PLACES), charts.hall_heatmap(PLACES)):
         labels = [html.unescape(t) for t in re.findall(r'<span class="mp-label">([^<]*)</span>', markup)]
         assert sorted(labels) == sorted(WINGS)  # every wing, its whole name
@@ -74,24 +74,47 @@ def test_wing_and_room_names_are_whole_escaped_and_say_their_place_on_hover():
                                                    charts.taxonomy_bars(PLACES))]
     assert legend[:-1] == [name for name, _ in charts.room_bars(PLACES).legend][:-1] and legend[-1] == "other rooms"
     for markup in (charts.taxonomy_bars(odd), charts.hall_heatmap(odd)):
-        assert "<b>" not in markup and "<script>" not in markup
+        assert "<b>" not in markup and "<script>" not in markup and "<i>" not in markup
         assert segments(markup, "data-wing") == ['wing_<b>"x"</b>']
     assert segments(charts.taxonomy_bars(odd), "title") == ['wing_<b>"x"</b> · r&d <script>: 2 drawers']
-    assert segments(charts.hall_heatmap(odd), "data-hall") == ["hall_facts"]
+    assert segments(charts.hall_heatmap(odd), "data-hall") == ['hall_<i>"y"']
+    assert segments(charts.hall_heatmap(odd), "title") == ['wing_<b>"x"</b> · hall_<i>"y": 2 drawers']
+
+
+def test_a_room_called_like_the_rest_is_its_own_room_and_the_rest_names_only_its_wing():
+    many = [{"wing": "w", "room": f"room-{j:02}", "hall": None, "drawers": 20 - j} for j in range(14)]
+    many.append({"wing": "w", "room": charts.OTHER_ROOMS, "hall": None, "drawers": 50})
+    bars = charts.room_bars(many)
+    assert bars.legend[0] == (charts.OTHER_ROOMS, charts.distinct(1)[0]) and bars.legend[-1][0] is None
+    markup = charts.taxonomy_bars(many)
+    assert segments(markup, "data-room")[0] == charts.OTHER_ROOMS  # the real room is clickable as itself
+    rest = re.findall(r'<span style="[^"]*background:#b0b0b0"([^>]*)>', markup)
+    assert len(rest) == 1 and "data-wing" in rest[0] and "data-room" not in rest[0]
 
 
 def test_heatmap_cells_follow_the_hall_order_and_darken_with_their_count():
     wings, halls, counts = charts.hall_cells(PLACES + [{"wing": WINGS[0], "room": "x", "hall": None, "drawers": 9}])
-    assert wings == sorted(WINGS) and halls == ["hall_0", "hall_1", "hall_2", charts.NO_HALL]
-    assert counts[(WINGS[0], charts.NO_HALL)] == 9
+    assert wings == sorted(WINGS) and halls == ["hall_0", "hall_1", "hall_2", None]
+    assert counts[(WINGS[0], None)] == 9
     assert charts.heat(0.0) == "#efedf5" and charts.heat(1.0) == "#3f007d"
     assert contrast(charts.heat(1.0), WHITE) >= 4.5
+    three = [{"wing": "a", "room": "r", "hall": "hall_facts", "drawers": n} for n in (1, 5)] + [
+        {"wing": "b", "room": "r", "hall": "hall_facts", "drawers": 12}, {"wing": "b", "room": "r", "hall": None, "drawers": 3}]
+    markup = charts.hall_heatmap(three)
+    fills = dict(re.findall(r'class="mp-cell" style="background:(#[0-9a-f]{6});[^"]*"[^>]*>([\d,]+)<', markup))
+    shade = {n: sum(int(c[i:i + 2], 16) for i in (1, 3, 5)) for c, n in fills.items()}
+    assert shade["12"] < shade["6"] < shade["3"]  # darker with more drawers
+    assert markup.count('class="mp-cell"') == 3 and markup.count("<span></span>") == 2  # a's no-hall cell is empty
+    no_hall = re.search(r'<span class="mp-cell"[^>]*title="b · \(none\): 3 drawers"[^>]*>', markup).group(0)
+    assert 'data-wing="b"' in no_hall and "data-hall" not in no_hall  # no hall: the wing's drawers
+    alone = charts.hall_heatmap([{"wing": "a", "room": "r", "hall": "hall_facts", "drawers": 4}])
+    assert f"background:{charts.heat(1.0)}" in alone  # one cell, or all equal: the darkest
 
 
 @pytest.mark.parametrize("result, place", [
     ({"picked": {"wing": "wing_kai", "room": "auth-migration"}}, {"wing": "wing_kai", "room": "auth-migration"}),
-    ({"picked": {"wing": "wing_kai", "room": charts.OTHER_ROOMS}}, {"wing": "wing_kai"}),  # the rest: the wing
-    ({"picked": {"wing": "wing_kai", "hall": charts.NO_HALL}}, {"wing": "wing_kai"}),
+    ({"picked": {"wing": "wing_kai", "room": charts.OTHER_ROOMS}}, {"wing": "wing_kai", "room": charts.OTHER_ROOMS}),
+    ({"picked": {"wing": "wing_kai", "hall": ""}}, {"wing": "wing_kai"}),
     ({"picked": {"wing": "wing_kai", "tabindex": "0"}}, {"wing": "wing_kai"}),  # only a place's parts
     ({"picked": None}, {}), ({}, {}), (None, {}),
 ])
@@ -115,6 +138,12 @@ def test_the_timeline_has_a_bar_per_day_week_or_month(days, unit, bars, count):
     assert sum(n for _, _, n in found) == sum(days.values())
     markup = charts.timeline(days, "conversations")
     assert markup.count('class="mp-bar"') == count and f"conversations per {unit}" in markup
+
+
+def test_a_stray_old_date_gives_years_and_a_date_that_is_no_day_is_left_out():
+    unit, found = charts.periods({"1970-01-01": 1, "2026-11-01": 3, "2024-00-00": 5})
+    assert unit == "year" and len(found) == 57 and sum(n for _, _, n in found) == 4
+    assert found[0][:2] == ("1970-01-01", "1970")
 
 
 def test_the_timeline_of_nothing_says_so():
