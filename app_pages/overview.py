@@ -22,10 +22,10 @@ st.html(counts([(label, f"{value:,}", "") for label, value in [
 left, right = st.columns([3, 2])
 with left:
     st.subheader("Wings and rooms")
-    bars = charts.show(charts.taxonomy_bars(view["places"]), key="bars")
+    bars = charts.show(view["bars"], key="bars")
 with right:
     st.subheader("Wing × hall")
-    cells = charts.show(charts.hall_heatmap(view["places"]), key="cells")
+    cells = charts.show(view["cells"], key="cells")
 st.caption("Click a bar or a cell to list that place's drawers.")
 for place in (bars, cells):
     if place:
@@ -64,8 +64,7 @@ st.subheader("Over time")
 by = st.segmented_control("Count", ["conversations by their date", "drawers by filing date"],
                           default="conversations by their date", key="timeline_by")
 filed = by == "drawers by filing date"
-charts.show(charts.timeline(view["days"] if filed else view["talks"], "drawers filed" if filed else "conversations"),
-            key="timeline")
+charts.show(view["filed"] if filed else view["talks"], key="timeline")
 if not filed:
     st.caption("Each conversation on the day it happened, as its source says; one without a date on the day it was "
                "filed.")
