@@ -3,7 +3,7 @@ A place link (no query, a wing, room or hall) lists that place's drawers."""
 
 import streamlit as st
 
-from dashboard.hits import show_hit
+from dashboard.cards import show_hits
 from dashboard.listing import show_place
 from dashboard.render import md, query_terms
 from dashboard.search_form import place_filters, search_form
@@ -47,8 +47,7 @@ if shown:
                          file_name="mempalace-search.md", mime="text/markdown")
     right.download_button("Export CSV", hits_to_csv(shown), file_name="mempalace-search.csv", mime="text/csv")
 terms = query_terms(query)
-for hit in shown:
-    show_hit(p, hit, terms)
+show_hits(p, shown, terms)
 if len(hits) == st.session_state["search_limit"] and (close[-1:] == hits[-1:] or st.session_state["search_weak"]):
     if st.button(f"Show {STEP} more"):
         st.session_state["search_limit"] += STEP

@@ -48,7 +48,9 @@ SEEN = ("const seen = (e) => !!e && e.getClientRects().length > 0;"  # as Playwr
         # `text` reads only the few elements a narrow selector names: the checks run on every frame, and
         # reading every block of a long page would cost the page itself time
         " const CAPTION = '[data-testid=stCaptionContainer]', NOTE = '[data-testid=stAlertContentInfo]',"
-        " BUTTON = 'button', WRITTEN = '[data-testid=stMarkdownContainer]';")
+        " BUTTON = 'button', WRITTEN = '[data-testid=stMarkdownContainer]';"
+        # the closed cards of the listing `key` (dashboard.cards), by their "Open drawer" switches
+        " const cards = (key) => all(`button[data-list=\"${key}\"]`).map((b) => b.closest('.mp-card'));")
 RUN_OVER = "!!document.querySelector('[data-testid=stApp][data-test-script-state=notRunning]')"
 
 
@@ -68,14 +70,13 @@ def drawn_when(check: str) -> Callable:
 
 _overview = drawn_when("text(CAPTION, 'Each conversation on the day it happened')"  # under the timeline, last
                        " && all('.st-key-timeline *').some((e) => seen(e.shadowRoot?.querySelector('.mp-axis')))")
-_search = drawn_when("text(BUTTON, 'Show 20 more')"  # after the 20th card, and that card's "Open drawer"
-                     " && seen(all('[class*=st-key-hit_open_]')[19])")
-_place = drawn_when("seen(all('.st-key-search_place_next_end')[0])")  # the pager under the 25th card
+_search = drawn_when("text(BUTTON, 'Show 20 more') && seen(cards('hit')[19])")  # under the 20th card, and it
+_place = drawn_when("seen(all('.st-key-search_place_next_end')[0]) && seen(cards('search_place')[24])")  # the pager
 _tunnels = drawn_when("(() => { const f = document.querySelector('iframe');"  # the network, drawn
                       " return !!f && !!f.contentWindow && f.contentWindow.network !== undefined; })()"
                       " && seen(all('[data-testid=stDataFrame]')[0])"  # the tunnels (the walk's is on request)
                       " && seen(all('.st-key-reroom_open')[0])")  # the re-rooming panel's toggle, last
-_drawers = drawn_when("seen(all('.st-key-drawers_next_end')[0])")  # the pager under the 25th card
+_drawers = drawn_when("seen(all('.st-key-drawers_next_end')[0]) && seen(cards('drawers')[24])")  # the pager, 25 cards
 _ingest = drawn_when("text(NOTE, 'Drop one or more files above.')")
 _audit = drawn_when("text(BUTTON, 'Export JSON')")
 _search_empty = drawn_when("text(NOTE, 'Type a question or some words')")  # before a query is typed

@@ -1,10 +1,11 @@
 """One card for a drawer, wherever drawers are listed: a search hit, or a drawer of a place.
 
 A card shows where the drawer is (the wing always), the conversation's title and day (the filing
-day only in small print), the source file and a snippet, all in one HTML block (each element costs the
-browser a page load's time); its "Open drawer" toggle shows the full verbatim text, the drawer id, its
-metadata as a labelled table and the drawers around it. Untrusted text (content, names, titles) only
-reaches the page through `html.escape` or `md`, and never a label.
+day only in small print), the source file and a snippet, all in one HTML block; its "Open drawer"
+shows the full verbatim text, the drawer id, its metadata as a labelled table and the drawers around
+it. A page's closed cards are one element (`dashboard.cards`: each element costs the browser a page
+load's time); an open card is drawn here. Untrusted text (content, names, titles) only reaches the
+page through `html.escape` or `md`, and never a label.
 """
 
 from __future__ import annotations
@@ -72,20 +73,14 @@ def score_block(hit: SearchHit) -> str:
             f"{INFO_MARK}</div>")
 
 
-def show_hit(p: ScopedPalace, hit: SearchHit, terms: list[str], key: str = "hit") -> None:
-    """A search result's card: what its score is made of, then as `show_drawer` with the terms marked
-    (its "Open drawer" is `opened_key(key, hit.drawer_id)`)."""
-    with st.container(border=True):
-        _card(p, _as_drawer(hit), terms, key, None, opened_key(key, hit.drawer_id), top=score_block(hit))
-
-
 def show_drawer(p: ScopedPalace, drawer: Drawer, key: str, terms: list[str] | None = None,
-                actions: Actions | None = None, expanded: bool = False) -> None:
-    """A drawer's card; `actions(drawer)` draws controls at the foot of the open drawer. `key` makes
-    the card's widget keys unique on the page (with the drawer id); `opened_key(key, drawer.id)` holds
-    whether its "Open drawer" is open (its content is drawn only then)."""
-    with st.container(border=True):
-        _card(p, drawer, terms or [], key, actions, opened_key(key, drawer.id), expanded)
+                actions: Actions | None = None, expanded: bool = False, top: str = "") -> None:
+    """A drawer's card drawn with Streamlit's elements, its "Open drawer" toggle open or not (a list
+    of closed cards is one element instead: `dashboard.cards`); `actions(drawer)` draws controls at
+    the foot of the open drawer. `key` makes the card's widget keys unique on the page (with the
+    drawer id); `opened_key(key, drawer.id)` holds whether it is open; `top` leads the card (a score)."""
+    with st.container(border=True, key=f"{key}_card_{drawer.id}"):
+        _card(p, drawer, terms or [], key, actions, opened_key(key, drawer.id), expanded, top)
 
 
 def opened_key(key: str, drawer_id: str) -> str:
@@ -94,13 +89,19 @@ def opened_key(key: str, drawer_id: str) -> str:
     return f"{key}_open_{drawer_id}"
 
 
+def card_html(drawer: Drawer, terms: list[str], top: str = "") -> str:
+    """A card's head as escaped HTML: `top` (a score), the place (the wing first, always), the
+    conversation's title and day, and the snippet with the terms marked."""
+    badges = place_badges(drawer.wing, drawer.room, drawer.hall, drawer.source_file)
+    return (f'{top}<div class="mp-place">{badges}</div>{heading(drawer.title, drawer.conversation_date, drawer.filed_at)}'
+            f'<div class="mp-snippet">{snippet_block(drawer.content, terms)}</div>')
+
+
 def _card(p: ScopedPalace, drawer: Drawer, terms: list[str], key: str, actions: Actions | None,
           opened: str, expanded: bool = False, top: str = "") -> None:
-    badges = place_badges(drawer.wing, drawer.room, drawer.hall, drawer.source_file)  # the wing first, always
-    st.html(f'{top}<div class="mp-place">{badges}</div>{heading(drawer.title, drawer.conversation_date, drawer.filed_at)}'
-            f'<div class="mp-snippet">{snippet_block(drawer.content, terms)}</div>')
+    st.html(card_html(drawer, terms, top))
     if not st.toggle("Open drawer", expanded, key=opened):
-        return  # drawn only while open: a page of closed cards stays light in the browser
+        return  # drawn only while open
     show_drawer_text(p, drawer.id, drawer.content, key, drawer)
     if actions is not None:
         actions(drawer)
@@ -163,7 +164,8 @@ def metadata_table(drawer: Drawer) -> str:
     return f'<table style="font-size:0.85em;border-collapse:collapse">{cells}</table>'
 
 
-def _as_drawer(hit: SearchHit) -> Drawer:
+def as_drawer(hit: SearchHit) -> Drawer:
+    """The drawer a search hit shows, as far as the hit knows it."""
     return Drawer(id=hit.drawer_id, content=hit.content, wing=hit.wing, room=hit.room, hall=hit.hall,
                   source_file=hit.source_file, filed_at=hit.filed_at, conversation_date=hit.conversation_date,
                   title=hit.title)

@@ -10,7 +10,8 @@ from mempalace.models import Drawer
 from mempalace.naming import hall_change, room_slug, wing_name
 from mempalace.scoped import ScopedPalace
 
-from .hits import Actions, show_drawer
+from .cards import show_cards
+from .hits import Actions
 from .render import md
 from .views import key as key_of
 
@@ -57,8 +58,7 @@ def show_place(p: ScopedPalace, wing: str | None, room: str | None, hall: str | 
         st.info(md(f"There are no drawers in {place_name(wing, room, hall)}."))
         return
     _pager(key, page, pages, span((page - 1) * PAGE, len(drawers), total))
-    for drawer in drawers:
-        show_drawer(p, drawer, key, actions=actions)
+    show_cards(p, [(drawer, "") for drawer in drawers], key, actions=actions)
     if pages > 1:
         _pager(key, page, pages, span((page - 1) * PAGE, len(drawers), total), end=True)
 

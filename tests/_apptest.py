@@ -57,3 +57,30 @@ def charts_in(block) -> dict[str, str]:
     """{key: markup} of the charts (`dashboard.charts.show`) an AppTest block shows, in order."""
     return {chart.proto.id.rsplit("-", 1)[-1]: json.loads(chart.proto.json)
             for chart in block.get("bidi_component") if chart.proto.component_name == "mempalace.chart"}
+
+
+_CLOSED = re.compile(r'<button [^>]*data-open="([^"]*)" data-list="([^"]*)"')
+
+
+def _nodes(node):
+    yield node
+    for child in getattr(node, "children", {}).values():
+        yield from _nodes(child)
+
+
+def cards_in(block, key: str) -> list[str]:
+    """The drawers whose cards the listing `key` shows in `block`, in order: closed cards (the HTML
+    lists of `dashboard.cards`, by their "Open drawer" switches) and open ones (their toggles' keys)."""
+    shown, prefix = [], f"{key}_open_"
+    for node in _nodes(block):
+        if node.type == "html":
+            shown += [html.unescape(i) for i, listing in _CLOSED.findall(node.value) if html.unescape(listing) == key]
+        elif node.type == "toggle" and (node.key or "").startswith(prefix):
+            shown.append(node.key[len(prefix):])
+    return shown
+
+
+def closed_cards(block, key: str) -> list[str]:
+    """The markup of each closed card (`dashboard.cards`) the listing `key` shows in `block`, in order."""
+    return [card for h in block.html for card in re.findall(r'<article class="mp-card".*?</article>', h.value, re.S)
+            if f'data-list="{html.escape(key, quote=True)}"' in card]

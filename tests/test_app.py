@@ -39,7 +39,7 @@ from mempalace.ingest import ingest
 from mempalace.models import DrawerDraft
 from mempalace.store import SEQ_KEY
 from mempalace.sync import new_stamp
-from _apptest import APP, charts_in, counts_in, start, started
+from _apptest import APP, charts_in, closed_cards, counts_in, start, started
 
 SCRIPT = "<script>alert(1)</script>"
 IMG = "<img src=x onerror=alert(2)>"
@@ -286,10 +286,9 @@ def test_search_from_the_url_shows_escaped_highlighted_results_and_exports(story
     at.toggle(key="search_weak").set_value(True).run()
     assert not at.info
 
-    bodies = [h.value for h in at.html]
+    bodies = closed_cards(at.main, "hit")
     # every result is in wing_kai (its badges), and the XSS drawer's text is shown escaped and highlighted
-    badges = [b for b in bodies if "border-radius" in b]
-    assert len(badges) == 3 and all(">wing_kai</span>" in b for b in badges)
+    assert len(bodies) == 3 and all(">wing_kai</span>" in b for b in bodies)
     snippet = next(b for b in bodies if "alert(1)" in b)
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in snippet
     assert "&lt;img src=x onerror=alert(2)&gt;" in snippet
@@ -318,7 +317,7 @@ def test_search_filters_come_from_the_url(story):
     at = open_page("search", q="pricing", room="gpu-pricing", hall="hall_advice", mode="semantic")
     assert [s.value for s in at.selectbox] == ["(any)", "gpu-pricing", "hall_advice", "(any)", "semantic"]
     assert at.caption[0].value == "1 close match(es)"
-    badges = [h.value for h in at.html if "border-radius" in h.value]
+    badges = closed_cards(at.main, "hit")
     assert len(badges) == 1 and ">hall_advice</span>" in badges[0]  # the hall_facts one is filtered out
     assert any("reserving GPU capacity" in h.value for h in at.html)
 
@@ -351,7 +350,7 @@ def test_search_keeps_to_a_date_range_from_the_url(story):
 def test_a_place_link_without_a_query_lists_that_place(story):
     at = open_page("search", room="auth-migration")
     assert not at.info and not at.exception
-    badges = [h.value for h in at.html if "border-radius" in h.value]
+    badges = closed_cards(at.main, "search_place")
     assert len(badges) == 3 and all(">auth-migration</span>" in b for b in badges)
 
 
@@ -372,8 +371,8 @@ def test_changing_a_filter_reruns_the_search_and_updates_the_url(story):
     assert not at.exception
     assert at.query_params == {"q": "GPU pricing", "wing": "wing_priya"}
     assert everywhere != at.caption[0].value
-    badges = [h.value for h in at.html if h.value.startswith("<div class=\"mp-score\"")]  # the cards
-    assert badges and all(">wing_priya</span>" in b for b in badges)
+    badges = closed_cards(at.main, "hit")
+    assert badges and all('<div class="mp-score"' in b and ">wing_priya</span>" in b for b in badges)
 
 
 # -- Tunnels -------------------------------------------------------------------------------------

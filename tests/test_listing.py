@@ -14,7 +14,7 @@ from mempalace.config import Settings
 from mempalace.models import DrawerDraft, SearchHit
 from mempalace.store import SEQ_KEY
 from mempalace.sync import new_stamp
-from _apptest import start
+from _apptest import cards_in, closed_cards, start
 
 LINK = "see https://example.com/a_b for the plan"  # a URL in drawer text: never a link outside the text
 EVIL = "<img src=x onerror=alert(1)>"
@@ -49,8 +49,8 @@ def drawers_page(**query: str) -> AppTest:
 
 
 def ids_shown(at: AppTest) -> list[str]:
-    """The drawers listed, in order (from their "Open drawer" toggles' keys, `drawers_open_<id>`)."""
-    return [t.key.split("drawers_open_", 1)[1] for t in at.main.toggle if "drawers_open_" in (t.key or "")]
+    """The drawers listed, in order, closed or open."""
+    return cards_in(at.main, "drawers")
 
 
 def open_drawer(at: AppTest, drawer_id: str) -> AppTest:
@@ -75,8 +75,9 @@ def test_cards_show_the_place_title_and_day_newest_first_with_labelled_metadata(
     assert filters(at) == ["(all)", "(all)", "(all)"]
     assert span_caption(at) == "drawers 1–4 of 4 · newest conversation first"
     assert ids_shown(at) == ["conv-new-0", "conv-mid-0", "conv-old-0", "conv-old-1"]  # each conversation in order
-    assert {t.label for t in at.main.toggle} == {"Open drawer"}  # no drawer text in any label
-    cards = [h.value for h in at.main.html if h.value.startswith('<div class="mp-place">') and 'title="When it was filed' in h.value]
+    cards = closed_cards(at.main, "drawers")
+    assert len(cards) == 4 and not at.main.toggle  # closed cards are one HTML block, no widgets
+    assert all(c.endswith('<span class="mp-track"></span>Open drawer</button></article>') for c in cards)
     assert [re.findall(r'background:#e8e1fb[^>]*>([^<]*)<', c)[0] for c in cards] == [
         "wing_priya", "wing_kai", "wing_kai", "wing_kai"]  # the wing on every card, "(all)" wings or not
     old = next(c for c in cards if "Kickoff" in c)
@@ -96,6 +97,19 @@ def test_cards_show_the_place_title_and_day_newest_first_with_labelled_metadata(
         "room chosen by": "ingest (re-rooming may choose again)", "conversation date": "2016-01-14",
         "source file": "conv-old.json"}
     assert any("Neighbouring drawers" in c.value for c in at.main.caption)
+
+
+def test_an_open_card_keeps_its_place_between_the_closed_ones_and_closes_again(settings):
+    seed(settings)
+    at = drawers_page()
+    order = ids_shown(at)
+    assert len([h for h in at.main.html if "mp-card" in h.value]) == 1  # all four closed: one block
+    open_drawer(at, order[1])
+    assert ids_shown(at) == order  # the open card is drawn where it was listed
+    assert [len(re.findall("<article", h.value)) for h in at.main.html if "mp-card" in h.value] == [1, 2]
+    assert [c.value for c in at.main.code] == [order[1]] and at.toggle(key=f"drawers_open_{order[1]}").value
+    at.toggle(key=f"drawers_open_{order[1]}").set_value(False).run()
+    assert ids_shown(at) == order and not at.main.code and not at.main.toggle
 
 
 def test_a_place_from_the_address_pages_25_at_a_time_and_an_empty_one_says_so(settings):

@@ -18,7 +18,7 @@ from streamlit.testing.v1 import AppTest
 from dashboard.hits import opened_key
 from mempalace import Palace
 from mempalace.config import load_settings
-from _apptest import APP, counts_in, started
+from _apptest import APP, cards_in, counts_in, started
 
 AUTH = {"redirect_uri": "http://localhost:8501/oauth2callback", "cookie_secret": "s" * 64, "client_id": "mempalace",
         "client_secret": "secret", "server_metadata_url": "http://localhost:9/.well-known/openid-configuration"}
@@ -105,8 +105,8 @@ def texts(at: AppTest) -> str:
 
 
 def card_ids(at: AppTest, key: str) -> list[str]:
-    """The drawers whose cards are listed under `key`, in order (their toggles' keys, `<key>_open_<id>`)."""
-    return [t.key.split(f"{key}_open_", 1)[1] for t in at.main.toggle if f"{key}_open_" in (t.key or "")]
+    """The drawers whose cards are listed under `key`, in order, closed or open."""
+    return cards_in(at.main, key)
 
 
 def open_cards(at: AppTest, key: str) -> list[str]:

@@ -346,16 +346,19 @@ def open_expander(box: Locator) -> Locator:
     return details
 
 
-# A drawer's card (a search result, a listed drawer): the bordered `st.container` right above its
-# "Open drawer" toggle, whose key is `<key>_open_<drawer id>` (dashboard.hits.opened_key).
-CARD = "[data-testid=stVerticalBlock]:has(> [data-testid=stElementContainer][class*=_open_])"
+# A drawer's card (a search result, a listed drawer) while closed: an <article class="mp-card"> in its
+# listing's HTML block (dashboard.cards), whose "Open drawer" switch names the drawer and the listing.
+CARD = "article.mp-card"
 
 
 def open_card(card: Locator) -> Locator:
-    """Turn a card's "Open drawer" on (a run draws the drawer inside the card) and return the card."""
-    toggle = card.locator(":scope > [class*=_open_]")
-    if not toggle.get_by_role("switch").is_checked():
-        with rerun(card.page):
-            toggle.locator("label").click()
-    card.get_by_test_id("stCode").first.wait_for()  # the drawer's id, under its text
-    return card
+    """Switch a closed card's "Open drawer" on and return the card a run draws open in its place: the
+    bordered container keyed `<listing>_card_<drawer id>` (dashboard.hits.show_drawer)."""
+    switch = card.get_by_role("switch", name="Open drawer")
+    drawer_id, listing = switch.get_attribute("data-open"), switch.get_attribute("data-list")
+    card.page.locator(f"[data-mp-listing='{listing}']").wait_for(state="attached")  # its clicks are heard
+    with rerun(card.page):
+        switch.click()
+    opened = main_block(card.page).locator(f".st-key-{listing}_card_{drawer_id}")
+    opened.get_by_test_id("stCode").first.wait_for()  # the drawer's id, under its text
+    return opened

@@ -204,22 +204,22 @@ def cards(page: Page) -> Locator:
 
 def hit_wings(page: Page) -> list[str]:
     """The wing badge of every search result shown."""
-    return [card.get_by_test_id("stHtml").first.locator("span").first.inner_text() for card in cards(page).all()]
+    return [card.locator(".mp-place span").first.inner_text() for card in cards(page).all()]
 
 
 def opened(page: Page, key: str, drawer_id: str) -> Locator:
-    """Open a card's "Open drawer" (`.st-key-<key>_open_<id>`: a toggle under whose card a run draws
-    the drawer only while it is on) and return the open card, once it shows the drawer's id."""
-    details = open_card(main_block(page).locator(CARD).filter(has=page.locator(f".st-key-{key}_open_{drawer_id}")))
+    """The open card of the drawer listed under `key`: one drawn open already (a link to a drawer), or
+    a closed one switched on (a run draws it open in its place), once it shows the drawer's id."""
+    details = main_block(page).locator(f".st-key-{key}_card_{drawer_id}")
+    if not details.count():
+        details = open_card(main_block(page).locator(f"{CARD}:has([data-list='{key}'][data-open='{drawer_id}'])"))
     expect(details.get_by_test_id("stCode").last).to_have_text(drawer_id)
     return details
 
 
 def card_ids(page: Page, key: str) -> list[str]:
-    """The drawers whose cards are listed under `key`, in order (from their toggles' classes)."""
-    prefix = f"st-key-{key}_open_"
-    return main_block(page).locator(f"[class*={prefix}]").evaluate_all(
-        f"boxes => boxes.map(b => [...b.classList].find(c => c.startsWith('{prefix}')).slice({len(prefix)}))")
+    """The drawers whose closed cards are listed under `key`, in order (from their switches)."""
+    return main_block(page).locator(f"button[data-list='{key}']").evaluate_all("bs => bs.map(b => b.dataset.open)")
 
 
 def verbatim(details: Locator) -> Locator:

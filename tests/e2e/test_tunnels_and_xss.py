@@ -139,8 +139,8 @@ def test_markup_in_text_and_names_is_shown_not_run(page: Page, server: Dashboard
     cards = main.locator(CARD)
     expect(cards.first).to_be_visible()
     first = cards.filter(has_text="from the bug report").first
-    expect(first.get_by_test_id("stHtml").first).to_contain_text(P3)  # the wing badge
-    expect(first.get_by_test_id("stHtml").first).to_contain_text(P2)  # the source file badge
+    expect(first.locator(".mp-place")).to_contain_text(P3)  # the wing badge
+    expect(first.locator(".mp-place")).to_contain_text(P2)  # the source file badge
     details = open_card(first)
     expect(details.get_by_test_id("stMarkdown").filter(has_text="from the bug report").first).to_have_text(TEXT)
     assert_inert(page, "search")
@@ -166,7 +166,7 @@ def test_markup_in_text_and_names_is_shown_not_run(page: Page, server: Dashboard
     open_app(page, server, "drawers")
     choose(main_block(page), "Wing", P5)
     card = main_block(page).locator(CARD).filter(has_text="Priya saw the pasted login page markup").first
-    expect(card.get_by_test_id("stHtml").first).to_contain_text(P4)  # the source file badge
+    expect(card.locator(".mp-place")).to_contain_text(P4)  # the source file badge
     details = open_card(card)
     expect(details.get_by_test_id("stMarkdown").filter(has_text="Priya saw").first).to_have_text(
         f"Priya saw the pasted login page markup {P2} too.")
