@@ -51,7 +51,10 @@ SEEN = ("const seen = (e) => !!e && e.getClientRects().length > 0;"  # as Playwr
         " BUTTON = 'button', WRITTEN = '[data-testid=stMarkdownContainer]';"
         # the closed cards of the listing `key` (dashboard.cards), by their "Open drawer" switches
         " const cards = (key) => all(`button[data-list=\"${key}\"]`).map((b) => b.closest('.mp-card'));")
-RUN_OVER = "!!document.querySelector('[data-testid=stApp][data-test-script-state=notRunning]')"
+# The run is over and no element still waits for its lazily loaded code (Streamlit draws a skeleton in
+# its place meanwhile): the widgets, in the sidebar too, often arrive 0.3-0.5 s after the rest of a page.
+RUN_OVER = ("!!document.querySelector('[data-testid=stApp][data-test-script-state=notRunning]')"
+            " && !document.querySelector('[data-testid=stSkeleton]')")
 
 
 def _main(page):

@@ -22,26 +22,44 @@ STYLE = """<style>
 .mp-list { display: flex; flex-direction: column; gap: 1rem; }
 .mp-card { border: 1px solid rgba(49, 51, 63, 0.2); border-radius: 0.5rem; padding: calc(1rem - 1px);
            display: flex; flex-direction: column; gap: 1rem; overflow-wrap: anywhere; }
-.mp-open { all: unset; display: inline-flex; align-items: center; gap: 0.5rem; cursor: pointer;
+.mp-open { all: unset; display: inline-flex; align-items: center; gap: 0.5rem; cursor: progress; opacity: 0.6;
            align-self: flex-start; font-size: 0.875rem; line-height: 1.6; }
+body:has([data-mp-listing]) .mp-open { cursor: pointer; opacity: 1; }  /* the opener hears clicks */
 .mp-open:focus-visible { outline: 2px solid #6b4fbb; outline-offset: 2px; border-radius: 0.25rem; }
-.mp-track { width: 2rem; height: 1rem; border-radius: 0.5rem; background: #d5dae5; position: relative; flex: none; }
-.mp-track::after { content: ""; position: absolute; top: 0.125rem; left: 0.125rem; width: 0.75rem; height: 0.75rem;
-                   border-radius: 50%; background: #fff; box-shadow: 0 1px 2px rgba(0, 0, 0, 0.25); }
-.mp-open[aria-checked="true"] .mp-track { background: #6b4fbb; }
-.mp-open[aria-checked="true"] .mp-track::after { left: 1.125rem; }
+.mp-switch { width: 2rem; height: 1rem; border-radius: 0.5rem; background: #d5dae5; position: relative; flex: none; }
+.mp-switch::after { content: ""; position: absolute; top: 0.125rem; left: 0.125rem; width: 0.75rem; height: 0.75rem;
+                    border-radius: 50%; background: #fff; box-shadow: 0 1px 2px rgba(0, 0, 0, 0.25); }
+.mp-open[aria-checked="true"] .mp-switch { background: #6b4fbb; }
+.mp-open[aria-checked="true"] .mp-switch::after { left: 1.125rem; }
 </style>"""
 OPENER_JS = """
-export default function ({ parentElement, data, setTriggerValue }) {
-  const open = (event) => {  // a click on a closed card's "Open drawer" in this listing (`data` is its key)
+const slug = (text) => text.trim().replaceAll(/[^a-zA-Z0-9_-]/g, "-");  // as Streamlit's st-key- classes
+const focusWhenDrawn = (find) => {  // the run draws it anew: focus it once it is there (for 5 s at most)
+  const done = () => { const found = find(); if (found) { found.focus(); watch.disconnect(); } return !!found; };
+  const watch = new MutationObserver(done);
+  if (!done()) { watch.observe(document.body, { childList: true, subtree: true }); setTimeout(() => watch.disconnect(), 5000); }
+};
+export default function ({ parentElement, data, setTriggerValue }) {  // `data`: the listing's key
+  const open = (event) => {  // a closed card's "Open drawer" switched on
     const button = event.target.closest("button[data-open]");
-    if (!button || button.dataset.list !== data || button.getAttribute("aria-checked") === "true") return;
-    button.setAttribute("aria-checked", "true");  // at once: the run that draws it open follows
+    if (!button || button.dataset.list !== data || Date.now() - (button.dataset.sent || 0) < 2000) return;
+    button.dataset.sent = Date.now();
+    button.setAttribute("aria-checked", "true");  // at once: the run that draws the card open follows
+    setTimeout(() => button.setAttribute("aria-checked", "false"), 2000);  // if that click was lost: try again
     setTriggerValue("opened", button.dataset.open);
+    const toggle = `.st-key-${slug(data + "_open_" + button.dataset.open)} input`;
+    focusWhenDrawn(() => document.querySelector(toggle));
+  };
+  const close = (event) => {  // an open card's toggle switched off: focus its switch once it is listed closed
+    if (event.target.checked || !event.target.closest(`[class*="st-key-${slug(data)}_open_"]`)) return;
+    const id = event.target.closest("[data-testid=stVerticalBlock]")?.querySelector("[data-card]")?.dataset.card;
+    focusWhenDrawn(() => [...document.querySelectorAll("button[data-open]")].find(
+      (b) => b.dataset.list === data && b.dataset.open === id));
   };
   document.addEventListener("click", open);
+  document.addEventListener("change", close);
   (parentElement.host || parentElement).setAttribute("data-mp-listing", data);  // listening (tests wait for it)
-  return () => document.removeEventListener("click", open);
+  return () => { document.removeEventListener("click", open); document.removeEventListener("change", close); };
 }
 """
 _opener = st.components.v2.component("mempalace.card_opener", js=OPENER_JS)
@@ -53,7 +71,7 @@ def closed_card(drawer: Drawer, key: str, terms: list[str], top: str = "") -> st
     drawer_id, listing = html.escape(drawer.id, quote=True), html.escape(key, quote=True)
     return (f'<article class="mp-card" data-drawer="{drawer_id}"><div>{card_html(drawer, terms, top)}</div>'
             f'<button type="button" class="mp-open" role="switch" aria-checked="false" data-open="{drawer_id}"'
-            f' data-list="{listing}"><span class="mp-track"></span>Open drawer</button></article>')
+            f' data-list="{listing}"><span class="mp-switch"></span>Open drawer</button></article>')
 
 
 def show_cards(p: ScopedPalace, cards: Sequence[tuple[Drawer, str]], key: str, terms: list[str] | None = None,
@@ -61,6 +79,7 @@ def show_cards(p: ScopedPalace, cards: Sequence[tuple[Drawer, str]], key: str, t
     """(drawer, top) cards in order, `top` leading a card (a score, or ""): runs of closed cards as one
     element each, an open one (`opened_key(key, id)` true) as `dashboard.hits.show_drawer`."""
     closed: list[str] = []
+    st.session_state[f"{key}_listed"] = {drawer.id for drawer, _ in cards}  # what a switch may open
     for drawer, top in cards:
         if st.session_state.get(opened_key(key, drawer.id)):
             _show_closed(closed)
@@ -68,8 +87,9 @@ def show_cards(p: ScopedPalace, cards: Sequence[tuple[Drawer, str]], key: str, t
         else:
             closed.append(closed_card(drawer, key, terms or [], top))
     _show_closed(closed)
-    opener = f"{key}_opener"
-    _opener(data=key, key=opener, height=0, on_opened_change=partial(_opened, opener, key))
+    if cards:
+        opener = f"{key}_opener"
+        _opener(data=key, key=opener, height=0, on_opened_change=partial(_opened, opener, key))
 
 
 def show_hits(p: ScopedPalace, hits: Sequence[SearchHit], terms: list[str], key: str = "hit") -> None:
@@ -87,5 +107,5 @@ def _show_closed(closed: list[str]) -> None:
 def _opened(opener: str, key: str) -> None:
     """A card's "Open drawer" was switched on: open that card in the run this starts."""
     drawer_id = (st.session_state.get(opener) or {}).get("opened")
-    if isinstance(drawer_id, str) and drawer_id:
+    if isinstance(drawer_id, str) and drawer_id in st.session_state.get(f"{key}_listed", ()):  # not a stale card
         st.session_state[opened_key(key, drawer_id)] = True

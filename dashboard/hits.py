@@ -99,7 +99,8 @@ def card_html(drawer: Drawer, terms: list[str], top: str = "") -> str:
 
 def _card(p: ScopedPalace, drawer: Drawer, terms: list[str], key: str, actions: Actions | None,
           opened: str, expanded: bool = False, top: str = "") -> None:
-    st.html(card_html(drawer, terms, top))
+    attributes = f'data-card="{html.escape(drawer.id, quote=True)}" data-list="{html.escape(key, quote=True)}"'
+    st.html(f"<div {attributes}>{card_html(drawer, terms, top)}</div>")  # named for dashboard.cards' focus
     if not st.toggle("Open drawer", expanded, key=opened):
         return  # drawn only while open
     show_drawer_text(p, drawer.id, drawer.content, key, drawer)

@@ -1,4 +1,4 @@
-"""A place's drawers, newest conversation first, a page at a time, each as a card (dashboard.hits);
+"""A place's drawers, newest conversation first, a page at a time, each as a card (dashboard.cards);
 and the controls that move or delete a drawer, each asking first and saying what it did."""
 
 from __future__ import annotations

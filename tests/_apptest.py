@@ -63,6 +63,7 @@ _CLOSED = re.compile(r'<button [^>]*data-open="([^"]*)" data-list="([^"]*)"')
 
 
 def _nodes(node):
+    """`node` and everything under it, in the order the page shows them."""
     yield node
     for child in getattr(node, "children", {}).values():
         yield from _nodes(child)

@@ -16,6 +16,7 @@ EVIL = '<img src=x onerror=alert(1)> "quoted" & <b>bold</b>'
 
 
 def drawer(drawer_id: str = "d-1", **fields: str) -> Drawer:
+    """A drawer of wing_kai/gpu-budget with these fields."""
     return Drawer(id=drawer_id, content=fields.pop("content", "Kai: the GPU budget doubles."), wing="wing_kai",
                   room="gpu-budget", **fields)
 
@@ -39,11 +40,11 @@ def test_a_closed_card_marks_the_query_words_in_its_snippet_and_leads_with_its_t
 
 
 def test_a_click_on_a_switch_opens_that_card_in_the_run_it_starts(monkeypatch):
-    state = {"drawers_opener": {"opened": "d-7"}}
+    state = {"drawers_opener": {"opened": "d-7"}, "drawers_listed": {"d-7"}}
     monkeypatch.setattr(st, "session_state", state)
     cards._opened("drawers_opener", "drawers")
     assert state[opened_key("drawers", "d-7")] is True
-    state = {"drawers_opener": {"opened": None}}  # a run with no click: nothing opens
+    state = {"drawers_opener": {"opened": None}, "drawers_listed": {"d-7"}}  # a run with no click: nothing opens
     monkeypatch.setattr(st, "session_state", state)
     cards._opened("drawers_opener", "drawers")
-    assert list(state) == ["drawers_opener"]
+    assert list(state) == ["drawers_opener", "drawers_listed"]

@@ -3,12 +3,15 @@ in AppTest (see tests/test_app.py's header for how pages are driven), plus the c
 
 from __future__ import annotations
 
+import json
 import re
+from unittest.mock import patch
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dashboard.hits import score_block, score_line
+from dashboard import cards
+from dashboard.hits import opened_key, score_block, score_line
 from mempalace import Palace
 from mempalace.config import Settings
 from mempalace.models import DrawerDraft, SearchHit
@@ -77,7 +80,7 @@ def test_cards_show_the_place_title_and_day_newest_first_with_labelled_metadata(
     assert ids_shown(at) == ["conv-new-0", "conv-mid-0", "conv-old-0", "conv-old-1"]  # each conversation in order
     cards = closed_cards(at.main, "drawers")
     assert len(cards) == 4 and not at.main.toggle  # closed cards are one HTML block, no widgets
-    assert all(c.endswith('<span class="mp-track"></span>Open drawer</button></article>') for c in cards)
+    assert all(c.endswith('<span class="mp-switch"></span>Open drawer</button></article>') for c in cards)
     assert [re.findall(r'background:#e8e1fb[^>]*>([^<]*)<', c)[0] for c in cards] == [
         "wing_priya", "wing_kai", "wing_kai", "wing_kai"]  # the wing on every card, "(all)" wings or not
     old = next(c for c in cards if "Kickoff" in c)
@@ -110,6 +113,20 @@ def test_an_open_card_keeps_its_place_between_the_closed_ones_and_closes_again(s
     assert [c.value for c in at.main.code] == [order[1]] and at.toggle(key=f"drawers_open_{order[1]}").value
     at.toggle(key=f"drawers_open_{order[1]}").set_value(False).run()
     assert ids_shown(at) == order and not at.main.code and not at.main.toggle
+
+
+def test_the_switches_are_heard_by_one_opener_per_listing_which_opens_only_listed_cards(settings):
+    seed(settings)
+    at = drawers_page()
+    openers = [c for c in at.main.get("bidi_component") if c.proto.component_name == "mempalace.card_opener"]
+    assert len(openers) == 1 and json.loads(openers[0].proto.json) == "drawers"  # it hears this listing's switches
+    assert openers[0].proto.id.endswith("drawers_opener") and 'setTriggerValue("opened"' in cards.OPENER_JS
+    assert at.session_state["drawers_listed"] == set(ids_shown(at))
+    for asked, opens in (("conv-mid-0", True), ("no-such-drawer", False)):  # a stale or forged id opens nothing
+        state = {"drawers_opener": {"opened": asked}, "drawers_listed": set(ids_shown(at))}
+        with patch.object(cards.st, "session_state", state):
+            cards._opened("drawers_opener", "drawers")
+        assert (opened_key("drawers", asked) in state) is opens
 
 
 def test_a_place_from_the_address_pages_25_at_a_time_and_an_empty_one_says_so(settings):

@@ -352,13 +352,19 @@ CARD = "article.mp-card"
 
 
 def open_card(card: Locator) -> Locator:
-    """Switch a closed card's "Open drawer" on and return the card a run draws open in its place: the
-    bordered container keyed `<listing>_card_<drawer id>` (dashboard.hits.show_drawer)."""
-    switch = card.get_by_role("switch", name="Open drawer")
+    """Switch a closed card's "Open drawer" on from the keyboard (see CLICKS in test_drawers.py) and
+    return the card a run draws open in its place: the bordered container keyed `<listing>_card_<drawer
+    id>` (dashboard.hits.show_drawer), its toggle focused. A card drawn open already is returned as it is."""
+    from playwright.sync_api import expect
+
+    switch = card.get_by_role("switch", name="Open drawer").first
     drawer_id, listing = switch.get_attribute("data-open"), switch.get_attribute("data-list")
+    if drawer_id is None:  # Streamlit's toggle: the card is open
+        return card
     card.page.locator(f"[data-mp-listing='{listing}']").wait_for(state="attached")  # its clicks are heard
     with rerun(card.page):
-        switch.click()
+        switch.press("Enter")
     opened = main_block(card.page).locator(f".st-key-{listing}_card_{drawer_id}")
     opened.get_by_test_id("stCode").first.wait_for()  # the drawer's id, under its text
+    expect(opened.get_by_role("switch", name="Open drawer")).to_be_focused()  # the keyboard stays on the card
     return opened

@@ -77,6 +77,12 @@ def test_a_place_from_the_address_then_move_and_delete_a_drawer(page: Page, serv
     expect(heading.locator("small")).to_have_text(re.compile(r"^filed \d{4}-\d\d-\d\d$"))
     expect(main.locator("a[href*='example.']")).to_have_count(0)  # title and snippet: text, not links
 
+    other = main.locator(CARD).first.get_attribute("data-drawer")  # opened and closed from the keyboard
+    with rerun(page):
+        opened(page, other).get_by_role("switch", name="Open drawer").press("Space")
+    expect(main.locator(CARD)).to_have_count(in_room)
+    expect(main.locator(f"button[data-open='{other}']")).to_be_focused()  # on its switch again, listed closed
+
     details = opened(page, moved)
     links = main.locator("a[href*='example.']")
     expect(links.first).to_be_visible()  # the rendered drawer text links its addresses, and only it does
