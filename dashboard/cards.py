@@ -33,6 +33,7 @@ body:has([data-mp-listing]) .mp-open { cursor: pointer; opacity: 1; }  /* the op
 .mp-open[aria-checked="true"] .mp-switch::after { left: 1.125rem; }
 </style>"""
 OPENER_JS = """
+const RESEND_MS = 2000;  // a switch sends once in this time; after it, a click that was lost can be sent again
 const slug = (text) => text.trim().replaceAll(/[^a-zA-Z0-9_-]/g, "-");  // as Streamlit's st-key- classes
 const focusWhenDrawn = (find) => {  // the run draws it anew: focus it once it is there (for 5 s at most)
   const done = () => { const found = find(); if (found) { found.focus(); watch.disconnect(); } return !!found; };
@@ -42,10 +43,10 @@ const focusWhenDrawn = (find) => {  // the run draws it anew: focus it once it i
 export default function ({ parentElement, data, setTriggerValue }) {  // `data`: the listing's key
   const open = (event) => {  // a closed card's "Open drawer" switched on
     const button = event.target.closest("button[data-open]");
-    if (!button || button.dataset.list !== data || Date.now() - (button.dataset.sent || 0) < 2000) return;
+    if (!button || button.dataset.list !== data || Date.now() - (button.dataset.sent || 0) < RESEND_MS) return;
     button.dataset.sent = Date.now();
     button.setAttribute("aria-checked", "true");  // at once: the run that draws the card open follows
-    setTimeout(() => button.setAttribute("aria-checked", "false"), 2000);  // if that click was lost: try again
+    setTimeout(() => button.setAttribute("aria-checked", "false"), RESEND_MS);
     setTriggerValue("opened", button.dataset.open);
     const toggle = `.st-key-${slug(data + "_open_" + button.dataset.open)} input`;
     focusWhenDrawn(() => document.querySelector(toggle));
