@@ -110,10 +110,16 @@ class _Indexing:
         self._inner, self.failures, self.message, self.calls = inner, failures, message, 0
 
     def query(self, **kwargs):
+        return self._answer("query", kwargs)
+
+    def get(self, **kwargs):
+        return self._answer("get", kwargs)
+
+    def _answer(self, name, kwargs):
         self.calls += 1
         if self.calls <= self.failures:
             raise RuntimeError(self.message)
-        return self._inner.query(**kwargs)
+        return getattr(self._inner, name)(**kwargs)
 
     def __getattr__(self, name):
         return getattr(self._inner, name)
@@ -129,6 +135,17 @@ def test_a_query_during_indexing_is_retried_until_the_server_answers(palace, mon
     monkeypatch.setattr(palace._store, "mode", "server")  # only a server indexes behind our back
     assert palace.check_duplicate("The vault seals itself after three failed unseal attempts.")
     assert busy.calls == 4
+
+
+def test_reading_vectors_during_indexing_is_retried_until_the_server_answers(palace, monkeypatch):
+    text = "The vault seals itself after three failed unseal attempts."
+    [drawer_id] = palace.add_drawer(text, "wing_ops", "vault").drawer_ids
+    busy = _Indexing(palace._store._collection, 2, INDEXING)
+    monkeypatch.setattr(palace._store, "_collection", busy)
+    monkeypatch.setattr(palace._store, "mode", "server")
+    [record] = palace._store.get([drawer_id], embeddings=True)
+    assert record.document == text and record.embedding is not None
+    assert busy.calls == 3
 
 
 def test_an_embedded_palace_does_not_wait_on_a_broken_index(palace, monkeypatch):

@@ -236,7 +236,8 @@ class ChromaStore:
         include = ["documents", "metadatas"] + (["embeddings"] if embeddings else [])
         found: list[Record] = []
         for start in range(0, len(ids), PAGE):
-            found += _records(self._collection.get(ids=list(ids[start : start + PAGE]), include=include))
+            found += _records(self._while_indexing(self._collection.get, ids=list(ids[start : start + PAGE]),
+                                                   include=include))
         return found
 
     def scan(self, embeddings: bool = False, page: int = PAGE, documents: bool = True) -> Iterator[list[Record]]:
@@ -249,14 +250,14 @@ class ChromaStore:
     @_guarded
     def _page(self, offset: int, page: int, embeddings: bool, documents: bool = True) -> list[Record]:
         include = (["documents"] if documents else []) + ["metadatas"] + (["embeddings"] if embeddings else [])
-        return _records(self._collection.get(include=include, limit=page, offset=offset))
+        return _records(self._while_indexing(self._collection.get, include=include, limit=page, offset=offset))
 
     @_guarded
     def all_ids(self) -> set[str]:
         ids: set[str] = set()
         offset = 0
         while True:
-            page = self._collection.get(include=[], limit=PAGE * 4, offset=offset)["ids"]
+            page = self._while_indexing(self._collection.get, include=[], limit=PAGE * 4, offset=offset)["ids"]
             if not page:
                 return ids
             ids.update(page)
@@ -268,32 +269,31 @@ class ChromaStore:
         stamps: dict[str, int] = {}
         offset = 0
         while True:
-            result = self._collection.get(
-                where={SEQ_KEY: {"$gte": seq}}, include=["metadatas"], limit=PAGE, offset=offset
-            )
+            result = self._while_indexing(self._collection.get, where={SEQ_KEY: {"$gte": seq}},
+                                          include=["metadatas"], limit=PAGE, offset=offset)
             if not result["ids"]:
                 return stamps
             for drawer_id, meta in zip(result["ids"], result["metadatas"]):
                 stamps[drawer_id] = int((meta or {}).get(SEQ_KEY, 0))
             offset += len(result["ids"])
 
-    def _query(self, **query: Any) -> Any:
-        """`collection.query`, retried while a server is still indexing drawers that just arrived (it
-        then fails with "Error creating hnsw segment reader: Nothing found on disk")."""
+    def _while_indexing(self, call: Callable[..., Any], **query: Any) -> Any:
+        """`call(**query)` (a query or a get), retried while a server is still indexing drawers
+        that just arrived (it then fails with "Error creating hnsw segment reader: Nothing found on disk")."""
         for attempt in range(1, INDEX_RETRIES if self.mode != "embedded" else 1):
             try:
-                return self._collection.query(**query)
+                return call(**query)
             except Exception as exc:
                 if "segment reader" not in str(exc):
                     raise
             time.sleep(0.05 * attempt)
-        return self._collection.query(**query)
+        return call(**query)
 
     @_guarded
     def nearest(self, vector: np.ndarray, n: int, where: Mapping[str, Any] | None = None) -> list[tuple[str, float]]:
         """(id, cosine distance) of the `n` nearest drawers, nearest first."""
-        result = self._query(query_embeddings=[vector], n_results=n, where=dict(where) if where else None,
-                             include=["distances"])
+        result = self._while_indexing(self._collection.query, query_embeddings=[vector], n_results=n,
+                                      where=dict(where) if where else None, include=["distances"])
         return list(zip(result["ids"][0], (float(d) for d in result["distances"][0])))
 
     @_guarded
@@ -302,8 +302,8 @@ class ChromaStore:
         """For each vector, (id, cosine distance) of its `n` nearest drawers (matching `where`), nearest first."""
         found: list[list[tuple[str, float]]] = []
         for start in range(0, len(vectors), 256):
-            result = self._query(query_embeddings=list(vectors[start : start + 256]), n_results=n,
-                                 where=dict(where) if where else None, include=["distances"])
+            result = self._while_indexing(self._collection.query, query_embeddings=list(vectors[start : start + 256]),
+                                          n_results=n, where=dict(where) if where else None, include=["distances"])
             found += [list(zip(i, map(float, d))) for i, d in zip(result["ids"], result["distances"])]
         return found
 
