@@ -1,12 +1,13 @@
-"""Tunnels: the room network (pyvis, offline) and the same data as tables: tunnels, traverse, merges.
-The walk and the re-rooming panel are drawn when their toggles are on."""
+"""Tunnels: the room network (one SVG; pyvis, offline, on request) and the same data as tables: tunnels,
+traverse, merges. The walk and the re-rooming panel are drawn when their toggles are on."""
 
 import streamlit as st
 
+from dashboard import charts
 from dashboard.render import md
 from dashboard.reroom import HOW_ROOMS_ARE_CHOSEN, reroom_panel
 from dashboard.tables import merge_panel, tunnel_table, walk_table
-from dashboard.views import key, merges, network, palace, stats, tunnels, walk
+from dashboard.views import SEARCH_PAGE, key, merges, network, palace, stats, tunnels, walk
 from mempalace import HALLS, MempalaceError
 
 ANY = "(any)"
@@ -14,7 +15,7 @@ p = palace()
 st.title("Tunnels")
 st.caption("A room filed in two or more wings is a tunnel between them. Wings are boxes, each in its own colour; "
            "rooms are dots sized by drawers; tunnel rooms are orange, with edges as wide as the tunnel is "
-           "informative. Hover for full names; scroll to zoom. "
+           "informative. Hover for full names; click a room or a wing to list its drawers. "
            + HOW_ROOMS_ARE_CHOSEN)
 wings = list(p.list_wings())
 rooms = [r for r in p.list_rooms() if r not in p.settings.graph_hidden_rooms]
@@ -26,13 +27,16 @@ shown_wings = cols[0].multiselect("Wings", wings, placeholder="all wings")
 most = max(2, max((len(t.wings) for t in tunnels(p, key(p), None, None)), default=2))
 min_wings = cols[1].slider("Minimum wings per room", 1, most, 1)
 hall = cols[2].selectbox("Hall", [ANY, *HALLS])
-drawn = network(p, key(p), tuple(shown_wings), min_wings, None if hall == ANY else hall)
-if drawn.drawn:
-    st.iframe(drawn.html, height=650)
-    if drawn.drawn < drawn.matched:
-        st.warning(f"Showing the {drawn.drawn} most connected of {drawn.matched} rooms; the tables below are complete.")
-else:
+interactive = st.toggle("Drag and zoom: the interactive network (slower to draw)", key="network_interactive")
+drawn = network(p, key(p), tuple(shown_wings), min_wings, None if hall == ANY else hall, interactive)
+if not drawn.drawn:
     st.info("No room matches these filters.")
+elif interactive:
+    st.iframe(drawn.html, height=650)
+elif place := charts.show(drawn.html, key="network"):
+    st.switch_page(SEARCH_PAGE, query_params=place)
+if 0 < drawn.drawn < drawn.matched:
+    st.warning(f"Showing the {drawn.drawn} most connected of {drawn.matched} rooms; the tables below are complete.")
 
 st.subheader("Tunnels between two wings")
 pick = st.columns(2)

@@ -75,8 +75,7 @@ _overview = drawn_when("text(CAPTION, 'Each conversation on the day it happened'
                        " && all('.st-key-timeline *').some((e) => seen(e.shadowRoot?.querySelector('.mp-axis')))")
 _search = drawn_when("text(BUTTON, 'Show 20 more') && seen(cards('hit')[19])")  # under the 20th card, and it
 _place = drawn_when("seen(all('.st-key-search_place_next_end')[0]) && seen(cards('search_place')[24])")  # the pager
-_tunnels = drawn_when("(() => { const f = document.querySelector('iframe');"  # the network, drawn
-                      " return !!f && !!f.contentWindow && f.contentWindow.network !== undefined; })()"
+_tunnels = drawn_when("all('.st-key-network *').some((e) => seen(e.shadowRoot?.querySelector('.mp-net .mp-wing')))"
                       " && seen(all('[data-testid=stDataFrame]')[0])"  # the tunnels (the walk's is on request)
                       " && seen(all('.st-key-reroom_open')[0])")  # the re-rooming panel's toggle, last
 _drawers = drawn_when("seen(all('.st-key-drawers_next_end')[0]) && seen(cards('drawers')[24])")  # the pager, 25 cards

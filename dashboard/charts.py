@@ -15,6 +15,7 @@ import streamlit as st
 from mempalace import HALLS
 
 from .colours import OTHER, distinct, text_on
+from .network_map import CSS as NETWORK_CSS
 
 TOP_ROOMS = 12
 OTHER_ROOMS = "other rooms"
@@ -44,7 +45,7 @@ JS = """
 export default function ({ parentElement, data, setTriggerValue }) {
   parentElement.querySelector(".mp-root").innerHTML = data;  // built by dashboard.charts, every name escaped
   const pick = (event) => {
-    const place = event.target.closest("[data-wing]");
+    const place = event.target.closest("[data-wing], [data-room]");
     if (place && (event.type === "click" || (event.key === "Enter" && !event.repeat))) setTriggerValue("picked", { ...place.dataset });
   };
   parentElement.addEventListener("click", pick);
@@ -52,7 +53,8 @@ export default function ({ parentElement, data, setTriggerValue }) {
   return () => { parentElement.removeEventListener("click", pick); parentElement.removeEventListener("keydown", pick); };
 }
 """
-_component = st.components.v2.component("mempalace.chart", html='<div class="mp-root"></div>', css=CSS, js=JS)
+_component = st.components.v2.component("mempalace.chart", html='<div class="mp-root"></div>', css=CSS + NETWORK_CSS,
+                                        js=JS)
 
 
 def show(markup: str, key: str) -> dict[str, str]:

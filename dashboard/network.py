@@ -47,32 +47,59 @@ def choose_rooms(nodes: Mapping[str, RoomNode], wings: Iterable[str] = (), min_w
     return matched[:cap], len(matched)
 
 
-def network_page(rooms: list[RoomNode], matched: int, height: int = 620) -> Drawn:
-    """A pyvis page for `rooms`, laid out here in screen px (wings round the frame's edge, each room
-    between its wings) so the browser draws it at once and at full size; every name is escaped."""
+@dataclass(frozen=True)
+class Layout:
+    """Where everything goes, in screen px round (0, 0): wings round the frame's edge, each room
+    between its wings; `wrap` is the width wing names wrap at."""
+
+    wings: tuple[str, ...]
+    colour: Mapping[str, str]
+    wing_at: Mapping[str, tuple[float, float]]
+    room_at: tuple[tuple[RoomNode, tuple[float, float]], ...]
+    wrap: float
+
+
+def layout(rooms: list[RoomNode], height: int = 620) -> Layout:
+    """The network's layout for a frame FRAME_WIDTH × `height` px, every wing in its own colour."""
     wings = sorted({w for room in rooms for w in room.wings})
-    colour = dict(zip(wings, distinct(len(wings))))
     spot, wrap = _wing_spots(wings, FRAME_WIDTH, height)
+    crowd: dict[tuple[str, ...], int] = {}
+    placed = tuple((room, _room_spot(room.wings, spot, crowd, wrap)) for room in rooms)
+    return Layout(tuple(wings), dict(zip(wings, distinct(len(wings)))), spot, placed, wrap)
+
+
+def network_page(rooms: list[RoomNode], matched: int, height: int = 620) -> Drawn:
+    """A pyvis page for `rooms`, laid out here (see `layout`) so the browser draws it at once and at
+    full size; every name is escaped."""
+    plan = layout(rooms, height)
+    colour, wrap = plan.colour, plan.wrap
     net = Network(height=f"{height}px", width="100%", cdn_resources="in_line", bgcolor="#ffffff")
     net.set_options(json.dumps(OPTIONS))
-    for wing in wings:
+    for wing in plan.wings:
         shown = [r for r in rooms if wing in r.wings]
-        net.add_node(f"w:{wing}", label=_safe(wing), shape="box", color=colour[wing], x=spot[wing][0], y=spot[wing][1],
-                     font={"color": text_on(colour[wing]), "size": WING_PX}, margin=_BOX_MARGIN,
+        x, y = plan.wing_at[wing]
+        net.add_node(f"w:{wing}", label=_safe(wing), shape="box", color=colour[wing], x=x, y=y,
+                     font={"color": text_on(colour[wing]), "size": WING_PX}, margin=BOX_MARGIN,
                      widthConstraint={"maximum": wrap},
                      title=_safe(f"wing {wing}\n{len(shown)} rooms shown, {sum(r.count for r in shown)} drawers"))
-    crowd: dict[tuple[str, ...], int] = {}
-    for room in rooms:
-        _add_room(net, room, _room_spot(room.wings, spot, crowd, wrap), colour)
+    for room, at in plan.room_at:
+        _add_room(net, room, at, colour)
     page = _EXTERNAL.sub("", net.generate_html())
     return Drawn(page, matched, len(rooms))
+
+
+def room_tip(room: RoomNode) -> str:
+    """A room's hover text: drawers, wings, halls and (for a tunnel) its weight."""
+    return (f"room {room.room}\n{room.count} drawers\nwings: {', '.join(room.wings)}"
+            + (f"\nhalls: {', '.join(room.halls)}" if room.halls else "")
+            + (f"\ntunnel weight {room.weight:.2f}" if len(room.wings) > 1 else ""))
 
 
 # vis-network: the layout is done here (no physics); straight, half-transparent edges (drawn before
 # the nodes, so under every label); labels grow with zooming in up to 24 px and vanish below 6 px.
 OPTIONS = {"physics": {"enabled": False}, "edges": {"smooth": False},
            "nodes": {"scaling": {"label": {"maxVisible": 24, "drawThreshold": 6}}}}
-_BOX_MARGIN, _HALO = 6, 3  # px: a wing box's padding; the white outline that keeps a room's label clear of edges
+BOX_MARGIN, HALO = 6, 3  # px: a wing box's padding; the white outline that keeps a room's label clear of edges
 _FIT, _GAP = 1.1, 8  # vis-network's fit leaves a 10 % margin round the drawing; px between wing boxes
 _INWARD = 0.45  # a tunnel room sits at this share of its wings' centre, inside the ring
 _LABEL_HALF = (50, 14)  # px: half a typical room label's width, and its height below the dot
@@ -81,23 +108,21 @@ _LABEL_HALF = (50, 14)  # px: half a typical room label's width, and its height 
 def _add_room(net: Network, room: RoomNode, at: tuple[float, float], colour: dict[str, str]) -> None:
     """A room's dot (orange with a dark rim for a tunnel), its label and tooltip, and its edges to its wings."""
     tunnel = len(room.wings) > 1
-    tip = (f"room {room.room}\n{room.count} drawers\nwings: {', '.join(room.wings)}"
-           + (f"\nhalls: {', '.join(room.halls)}" if room.halls else "")
-           + (f"\ntunnel weight {room.weight:.2f}" if tunnel else ""))
+    tip = room_tip(room)
     fill = {"background": TUNNEL, "border": TUNNEL_RIM} if tunnel else {"background": ROOM, "border": ROOM_RIM}
     net.add_node(f"r:{room.room}", label=_safe(room.room), shape="dot", size=3 + 1.6 * math.sqrt(room.count),
                  color=fill, title=_safe(tip), borderWidth=2 if tunnel else 1, x=at[0], y=at[1],
-                 font={"size": ROOM_PX, "color": INK, "strokeWidth": _HALO, "strokeColor": "#ffffff"})
+                 font={"size": ROOM_PX, "color": INK, "strokeWidth": HALO, "strokeColor": "#ffffff"})
     for wing in room.wings:
         net.add_edge(f"r:{room.room}", f"w:{wing}", color={"color": colour[wing], "opacity": 0.6},
                      width=1 + 4 * room.weight if tunnel else 1)
 
 
-def _box(wing: str, wrap: float = WING_WRAP) -> tuple[float, float]:
+def wing_box(wing: str, wrap: float = WING_WRAP) -> tuple[float, float]:
     """A wing box's width and height in px, its label wrapped at `wrap` px (an estimate: vis measures it)."""
     text = len(wing) * 0.56 * WING_PX
     lines = max(1, math.ceil(text / wrap))
-    return min(text, wrap) + 2 * _BOX_MARGIN, lines * 1.25 * WING_PX + 2 * _BOX_MARGIN
+    return min(text, wrap) + 2 * BOX_MARGIN, lines * 1.25 * WING_PX + 2 * BOX_MARGIN
 
 
 def _wing_spots(wings: list[str], width: float, height: float) -> tuple[dict[str, tuple[float, float]], float]:
@@ -106,9 +131,9 @@ def _wing_spots(wings: list[str], width: float, height: float) -> tuple[dict[str
     overlap does the ring grow until they don't (and the first view shows it smaller)."""
     if not wings:
         return {}, WING_WRAP
-    ring, along = _ring([_box(w) for w in wings], width, height)
-    wrap = max(_MIN_WRAP, min(WING_WRAP, along[-1] / len(wings) - _GAP - 2 * _BOX_MARGIN))
-    boxes = [_box(w, wrap) for w in wings]
+    ring, along = _ring([wing_box(w) for w in wings], width, height)
+    wrap = max(_MIN_WRAP, min(WING_WRAP, along[-1] / len(wings) - _GAP - 2 * BOX_MARGIN))
+    boxes = [wing_box(w, wrap) for w in wings]
     ring, along = _ring(boxes, width, height)
     spots = [_point_at(ring, along, along[-1] * i / len(wings)) for i in range(len(wings))]
     grow = max([1.0] + [_overlap(spots[i - 1], spots[i], boxes[i - 1], boxes[i]) for i in range(1, len(wings))]
@@ -161,7 +186,7 @@ def _room_spot(wings: tuple[str, ...], spot: dict[str, tuple[float, float]], cro
         cx, cy = _INWARD * cx, _INWARD * cy
     elif distance := math.hypot(cx, cy):
         ux, uy = -cx / distance, -cy / distance  # towards the middle
-        width, height = _box(wings[0], wrap)
+        width, height = wing_box(wings[0], wrap)
         clear = abs(ux) * (width / 2 + _LABEL_HALF[0]) + abs(uy) * (height / 2 + _LABEL_HALF[1]) + 22
         cx, cy = cx + ux * clear, cy + uy * clear
     # The golden angle keeps neighbours apart; the spiral is tall and narrow, as labels are wide and short.

@@ -20,6 +20,7 @@ from mempalace.models import GraphStats, MergeSuggestion, SearchHit, TraversalSt
 
 from . import charts
 from .network import Drawn, choose_rooms, network_page
+from .network_map import network_svg
 
 SEARCH_PAGE = "app_pages/search.py"
 
@@ -122,11 +123,13 @@ def search(_p: ScopedPalace, key: tuple[str, tuple[str, ...], int], query: str, 
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def network(_p: ScopedPalace, key: tuple[str, tuple[str, ...], int], wings: tuple[str, ...], min_wings: int, hall: str | None) -> Drawn:
-    """The tunnel network page for these filters (see dashboard.network)."""
+def network(_p: ScopedPalace, key: tuple[str, tuple[str, ...], int], wings: tuple[str, ...], min_wings: int,
+            hall: str | None, interactive: bool = False) -> Drawn:
+    """The tunnel network for these filters: one SVG (dashboard.network_map), or the pyvis page
+    (dashboard.network) when `interactive`."""
     nodes, _ = build_graph(_p)
     rooms, matched = choose_rooms(nodes, wings, min_wings, hall)
-    return network_page(rooms, matched)
+    return network_page(rooms, matched) if interactive else Drawn(network_svg(rooms), matched, len(rooms))
 
 
 @st.cache_data(show_spinner=False, max_entries=32)

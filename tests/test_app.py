@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import csv
 import io
+import html
 import re
 from pathlib import Path
 
@@ -99,6 +100,11 @@ def iframe_html(at: AppTest) -> str:
     frames = at.get("iframe")
     assert len(frames) == 1
     return frames[0].proto.srcdoc
+
+
+def network_rooms(at: AppTest) -> set[str]:
+    """The rooms the Tunnels page's network (the SVG, dashboard.network_map) draws."""
+    return set(map(html.unescape, re.findall(r'data-room="([^"]*)"', charts_in(at.main)["network"])))
 
 
 def all_markdown(at: AppTest) -> list[str]:
@@ -381,9 +387,10 @@ def test_changing_a_filter_reruns_the_search_and_updates_the_url(story):
 def test_tunnels_page_draws_the_network_and_lists_tunnels_and_a_walk(story):
     at = open_page("tunnels")
     assert [t.value for t in at.title] == ["Tunnels"]
-    page = iframe_html(at)
-    assert "new vis.Network(" in page and '"r:auth-migration"' in page and '"w:wing_priya"' in page
-    assert not re.search(r"""(?:src|href)\s*=\s*["']?(?:https?:|//|\.\./)""", page)
+    assert not at.get("iframe")  # the network is one SVG; pyvis on request
+    drawn = charts_in(at.main)["network"]
+    assert network_rooms(at) == {"auth-migration", "gpu-pricing", "deploy-pipeline", "security-review"}
+    assert 'data-wing="wing_priya"' in drawn and "<script" not in drawn
     assert not at.warning  # 4 rooms: all drawn
 
     found = at.dataframe[0].value
@@ -395,7 +402,8 @@ def test_tunnels_page_draws_the_network_and_lists_tunnels_and_a_walk(story):
     assert "2 tunnel(s); 2 in the whole palace." in [c.value for c in at.caption]
 
     assert len(at.dataframe) == 1 and not at.main.button  # the walk and re-rooming are drawn on request
-    assert [t.label for t in at.main.toggle] == ["Walk the network from a room you choose", "Re-room the palace"]
+    assert [t.label for t in at.main.toggle] == ["Drag and zoom: the interactive network (slower to draw)",
+                                                 "Walk the network from a room you choose", "Re-room the palace"]
     at.toggle(key="walk_open").set_value(True).run()
     assert at.selectbox(key="walk_start").value == "auth-migration"  # the first room, alphabetically
     walk = at.dataframe[1].value
@@ -404,6 +412,23 @@ def test_tunnels_page_draws_the_network_and_lists_tunnels_and_a_walk(story):
     assert [m.value for m in at.markdown] == ["No likely duplicate rooms."]
     at.toggle(key="reroom_open").set_value(True).run()
     assert [b.label for b in at.main.button] == ["Preview re-rooming"]  # no merge button
+
+
+def test_the_interactive_network_is_the_pyvis_page_drawn_offline_on_request(story):
+    at = open_page("tunnels")
+    at.toggle(key="network_interactive").set_value(True).run()
+    page = iframe_html(at)
+    assert "new vis.Network(" in page and '"r:auth-migration"' in page and '"w:wing_priya"' in page
+    assert not re.search(r"""(?:src|href)\s*=\s*["']?(?:https?:|//|\.\./)""", page)
+    assert "network" not in charts_in(at.main)
+
+
+def test_clicking_a_room_in_the_network_lists_its_drawers(story):
+    at = open_page("tunnels")
+    at.session_state["network"] = {"picked": {"room": "gpu-pricing"}}  # what the chart sends on a click
+    at.run()
+    assert not at.exception
+    assert [t.value for t in at.title] == ["Search"] and at.query_params == {"room": "gpu-pricing"}
 
 
 def test_the_re_room_panel_previews_then_applies_and_never_moves_a_persons_room(settings, tmp_path: Path):
@@ -433,19 +458,16 @@ def test_tunnel_filters_narrow_the_network_and_the_tables(story):
     at = open_page("tunnels")
     at.slider[0].set_value(3).run()  # minimum wings per room
     assert not at.exception
-    page = iframe_html(at)
-    assert '"r:auth-migration"' in page and '"r:gpu-pricing"' not in page and '"r:deploy-pipeline"' not in page
+    assert network_rooms(at) == {"auth-migration"}
     at.selectbox[1].select("wing_driftwood").run()  # Wing A
     at.selectbox[2].select("wing_priya").run()  # Wing B
     assert list(at.dataframe[0].value["room"]) == ["auth-migration"]
     assert "1 tunnel(s); 2 in the whole palace." in [c.value for c in at.caption]
     at.slider[0].set_value(1).run()
     at.multiselect[0].select("wing_driftwood").run()
-    page = iframe_html(at)
-    assert '"r:deploy-pipeline"' in page and '"r:auth-migration"' in page and '"r:security-review"' not in page
+    assert {"deploy-pipeline", "auth-migration"} <= network_rooms(at) and "security-review" not in network_rooms(at)
     at.selectbox[0].select("hall_preferences").run()
-    page = iframe_html(at)
-    assert '"r:deploy-pipeline"' in page and '"r:auth-migration"' not in page
+    assert "deploy-pipeline" in network_rooms(at) and "auth-migration" not in network_rooms(at)
 
 
 def test_a_merge_suggestion_merges_when_clicked(story, settings):
@@ -473,7 +495,7 @@ def test_a_merge_suggestion_merges_when_clicked(story, settings):
 def test_tunnels_on_an_empty_palace_points_to_the_demo(home):
     at = open_page("tunnels")
     assert any("The palace is empty" in i.value for i in at.info)
-    assert not at.get("iframe") and not at.dataframe
+    assert not at.get("iframe") and not at.dataframe and not charts_in(at.main)
 
 
 # -- Ingest --------------------------------------------------------------------------------------
@@ -556,7 +578,8 @@ def test_markup_in_names_stored_by_other_tools_is_never_rendered(story, settings
         at = open_page(name, q="OIDC notes")
         assert_no_raw_markup(at)
         if name == "tunnels":
-            page = iframe_html(at)
+            page = charts_in(at.main)["network"]
             assert "alert(3)" in page and "<img src=x" not in page and "<script>alert(4)" not in page
+            assert {'"><img src=x onerror=alert(3)>'} <= network_rooms(at)
         if name == "search":
             assert any("&lt;img src=x onerror=alert(3)&gt;" in h.value for h in at.html)

@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING
 from _processes import answers, free_port, stop
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Locator, Page
+    from playwright.sync_api import Frame, Locator, Page
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "app.py"
@@ -349,6 +349,19 @@ def open_expander(box: Locator) -> Locator:
 # A drawer's card (a search result, a listed drawer) while closed: an <article class="mp-card"> in its
 # listing's HTML block (dashboard.cards), whose "Open drawer" switch names the drawer and the listing.
 CARD = "article.mp-card"
+
+
+def interactive_network(page: Page) -> Frame:
+    """Switch the Tunnels page's network to the interactive (pyvis) one and return its frame."""
+    from playwright.sync_api import expect
+
+    with rerun(page):
+        main_block(page).get_by_text("Drag and zoom: the interactive network").click()
+    iframe = main_block(page).get_by_test_id("stIFrame")
+    expect(iframe).to_be_visible()
+    frame = iframe.element_handle().content_frame()
+    assert frame is not None
+    return frame
 
 
 def open_card(card: Locator) -> Locator:

@@ -12,7 +12,8 @@ from urllib.parse import quote
 import pytest
 from playwright.sync_api import Frame, Locator, Page, expect
 
-from _dashboard import CARD, Dashboard, choose, exceptions, main_block, open_app, open_card, open_options, rerun
+from _dashboard import (CARD, Dashboard, choose, exceptions, interactive_network, main_block, open_app, open_card,
+                        open_options, rerun)
 
 pytestmark = pytest.mark.e2e
 
@@ -58,12 +59,18 @@ def server(module_dashboard) -> Dashboard:
 
 
 def network_frame(page: Page) -> Frame:
-    iframe = main_block(page).get_by_test_id("stIFrame")
-    expect(iframe).to_be_visible()
-    frame = iframe.element_handle().content_frame()
-    assert frame is not None
+    """The interactive (pyvis) network, switched on, once vis-network has drawn it."""
+    frame = interactive_network(page)
     frame.wait_for_function("() => typeof window.network === 'object' && window.network !== null")
     return frame
+
+
+def network_names(page: Page) -> dict[str, str]:
+    """{name: its hover text} of every room and wing the SVG network draws, as the browser reads them."""
+    net = main_block(page).locator("svg.mp-net")
+    expect(net).to_be_visible()
+    return net.evaluate("""(svg) => Object.fromEntries([...svg.querySelectorAll('[data-room], [data-wing]')].map(
+        (g) => [g.querySelector('text').textContent, g.querySelector('title').textContent]))""")
 
 
 def hover_node(page: Page, frame: Frame, node: str) -> None:
@@ -82,6 +89,11 @@ def test_the_tunnel_network_draws_offline(page: Page, server: Dashboard) -> None
     requested: list[str] = []
     page.on("request", lambda request: requested.append(request.url))
     open_app(page, server, "tunnels")
+    net = main_block(page).locator("svg.mp-net")
+    expect(net.locator("[data-wing]")).to_have_count(len({wing for _, _, wing, _, _ in FOREIGN} | {
+        "wing_kai", "wing_driftwood", "wing_priya"}))
+    box = net.bounding_box()
+    assert box and box["width"] > 600 and box["height"] > 500, box
     frame = network_frame(page)
     canvas = frame.locator("canvas")
     expect(canvas).to_have_count(1)
@@ -152,6 +164,9 @@ def test_markup_in_text_and_names_is_shown_not_run(page: Page, server: Dashboard
     assert_inert(page, "search, wing options")
 
     open_app(page, server, "tunnels")
+    drawn = network_names(page)
+    assert P1 in drawn and drawn[P1].startswith(f"room {P1}\n")  # the payload rooms are drawn as text...
+    assert_inert(page, "tunnels, the SVG network")  # ...and nothing ran
     frame = network_frame(page)
     labels = frame.evaluate("() => network.body.data.nodes.get().map(n => n.label + ' ' + (n.title || ''))")
     assert any("__xss=1" in label for label in labels)  # the payload rooms are drawn...
@@ -180,8 +195,12 @@ def test_markup_in_text_and_names_is_shown_not_run(page: Page, server: Dashboard
 
 
 def test_names_in_the_network_read_as_typed(page: Page, server: Dashboard) -> None:
-    """Labels are drawn on the canvas and tooltips set as text: names must not arrive as HTML entities."""
+    """Labels and hover text are text, in the SVG and on the pyvis canvas: names must not arrive as HTML
+    entities, and a click on a room lists that room's drawers."""
     open_app(page, server, "tunnels")
+    drawn = network_names(page)
+    assert drawn["R&D budget"].startswith("room R&D budget\n") and P1 in drawn and P3 in drawn
+    assert drawn[P3].startswith(f"wing {P3}\n")  # a wing's whole name, over its lines
     frame = network_frame(page)
     labels = frame.evaluate("() => Object.fromEntries(network.body.data.nodes.get().map(n => [n.id, n.label]))")
     assert labels["r:R&D budget"] == "R&D budget"
@@ -189,3 +208,12 @@ def test_names_in_the_network_read_as_typed(page: Page, server: Dashboard) -> No
     hover_node(page, frame, "r:" + P1)
     tooltip = frame.locator("div.vis-tooltip, div.popup").filter(visible=True)
     expect(tooltip).to_contain_text(f"room {P1}")
+
+
+def test_a_click_on_a_room_in_the_network_lists_its_drawers(page: Page, server: Dashboard) -> None:
+    open_app(page, server, "tunnels")
+    room = main_block(page).locator("svg.mp-net [data-room]").filter(has_text="R&D budget")
+    with rerun(page):
+        room.locator("circle").click()
+    page.wait_for_url(lambda url: "room=R%26D+budget" in url or "room=R%26D%20budget" in url)
+    expect(main_block(page).locator(CARD).filter(has_text="The R&D budget for next year")).to_have_count(1)

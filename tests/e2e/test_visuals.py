@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Frame, Page, expect
 
-from _dashboard import Dashboard, main_block, open_app
+from _dashboard import Dashboard, interactive_network, main_block, open_app
 
 pytestmark = pytest.mark.e2e
 
@@ -91,8 +91,7 @@ def test_the_overview_names_every_wing_and_room_whole_each_room_in_its_own_colou
 
 
 def network_frame(page: Page) -> Frame:
-    frame = main_block(page).get_by_test_id("stIFrame").element_handle().content_frame()
-    assert frame is not None
+    frame = interactive_network(page)
     frame.wait_for_function("() => window.network && Object.keys(network.body.nodes).length > 0")
     return frame
 
@@ -100,6 +99,22 @@ def network_frame(page: Page) -> Frame:
 def test_the_tunnel_table_fits_the_page_and_network_labels_read_at_11_px(page: Page, server: Dashboard):
     page.set_viewport_size(WIDE)
     open_app(page, server, "tunnels")
+    net = main_block(page).locator("svg.mp-net")
+    expect(net).to_be_visible()
+    drawn = net.evaluate("""(svg) => {
+        const scale = svg.getScreenCTM().a;  // screen px per unit of the drawing
+        const px = (sel) => [...svg.querySelectorAll(sel)].map((t) => parseFloat(getComputedStyle(t).fontSize) * scale);
+        const fills = [...svg.querySelectorAll('[data-wing] rect')].map((r) => r.getAttribute('fill'));
+        const inside = (outer, inner) => inner.left >= outer.left - 0.5 && inner.right <= outer.right + 0.5;
+        const clipped = [...svg.querySelectorAll('[data-wing]')].filter((g) => ![...g.querySelectorAll('tspan')]
+            .every((t) => inside(g.querySelector('rect').getBoundingClientRect(), t.getBoundingClientRect())));
+        return {rooms: Math.min(...px('[data-room] text')), wings: Math.min(...px('[data-wing] tspan')),
+                count: svg.querySelectorAll('[data-room]').length, fills, clipped: clipped.length,
+                width: svg.getBoundingClientRect().width};
+    }""")
+    assert drawn["count"] == len({room for _, room, _ in places()}), drawn
+    assert drawn["rooms"] >= MIN_LABEL_PX and drawn["wings"] >= MIN_LABEL_PX, drawn
+    assert len(set(drawn["fills"])) == len(WINGS) and drawn["clipped"] == 0, drawn  # own colours, names whole
     sizes = network_frame(page).evaluate("""async () => {
         await new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));  // after the fit
         const scale = network.getScale(), px = {wings: [], rooms: []};

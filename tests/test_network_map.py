@@ -1,0 +1,74 @@
+"""The tunnel network as one SVG (dashboard.network_map): what it draws, where a click leads, and names
+that stay text."""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ElementTree
+
+import pytest
+
+from dashboard.network import layout
+from dashboard.network_map import network_svg, wing_lines
+from mempalace.models import RoomNode
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def node(room: str, wings: tuple[str, ...], count: int = 1, weight: float | None = None) -> RoomNode:
+    return RoomNode(room, wings, (), count, (), (1.0 if len(wings) > 1 else 0.0) if weight is None else weight)
+
+
+def parse(markup: str) -> ElementTree.Element:
+    """The markup as XML (so it is well formed), in the SVG namespace."""
+    return ElementTree.fromstring(markup.replace("<svg ", f'<svg xmlns="{SVG[1:-1]}" ', 1))
+
+
+def test_the_svg_draws_every_wing_room_and_edge_with_its_place_to_open():
+    rooms = [node("auth-migration", ("wing_a", "wing_b"), 9, 0.8), node("solo", ("wing_a",), 2)]
+    svg = parse(network_svg(rooms))
+    wings = {g.get("data-wing"): g for g in svg.iter(f"{SVG}g") if g.get("data-wing")}
+    placed = {g.get("data-room"): g for g in svg.iter(f"{SVG}g") if g.get("data-room")}
+    assert set(wings) == {"wing_a", "wing_b"} and set(placed) == {"auth-migration", "solo"}
+    assert all(g.get("tabindex") == "0" and g.get("role") == "link" for g in [*wings.values(), *placed.values()])
+    assert len(list(svg.iter(f"{SVG}line"))) == 3  # one per (room, wing)
+    tip = placed["auth-migration"].find(f"{SVG}title").text
+    assert tip.startswith("room auth-migration\n9 drawers\nwings: wing_a, wing_b") and "tunnel weight 0.80" in tip
+    fills = {name: g.find(f"{SVG}rect").get("fill") for name, g in wings.items()}
+    assert len(set(fills.values())) == 2  # a colour of its own per wing
+    spots = dict(layout(rooms).room_at)
+    circle = placed["solo"].find(f"{SVG}circle")
+    assert (float(circle.get("cx")), float(circle.get("cy"))) == spots[rooms[1]]  # the pyvis page's layout
+
+
+def test_the_svg_is_plain_markup_with_nothing_to_fetch_or_run():
+    svg = network_svg([node("auth-migration", ("wing_a", "wing_b"), 3)])
+    assert "<script" not in svg and "href" not in svg and "url(" not in svg and not re.search(r"\son\w+=", svg)
+
+
+@pytest.mark.parametrize("evil", ["</script><script>alert(7357)</script>", 'x"onerror=alert(7357) y',
+                                  '<img src=x onerror="alert(7357)">', "</svg><b>bold</b>"])
+def test_names_stay_text_in_the_svg(evil):
+    rooms = [node(evil, ("wing_a", f"wing_{evil}"), 2), node(f"room {evil}", ("wing_a",))]
+    markup = network_svg(rooms)
+    assert evil not in markup and "<img" not in markup and "<b>" not in markup
+    svg = parse(markup)  # well formed: no name closed an element or opened one
+    assert {g.get("data-room") for g in svg.iter(f"{SVG}g") if g.get("data-room")} == {evil, f"room {evil}"}
+    labels = [t.text for t in svg.iter(f"{SVG}text") if t.text]
+    assert evil in labels
+    wing = next(g for g in svg.iter(f"{SVG}g") if g.get("data-wing") == f"wing_{evil}")
+    assert "".join(span.text for span in wing.iter(f"{SVG}tspan")) == f"wing_{evil}"  # whole, over its lines
+
+
+def test_a_long_wing_name_wraps_whole_after_its_separators():
+    assert wing_lines("wing_kai", 130) == ["wing_kai"]
+    lines = wing_lines("wing_conversations_with_claude_2024", 130)
+    assert "".join(lines) == "wing_conversations_with_claude_2024" and len(lines) > 1
+    assert all(len(line) <= 130 // (0.56 * 14) for line in lines)
+    assert lines[0].endswith("_")  # broken after a separator, not mid-word
+    assert "".join(wing_lines("x" * 100, 70)) == "x" * 100  # no separator: cut, never lost
+
+
+def test_an_empty_network_is_an_empty_drawing():
+    svg = parse(network_svg([]))
+    assert not list(svg.iter(f"{SVG}g"))[1:] and svg.get("aria-label") == "Tunnel network: 0 wings, 0 rooms"
