@@ -15,7 +15,8 @@ p = palace()
 st.title("Tunnels")
 st.caption("A room filed in two or more wings is a tunnel between them. Wings are boxes, each in its own colour; "
            "rooms are dots sized by drawers; tunnel rooms are orange, with edges as wide as the tunnel is "
-           "informative. Hover for full names; click a room or a wing to list its drawers. "
+           "informative. Hover for full names; click a room or a wing to list its drawers; scroll to zoom, drag to "
+           "move, double-click to see it all. "
            + HOW_ROOMS_ARE_CHOSEN)
 wings = list(p.list_wings())
 rooms = [r for r in p.list_rooms() if r not in p.settings.graph_hidden_rooms]
@@ -27,7 +28,7 @@ shown_wings = cols[0].multiselect("Wings", wings, placeholder="all wings")
 most = max(2, max((len(t.wings) for t in tunnels(p, key(p), None, None)), default=2))
 min_wings = cols[1].slider("Minimum wings per room", 1, most, 1)
 hall = cols[2].selectbox("Hall", [ANY, *HALLS])
-interactive = st.toggle("Drag and zoom: the interactive network (slower to draw)", key="network_interactive")
+interactive = st.toggle("Move rooms about: the interactive network (pyvis, slower to draw)", key="network_interactive")
 drawn = network(p, key(p), tuple(shown_wings), min_wings, None if hall == ANY else hall, interactive)
 if not drawn.drawn:
     st.info("No room matches these filters.")

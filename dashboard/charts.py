@@ -1,7 +1,8 @@
 """The Overview's charts as plain HTML bars and cells, drawn by one small component that also says
-which place was clicked. Vega-Lite cost a full page load about 0.9 s in the browser for three charts
-(benchmarks README); these cost about a third of that. Names are data: every one is escaped here, and
-shown whole in labels, legends and hover text. Every series gets its own colour; the rest is grey."""
+which place was clicked (it draws the Tunnels page's SVG network too: dashboard.network_map).
+Vega-Lite cost a full page load about 0.9 s in the browser for three charts (benchmarks README);
+these cost about a third of that. Names are data: every one is escaped here, and shown whole in
+labels, legends and hover text. Every series gets its own colour; the rest is grey."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ from mempalace import HALLS
 
 from .colours import OTHER, distinct, text_on
 from .network_map import CSS as NETWORK_CSS
+from .network_map import JS as NETWORK_JS
+from .render import attr, place_data, place_from
 
 TOP_ROOMS = 12
 OTHER_ROOMS = "other rooms"
@@ -41,11 +44,14 @@ CSS = """
 .mp-bar { flex: 1 1 0; max-width: 3rem; background: #4e79a7; min-height: 1px; }
 .mp-axis { display: flex; justify-content: space-between; opacity: 0.7; margin-top: 0.2rem; }
 """
-JS = """
+JS = NETWORK_JS + """
 export default function ({ parentElement, data, setTriggerValue }) {
-  parentElement.querySelector(".mp-root").innerHTML = data;  // built by dashboard.charts, every name escaped
+  const root = parentElement.querySelector(".mp-root");
+  root.innerHTML = data;  // built by dashboard.charts or dashboard.network_map, every name escaped
+  const net = root.querySelector("svg.mp-net"), dragged = net ? viewNetwork(net) : () => false;
   const pick = (event) => {
     const place = event.target.closest("[data-wing], [data-room]");
+    if (event.type === "click" && dragged()) return;  // the end of a drag, not a click
     if (place && (event.type === "click" || (event.key === "Enter" && !event.repeat))) setTriggerValue("picked", { ...place.dataset });
   };
   parentElement.addEventListener("click", pick);
@@ -65,17 +71,12 @@ def show(markup: str, key: str) -> dict[str, str]:
 def picked(result: object) -> dict[str, str]:
     """The place a click named ({wing, room, hall} as far as it names them), or {}."""
     point = getattr(result, "picked", None) or (result.get("picked") if isinstance(result, Mapping) else None) or {}
-    return {k: v for k, v in point.items() if k in ("wing", "room", "hall") and v}
-
-
-def _attr(value: object) -> str:
-    return html.escape(str(value), quote=True)
+    return place_from(point)
 
 
 def _place(title: str, **place: str | None) -> str:
     """The attributes of a clickable bar or cell: the place it names, its hover text, keyboard focus."""
-    named = "".join(f' data-{k}="{_attr(v)}"' for k, v in place.items() if v)
-    return f'{named} title="{_attr(title)}" tabindex="0" role="link"'
+    return f'{place_data(**place)} title="{attr(title)}" tabindex="0" role="link"'
 
 
 # -- Wings and rooms -----------------------------------------------------------------------------
@@ -207,7 +208,7 @@ def timeline(days: dict[str, int], label: str) -> str:
         return f'<div class="mp-chart"><div class="mp-axis"><span>No {html.escape(label)} yet.</span></div></div>'
     most = max(count for _, _, count in bars) or 1
     drawn = "".join(f'<span class="mp-bar" style="height:{100 * count / most:.3f}%" '
-                    f'title="{_attr(f"{period}: {count:,} {label}")}"></span>' for _, period, count in bars)
+                    f'title="{attr(f"{period}: {count:,} {label}")}"></span>' for _, period, count in bars)
     axis = (f"<span>{html.escape(bars[0][1])}</span><span>{html.escape(label)} per {unit}, at most {most:,}</span>"
             f"<span>{html.escape(bars[-1][1])}</span>")
     return f'<div class="mp-chart"><div class="mp-time">{drawn}</div><div class="mp-axis">{axis}</div></div>'

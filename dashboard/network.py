@@ -76,16 +76,30 @@ def network_page(rooms: list[RoomNode], matched: int, height: int = 620) -> Draw
     net = Network(height=f"{height}px", width="100%", cdn_resources="in_line", bgcolor="#ffffff")
     net.set_options(json.dumps(OPTIONS))
     for wing in plan.wings:
-        shown = [r for r in rooms if wing in r.wings]
         x, y = plan.wing_at[wing]
         net.add_node(f"w:{wing}", label=_safe(wing), shape="box", color=colour[wing], x=x, y=y,
                      font={"color": text_on(colour[wing]), "size": WING_PX}, margin=BOX_MARGIN,
-                     widthConstraint={"maximum": wrap},
-                     title=_safe(f"wing {wing}\n{len(shown)} rooms shown, {sum(r.count for r in shown)} drawers"))
+                     widthConstraint={"maximum": wrap}, title=_safe(wing_tip(wing, rooms)))
     for room, at in plan.room_at:
         _add_room(net, room, at, colour)
     page = _EXTERNAL.sub("", net.generate_html())
     return Drawn(page, matched, len(rooms))
+
+
+def wing_tip(wing: str, rooms: list[RoomNode]) -> str:
+    """A wing's hover text: how many of its rooms and drawers are drawn."""
+    shown = [r for r in rooms if wing in r.wings]
+    return f"wing {wing}\n{len(shown)} rooms shown, {sum(r.count for r in shown)} drawers"
+
+
+def room_radius(room: RoomNode) -> float:
+    """A room's dot radius in px, growing with its drawers (a vis-network dot's `size` is its radius)."""
+    return 3 + 1.6 * math.sqrt(room.count)
+
+
+def edge_width(room: RoomNode) -> float:
+    """A room's edges are as wide as it is informative as a tunnel; a lone wing's room's are thin."""
+    return 1 + 4 * room.weight if len(room.wings) > 1 else 1
 
 
 def room_tip(room: RoomNode) -> str:
@@ -103,6 +117,8 @@ BOX_MARGIN, HALO = 6, 3  # px: a wing box's padding; the white outline that keep
 _FIT, _GAP = 1.1, 8  # vis-network's fit leaves a 10 % margin round the drawing; px between wing boxes
 _INWARD = 0.45  # a tunnel room sits at this share of its wings' centre, inside the ring
 _LABEL_HALF = (50, 14)  # px: half a typical room label's width, and its height below the dot
+CHAR_EM, LINE_EM = 0.56, 1.25  # a character's width and a line's height, in em: estimates for the layout
+_BREAK = re.compile(r"(?<=[_\-. /])")  # where a long wing name may wrap: after a separator
 
 
 def _add_room(net: Network, room: RoomNode, at: tuple[float, float], colour: dict[str, str]) -> None:
@@ -110,19 +126,37 @@ def _add_room(net: Network, room: RoomNode, at: tuple[float, float], colour: dic
     tunnel = len(room.wings) > 1
     tip = room_tip(room)
     fill = {"background": TUNNEL, "border": TUNNEL_RIM} if tunnel else {"background": ROOM, "border": ROOM_RIM}
-    net.add_node(f"r:{room.room}", label=_safe(room.room), shape="dot", size=3 + 1.6 * math.sqrt(room.count),
+    net.add_node(f"r:{room.room}", label=_safe(room.room), shape="dot", size=room_radius(room),
                  color=fill, title=_safe(tip), borderWidth=2 if tunnel else 1, x=at[0], y=at[1],
                  font={"size": ROOM_PX, "color": INK, "strokeWidth": HALO, "strokeColor": "#ffffff"})
     for wing in room.wings:
         net.add_edge(f"r:{room.room}", f"w:{wing}", color={"color": colour[wing], "opacity": 0.6},
-                     width=1 + 4 * room.weight if tunnel else 1)
+                     width=edge_width(room))
+
+
+def wing_lines(wing: str, wrap: float = WING_WRAP) -> list[str]:
+    """A wing's name in lines of at most `wrap` px (by CHAR_EM), broken after a separator where one
+    falls in the line, else mid-word: every character is always shown."""
+    most = max(1, int(wrap // (CHAR_EM * WING_PX)))
+    lines: list[str] = []
+    for piece in _BREAK.split(wing):
+        while piece:
+            space = most - len(lines[-1]) if lines else 0
+            take = piece if len(piece) <= max(space, most) else piece[:most]
+            if len(take) <= space:
+                lines[-1] += take
+            else:
+                lines.append(take)
+            piece = piece[len(take):]
+    return lines or [""]
 
 
 def wing_box(wing: str, wrap: float = WING_WRAP) -> tuple[float, float]:
-    """A wing box's width and height in px, its label wrapped at `wrap` px (an estimate: vis measures it)."""
-    text = len(wing) * 0.56 * WING_PX
-    lines = max(1, math.ceil(text / wrap))
-    return min(text, wrap) + 2 * BOX_MARGIN, lines * 1.25 * WING_PX + 2 * BOX_MARGIN
+    """A wing box's width and height in px, its name in `wing_lines` (an estimate: vis measures the
+    text itself, and the SVG's boxes are fitted to it in the browser)."""
+    lines = wing_lines(wing, wrap)
+    return (max(len(line) for line in lines) * CHAR_EM * WING_PX + 2 * BOX_MARGIN,
+            len(lines) * LINE_EM * WING_PX + 2 * BOX_MARGIN)
 
 
 def _wing_spots(wings: list[str], width: float, height: float) -> tuple[dict[str, tuple[float, float]], float]:

@@ -1,101 +1,89 @@
-"""The tunnel network as one SVG drawn by the charts' component (dashboard.charts): the same layout as
-the pyvis page (dashboard.network), but plain markup, so it arrives with the page instead of after a
-690 KB script, and a click on a room or a wing lists its drawers. Every name is escaped here."""
+"""The tunnel network as one SVG drawn by the charts' component (dashboard.charts): the pyvis page's
+layout (dashboard.network) as plain markup, so it arrives with the page instead of after a 690 KB
+script. A click on a room or a wing lists its drawers; the wheel zooms, a drag moves the view. Every
+name is escaped here."""
 
 from __future__ import annotations
 
 import html
-import math
-import re
 
 from mempalace.models import RoomNode
 
 from .colours import text_on
-from .network import (BOX_MARGIN, INK, ROOM, ROOM_PX, ROOM_RIM, TUNNEL, TUNNEL_RIM, WING_PX, layout, room_tip,
-                      wing_box)
+from .network import (BOX_MARGIN, CHAR_EM, FRAME_WIDTH, INK, LINE_EM, ROOM, ROOM_PX, ROOM_RIM, TUNNEL, TUNNEL_RIM,
+                      WING_PX, Layout, edge_width, layout, room_radius, room_tip, wing_box, wing_lines, wing_tip)
+from .render import place_data
 
 _PAD = 16  # px round the drawing
-_BREAK = re.compile(r"(?<=[_\-. /])")  # where a long wing name may wrap: after a separator
+MIN_HEIGHT = 240  # px: a drawing of one or two wings is short, never a sliver
 
 
-def _attr(value: object) -> str:
-    return html.escape(str(value), quote=True)
+class _Bounds:
+    """The smallest box holding everything drawn so far."""
+
+    def __init__(self) -> None:
+        self.left = self.top = self.right = self.bottom = 0.0
+
+    def take(self, x: float, y: float, half_width: float, up: float, down: float) -> None:
+        self.left, self.right = min(self.left, x - half_width), max(self.right, x + half_width)
+        self.top, self.bottom = min(self.top, y - up), max(self.bottom, y + down)
 
 
-def wing_lines(wing: str, wrap: float) -> list[str]:
-    """A wing's name in lines no wider than `wrap` px (the same estimate as its box), broken after a
-    separator where one is near, else mid-word: the whole name is always shown."""
-    most = max(1, int(wrap // (0.56 * WING_PX)))
-    lines: list[str] = []
-    for piece in _BREAK.split(wing):
-        while piece:
-            room = most - len(lines[-1]) if lines else 0
-            if lines and len(piece) <= room:
-                lines[-1] += piece
-                piece = ""
-            elif len(piece) <= most:
-                lines.append(piece)
-                piece = ""
-            else:
-                lines.append(piece[:most])
-                piece = piece[most:]
-    return lines or [""]
-
-
-def _room_radius(room: RoomNode) -> float:
-    return 3 + 1.6 * math.sqrt(room.count)  # as the pyvis page's dots (a vis-network dot's size is its radius)
-
-
-def network_svg(rooms: list[RoomNode], height: int = 620) -> str:
+def network_svg(rooms: list[RoomNode], height: int = 620, hall: str | None = None) -> str:
     """Wings as coloured boxes round the edge, rooms as dots (tunnels orange) joined to their wings by
-    lines in the wing's colour, as wide as the tunnel is informative; hover text names everything."""
+    lines in the wing's colour, as wide as the tunnel is informative; hover text names everything.
+    The drawing is `height` px tall at most (less when it is wide and flat); a click names the place,
+    in `hall` when the network is filtered by one."""
     plan = layout(rooms, height)
-    edges, dots, boxes = [], [], []
-    xs, ys = [0.0], [0.0]
+    bounds = _Bounds()
+    edges, dots = [], []
     for room, (x, y) in plan.room_at:
-        tunnel = len(room.wings) > 1
         for wing in room.wings:
             wx, wy = plan.wing_at[wing]
             edges.append(f'<line x1="{x}" y1="{y}" x2="{wx}" y2="{wy}" stroke="{plan.colour[wing]}" '
-                         f'stroke-width="{1 + 4 * room.weight if tunnel else 1:.2f}"/>')
-        r = _room_radius(room)
-        fill, rim = (TUNNEL, TUNNEL_RIM) if tunnel else (ROOM, ROOM_RIM)
-        dots.append(f'<g class="mp-room" data-room="{_attr(room.room)}" tabindex="0" role="link">'
-                    f"<title>{html.escape(room_tip(room))}</title>"
-                    f'<circle cx="{x}" cy="{y}" r="{r:.1f}" fill="{fill}" stroke="{rim}" '
-                    f'stroke-width="{2 if tunnel else 1}"/>'
-                    f'<text x="{x}" y="{y + r + ROOM_PX:.1f}">{html.escape(room.room)}</text></g>')
-        xs += [x - 60, x + 60]
-        ys += [y - r, y + r + ROOM_PX + 4]
+                         f'stroke-width="{edge_width(room):.2f}"/>')
+        dots.append(_room_svg(room, x, y, hall))
+        r = room_radius(room)
+        bounds.take(x, y, max(r, len(room.room) * CHAR_EM * ROOM_PX / 2), r, r + ROOM_PX + 4)
+    boxes = [_wing_svg(wing, rooms, plan, hall) for wing in plan.wings]
     for wing in plan.wings:
-        boxes.append(_wing_box_svg(wing, rooms, plan.wing_at[wing], plan.colour[wing], plan.wrap))
         w, h = wing_box(wing, plan.wrap)
-        xs += [plan.wing_at[wing][0] - w / 2, plan.wing_at[wing][0] + w / 2]
-        ys += [plan.wing_at[wing][1] - h / 2, plan.wing_at[wing][1] + h / 2]
-    left, top = min(xs) - _PAD, min(ys) - _PAD
-    width, tall = max(xs) - left + _PAD, max(ys) - top + _PAD
+        bounds.take(*plan.wing_at[wing], w / 2, h / 2, h / 2)
+    left, top = bounds.left - _PAD, bounds.top - _PAD
+    width, tall = bounds.right - left + _PAD, bounds.bottom - top + _PAD
+    shown = round(min(height, max(MIN_HEIGHT, FRAME_WIDTH * tall / width)))
     return (f'<svg class="mp-net" viewBox="{left:.0f} {top:.0f} {width:.0f} {tall:.0f}" width="100%" '
-            f'height="{height}" role="group" aria-label="Tunnel network: {len(plan.wings)} wings, {len(rooms)} rooms">'
+            f'height="{shown}" role="group" aria-label="Tunnel network: {len(plan.wings)} wings, {len(rooms)} rooms">'
             f'<g class="mp-edges">{"".join(edges)}</g>{"".join(dots)}{"".join(boxes)}</svg>')
 
 
-def _wing_box_svg(wing: str, rooms: list[RoomNode], at: tuple[float, float], colour: str, wrap: float) -> str:
-    shown = [r for r in rooms if wing in r.wings]
-    lines = wing_lines(wing, wrap)
-    w, h = wing_box(wing, wrap)
-    h = max(h, len(lines) * 1.25 * WING_PX + 2 * BOX_MARGIN)
-    x, y = at
-    first = y - (len(lines) - 1) * 0.625 * WING_PX + 0.35 * WING_PX
-    spans = "".join(f'<tspan x="{x}" y="{first + i * 1.25 * WING_PX:.1f}">{html.escape(line)}</tspan>'
+def _room_svg(room: RoomNode, x: float, y: float, hall: str | None) -> str:
+    """A room's dot (orange with a dark rim for a tunnel), its label below it and its hover text."""
+    tunnel = len(room.wings) > 1
+    fill, rim = (TUNNEL, TUNNEL_RIM) if tunnel else (ROOM, ROOM_RIM)
+    r = room_radius(room)
+    return (f'<g class="mp-room"{place_data(room=room.room, hall=hall)} tabindex="0" role="link">'
+            f"<title>{html.escape(room_tip(room))}</title>"
+            f'<circle cx="{x}" cy="{y}" r="{r:.1f}" fill="{fill}" stroke="{rim}" stroke-width="{2 if tunnel else 1}"/>'
+            f'<text x="{x}" y="{y + r + ROOM_PX:.1f}">{html.escape(room.room)}</text></g>')
+
+
+def _wing_svg(wing: str, rooms: list[RoomNode], plan: Layout, hall: str | None) -> str:
+    """A wing's box in its colour, its whole name over as many lines as it needs, and its hover text."""
+    lines = wing_lines(wing, plan.wrap)
+    w, h = wing_box(wing, plan.wrap)
+    (x, y), colour = plan.wing_at[wing], plan.colour[wing]
+    first = y - (len(lines) - 1) * LINE_EM / 2 * WING_PX + 0.35 * WING_PX  # 0.35 em: from the middle to the baseline
+    spans = "".join(f'<tspan x="{x}" y="{first + i * LINE_EM * WING_PX:.1f}">{html.escape(line)}</tspan>'
                     for i, line in enumerate(lines))
-    tip = f"wing {wing}\n{len(shown)} rooms shown, {sum(r.count for r in shown)} drawers"
-    return (f'<g class="mp-wing" data-wing="{_attr(wing)}" tabindex="0" role="link"><title>{html.escape(tip)}</title>'
-            f'<rect x="{x - w / 2:.1f}" y="{y - h / 2:.1f}" width="{w:.1f}" height="{h:.1f}" rx="4" fill="{colour}"/>'
-            f'<text fill="{text_on(colour)}">{spans}</text></g>')
+    return (f'<g class="mp-wing"{place_data(wing=wing, hall=hall)} tabindex="0" role="link">'
+            f"<title>{html.escape(wing_tip(wing, rooms))}</title>"
+            f'<rect x="{x - w / 2:.1f}" y="{y - h / 2:.1f}" width="{w:.1f}" height="{h:.1f}" rx="4" fill="{colour}" '
+            f'data-margin="{BOX_MARGIN}"/><text fill="{text_on(colour)}">{spans}</text></g>')
 
 
 CSS = f"""
-.mp-net {{ display: block; font-family: sans-serif; }}
+.mp-net {{ display: block; font-family: sans-serif; touch-action: none; cursor: grab; }}
 .mp-edges line {{ stroke-opacity: 0.6; }}
 .mp-room text {{ font-size: {ROOM_PX}px; fill: {INK}; text-anchor: middle; paint-order: stroke;
                  stroke: #ffffff; stroke-width: 3px; stroke-linejoin: round; }}
@@ -104,4 +92,37 @@ CSS = f"""
 .mp-net g:hover, .mp-net g:focus {{ outline: none; }}
 .mp-room:hover circle, .mp-room:focus circle {{ stroke: #31333f; stroke-width: 3; }}
 .mp-wing:hover rect, .mp-wing:focus rect {{ stroke: #31333f; stroke-width: 2; }}
+"""
+
+# In the browser: wing boxes widened to their names as drawn (the layout's widths are estimates), the
+# wheel zooms round the pointer, a drag moves the view (and is not a click), a double click shows all.
+JS = """
+function viewNetwork(svg) {
+  for (const wing of svg.querySelectorAll(".mp-wing")) {
+    const text = wing.querySelector("text").getBBox(), rect = wing.querySelector("rect");
+    const width = Math.max(Number(rect.getAttribute("width")), text.width + 2 * Number(rect.dataset.margin));
+    if (!text.width) continue;  // not laid out (a hidden tab): the estimate stays
+    rect.setAttribute("x", text.x + text.width / 2 - width / 2);
+    rect.setAttribute("width", width);
+  }
+  const box = svg.viewBox.baseVal, home = [box.x, box.y, box.width, box.height];
+  const perPixel = () => 1 / svg.getScreenCTM().a;
+  let start = null, dragged = false;
+  svg.addEventListener("wheel", (event) => {
+    event.preventDefault();
+    const p = new DOMPoint(event.clientX, event.clientY).matrixTransform(svg.getScreenCTM().inverse());
+    const k = Math.min(Math.max(Math.exp(event.deltaY * 0.002), home[2] / 8 / box.width), 1.5 * home[2] / box.width);
+    [box.x, box.y, box.width, box.height] = [p.x - (p.x - box.x) * k, p.y - (p.y - box.y) * k, box.width * k, box.height * k];
+  }, { passive: false });
+  svg.addEventListener("pointerdown", (event) => { start = [event.clientX, event.clientY, box.x, box.y]; dragged = false; });
+  svg.addEventListener("pointermove", (event) => {
+    if (!start || !event.buttons) return;
+    const [dx, dy] = [event.clientX - start[0], event.clientY - start[1]];
+    dragged = dragged || Math.abs(dx) + Math.abs(dy) > 4;
+    if (dragged) [box.x, box.y] = [start[2] - dx * perPixel(), start[3] - dy * perPixel()];
+  });
+  svg.addEventListener("pointerup", () => { start = null; });
+  svg.addEventListener("dblclick", () => { [box.x, box.y, box.width, box.height] = home; });
+  return () => dragged;
+}
 """

@@ -129,7 +129,7 @@ def network(_p: ScopedPalace, key: tuple[str, tuple[str, ...], int], wings: tupl
     (dashboard.network) when `interactive`."""
     nodes, _ = build_graph(_p)
     rooms, matched = choose_rooms(nodes, wings, min_wings, hall)
-    return network_page(rooms, matched) if interactive else Drawn(network_svg(rooms), matched, len(rooms))
+    return network_page(rooms, matched) if interactive else Drawn(network_svg(rooms, hall=hall), matched, len(rooms))
 
 
 @st.cache_data(show_spinner=False, max_entries=32)

@@ -19,10 +19,11 @@ How these tests drive the app (Streamlit 1.67):
 from __future__ import annotations
 
 import csv
-import io
 import html
+import io
 import re
 from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
 from streamlit.runtime.media_file_storage import MediaFileStorageError
@@ -104,7 +105,8 @@ def iframe_html(at: AppTest) -> str:
 
 def network_rooms(at: AppTest) -> set[str]:
     """The rooms the Tunnels page's network (the SVG, dashboard.network_map) draws."""
-    return set(map(html.unescape, re.findall(r'data-room="([^"]*)"', charts_in(at.main)["network"])))
+    markup = charts_in(at.main)["network"]
+    return {unquote(html.unescape(name)) for name in re.findall(r'data-room="([^"]*)"', markup)}
 
 
 def all_markdown(at: AppTest) -> list[str]:
@@ -402,7 +404,7 @@ def test_tunnels_page_draws_the_network_and_lists_tunnels_and_a_walk(story):
     assert "2 tunnel(s); 2 in the whole palace." in [c.value for c in at.caption]
 
     assert len(at.dataframe) == 1 and not at.main.button  # the walk and re-rooming are drawn on request
-    assert [t.label for t in at.main.toggle] == ["Drag and zoom: the interactive network (slower to draw)",
+    assert [t.label for t in at.main.toggle] == ["Move rooms about: the interactive network (pyvis, slower to draw)",
                                                  "Walk the network from a room you choose", "Re-room the palace"]
     at.toggle(key="walk_open").set_value(True).run()
     assert at.selectbox(key="walk_start").value == "auth-migration"  # the first room, alphabetically

@@ -8,6 +8,7 @@ import html
 import itertools
 import json
 import re
+from urllib.parse import unquote
 
 import pytest
 
@@ -24,8 +25,10 @@ JUST_NOTICEABLE = 0.02  # an Oklab distance about this small is the least two co
 
 
 def segments(markup: str, attribute: str) -> list[str]:
-    """The values of `attribute` on the chart's clickable parts, in order, unescaped."""
-    return [html.unescape(v) for v in re.findall(rf'{attribute}="([^"]*)"', markup)]
+    """The values of `attribute` on the chart's clickable parts, in order, unescaped (a place's name
+    as a click sends it back: data attributes are percent-encoded, see dashboard.render.place_data)."""
+    values = [html.unescape(v) for v in re.findall(rf'{attribute}="([^"]*)"', markup)]
+    return [unquote(v) for v in values] if attribute.startswith("data-") else values
 
 
 # -- colours -------------------------------------------------------------------------------------

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ElementTree
+from urllib.parse import unquote
 
 import pytest
 
-from dashboard.network import layout
-from dashboard.network_map import network_svg, wing_lines
+from dashboard import charts
+from dashboard.network import CHAR_EM, WING_PX, layout, wing_box, wing_lines
+from dashboard.network_map import MIN_HEIGHT, network_svg
 from mempalace.models import RoomNode
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -24,11 +26,15 @@ def parse(markup: str) -> ElementTree.Element:
     return ElementTree.fromstring(markup.replace("<svg ", f'<svg xmlns="{SVG[1:-1]}" ', 1))
 
 
+def places(svg: ElementTree.Element, kind: str) -> dict[str, ElementTree.Element]:
+    """{name: its group} of the wings or rooms, by the name a click on it sends back."""
+    return {unquote(g.get(f"data-{kind}")): g for g in svg.iter(f"{SVG}g") if g.get(f"data-{kind}")}
+
+
 def test_the_svg_draws_every_wing_room_and_edge_with_its_place_to_open():
     rooms = [node("auth-migration", ("wing_a", "wing_b"), 9, 0.8), node("solo", ("wing_a",), 2)]
     svg = parse(network_svg(rooms))
-    wings = {g.get("data-wing"): g for g in svg.iter(f"{SVG}g") if g.get("data-wing")}
-    placed = {g.get("data-room"): g for g in svg.iter(f"{SVG}g") if g.get("data-room")}
+    wings, placed = places(svg, "wing"), places(svg, "room")
     assert set(wings) == {"wing_a", "wing_b"} and set(placed) == {"auth-migration", "solo"}
     assert all(g.get("tabindex") == "0" and g.get("role") == "link" for g in [*wings.values(), *placed.values()])
     assert len(list(svg.iter(f"{SVG}line"))) == 3  # one per (room, wing)
@@ -53,22 +59,44 @@ def test_names_stay_text_in_the_svg(evil):
     markup = network_svg(rooms)
     assert evil not in markup and "<img" not in markup and "<b>" not in markup
     svg = parse(markup)  # well formed: no name closed an element or opened one
-    assert {g.get("data-room") for g in svg.iter(f"{SVG}g") if g.get("data-room")} == {evil, f"room {evil}"}
+    assert set(places(svg, "room")) == {evil, f"room {evil}"}
     labels = [t.text for t in svg.iter(f"{SVG}text") if t.text]
     assert evil in labels
-    wing = next(g for g in svg.iter(f"{SVG}g") if g.get("data-wing") == f"wing_{evil}")
+    wing = places(svg, "wing")[f"wing_{evil}"]
     assert "".join(span.text for span in wing.iter(f"{SVG}tspan")) == f"wing_{evil}"  # whole, over its lines
 
 
-def test_a_long_wing_name_wraps_whole_after_its_separators():
+def test_a_click_sends_back_the_exact_stored_name():
+    """HTML turns a CR into LF and a NUL into U+FFFD: names go into data attributes percent-encoded."""
+    odd = "notes\r\nfrom\x00 R&D 100%"
+    markup = network_svg([node(odd, ("wing_a", "wing_b"))], hall="hall_facts")
+    [encoded] = re.findall(r'data-room="([^"]*)"', markup)
+    assert unquote(encoded) == odd and "\r" not in encoded and "\x00" not in encoded
+    assert charts.picked({"picked": {"room": encoded, "hall": "hall_facts", "x": "y"}}) == {"room": odd,
+                                                                                           "hall": "hall_facts"}
+    assert markup.count('data-hall="hall_facts"') == 3  # a click keeps the network's hall filter
+
+
+def test_a_long_wing_name_wraps_whole_after_its_separators_and_its_box_holds_every_line():
     assert wing_lines("wing_kai", 130) == ["wing_kai"]
-    lines = wing_lines("wing_conversations_with_claude_2024", 130)
-    assert "".join(lines) == "wing_conversations_with_claude_2024" and len(lines) > 1
-    assert all(len(line) <= 130 // (0.56 * 14) for line in lines)
-    assert lines[0].endswith("_")  # broken after a separator, not mid-word
-    assert "".join(wing_lines("x" * 100, 70)) == "x" * 100  # no separator: cut, never lost
+    for name, wrap in [("wing_conversations_with_claude_2024", 130), ("abcd_efgh_ijkl_mnop_qrst_uvwx_yzab_cd01", 70),
+                       ("x" * 100, 70), ("___", 70), ("", 130)]:
+        lines = wing_lines(name, wrap)
+        assert "".join(lines) == name  # whole: cut where it must, never lost
+        assert all(len(line) * CHAR_EM * WING_PX <= wrap for line in lines)
+        width, height = wing_box(name, wrap)
+        assert width <= wrap + 12 and height == len(lines) * 1.25 * WING_PX + 12  # the layout sizes the lines drawn
+    assert wing_lines("wing_conversations_with_claude_2024", 130)[0].endswith("_")  # after a separator
+
+
+def test_the_drawing_is_as_tall_as_its_shape_needs():
+    flat = parse(network_svg([node("solo", ("wing_a",)), node("pair", ("wing_a", "wing_b"))]))
+    assert MIN_HEIGHT <= int(flat.get("height")) <= 620
+    many = parse(network_svg([node(f"r{i}", (f"wing_{i}", f"wing_{i + 1}")) for i in range(30)]))
+    assert int(many.get("height")) == 620
 
 
 def test_an_empty_network_is_an_empty_drawing():
     svg = parse(network_svg([]))
-    assert not list(svg.iter(f"{SVG}g"))[1:] and svg.get("aria-label") == "Tunnel network: 0 wings, 0 rooms"
+    assert [g.get("class") for g in svg.iter(f"{SVG}g")] == ["mp-edges"] and not list(svg.iter(f"{SVG}line"))
+    assert svg.get("aria-label") == "Tunnel network: 0 wings, 0 rooms"

@@ -356,7 +356,7 @@ def interactive_network(page: Page) -> Frame:
     from playwright.sync_api import expect
 
     with rerun(page):
-        main_block(page).get_by_text("Drag and zoom: the interactive network").click()
+        main_block(page).get_by_text("Move rooms about: the interactive network").click()
     iframe = main_block(page).get_by_test_id("stIFrame")
     expect(iframe).to_be_visible()
     frame = iframe.element_handle().content_frame()

@@ -210,7 +210,32 @@ def test_names_in_the_network_read_as_typed(page: Page, server: Dashboard) -> No
     expect(tooltip).to_contain_text(f"room {P1}")
 
 
-def test_a_click_on_a_room_in_the_network_lists_its_drawers(page: Page, server: Dashboard) -> None:
+def test_the_network_zooms_and_moves_and_a_click_or_enter_lists_a_place(page: Page, server: Dashboard) -> None:
+    open_app(page, server, "tunnels")
+    net = main_block(page).locator("svg.mp-net")
+    view = lambda: net.evaluate("(svg) => { const b = svg.viewBox.baseVal; return [b.x, b.y, b.width, b.height]; }")
+    home = view()
+    net.hover()
+    page.mouse.wheel(0, -400)  # the wheel zooms in round the pointer
+    zoomed = view()
+    assert zoomed[2] < home[2] * 0.8, (home, zoomed)
+    box = net.bounding_box()
+    page.mouse.move(box["x"] + 40, box["y"] + 40)
+    page.mouse.down()
+    page.mouse.move(box["x"] + 140, box["y"] + 90, steps=5)  # a drag moves the view...
+    page.mouse.up()
+    moved = view()
+    assert moved[0] < zoomed[0] and moved[2] == zoomed[2] and "/tunnels" in page.url  # ...and opens nothing
+    net.dblclick(position={"x": 5, "y": 5})  # a double click on the background shows it all again
+    assert view() == home
+
+    wing = net.locator("[data-wing]").filter(has_text="wing_priya")
+    wing.focus()
+    with rerun(page):
+        page.keyboard.press("Enter")
+    page.wait_for_url(lambda url: "wing=wing_priya" in url)
+    expect(main_block(page).locator(CARD).first).to_be_visible()
+
     open_app(page, server, "tunnels")
     room = main_block(page).locator("svg.mp-net [data-room]").filter(has_text="R&D budget")
     with rerun(page):
