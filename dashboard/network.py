@@ -142,7 +142,7 @@ def wing_lines(wing: str, wrap: float = WING_WRAP) -> list[str]:
     for piece in _BREAK.split(wing):
         while piece:
             space = most - len(lines[-1]) if lines else 0
-            take = piece if len(piece) <= max(space, most) else piece[:most]
+            take = piece[:most]
             if len(take) <= space:
                 lines[-1] += take
             else:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Mapping
 from urllib.parse import quote, unquote
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
@@ -15,14 +16,12 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 INFO_MARK = '<sup style="opacity:0.6" aria-hidden="true">ⓘ</sup>'  # "hover me": after a text with a title
 STOP = frozenset("a an and are as at be by for from how i in is it of on or that the this to was we what when "
                  "where which who why with you".split())
+PLACE_KEYS = ("wing", "room", "hall")  # what a clickable place may name
 
 
 def attr(value: object) -> str:
     """A value for an HTML attribute, quotes escaped too."""
     return html.escape(str(value), quote=True)
-
-
-PLACE_KEYS = ("wing", "room", "hall")
 
 
 def place_data(**place: str | None) -> str:
@@ -33,7 +32,7 @@ def place_data(**place: str | None) -> str:
 
 def place_from(dataset: object) -> dict[str, str]:
     """The place a clicked element's `place_data` names, as {wing, room, hall} so far as it names them."""
-    if not isinstance(dataset, dict):
+    if not isinstance(dataset, Mapping):
         return {}
     return {k: unquote(v) for k, v in dataset.items() if k in PLACE_KEYS and isinstance(v, str) and v}
 
