@@ -15,8 +15,8 @@ p = palace()
 st.title("Tunnels")
 st.caption("A room filed in two or more wings is a tunnel between them. Wings are boxes, each in its own colour; "
            "rooms are dots sized by drawers; tunnel rooms are orange, with edges as wide as the tunnel is "
-           "informative. Hover for full names; click a room or a wing to list its drawers; scroll to zoom, drag to "
-           "move, double-click to see it all. "
+           "informative. Hover for full names; click a room or a wing to list its drawers; Ctrl+scroll or a pinch "
+           "zooms, a drag moves, a double click shows it all. "
            + HOW_ROOMS_ARE_CHOSEN)
 wings = list(p.list_wings())
 rooms = [r for r in p.list_rooms() if r not in p.settings.graph_hidden_rooms]

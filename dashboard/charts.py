@@ -48,15 +48,15 @@ JS = NETWORK_JS + """
 export default function ({ parentElement, data, setTriggerValue }) {
   const root = parentElement.querySelector(".mp-root");
   root.innerHTML = data;  // built by dashboard.charts or dashboard.network_map, every name escaped
-  const net = root.querySelector("svg.mp-net"), dragged = net ? viewNetwork(net) : () => false;
+  const net = root.querySelector("svg.mp-net"), endOfDrag = net ? viewNetwork(net) : () => false;
   const pick = (event) => {
     const place = event.target.closest("[data-wing], [data-room]");
-    if (event.type === "click" && dragged()) return;  // the end of a drag, not a click
+    if (event.type === "click" && (endOfDrag() || event.detail > 1)) return;  // a drag's end, a double click's second
     if (place && (event.type === "click" || (event.key === "Enter" && !event.repeat))) setTriggerValue("picked", { ...place.dataset });
   };
-  parentElement.addEventListener("click", pick);
-  parentElement.addEventListener("keydown", pick);
-  return () => { parentElement.removeEventListener("click", pick); parentElement.removeEventListener("keydown", pick); };
+  // Assigned, not added: Streamlit calls a cleanup only on unmount, so added listeners would pile up on each run.
+  root.onclick = root.onkeydown = pick;
+  return () => { root.onclick = root.onkeydown = null; };
 }
 """
 _component = st.components.v2.component("mempalace.chart", html='<div class="mp-root"></div>', css=CSS + NETWORK_CSS,

@@ -77,7 +77,8 @@ def network_page(rooms: list[RoomNode], matched: int, height: int = 620) -> Draw
     net.set_options(json.dumps(OPTIONS))
     for wing in plan.wings:
         x, y = plan.wing_at[wing]
-        net.add_node(f"w:{wing}", label=_safe(wing), shape="box", color=colour[wing], x=x, y=y,
+        lines = "\n".join(wing_lines(wing, wrap))  # the lines the layout made room for
+        net.add_node(f"w:{wing}", label=_safe(lines), shape="box", color=colour[wing], x=x, y=y,
                      font={"color": text_on(colour[wing]), "size": WING_PX}, margin=BOX_MARGIN,
                      widthConstraint={"maximum": wrap}, title=_safe(wing_tip(wing, rooms)))
     for room, at in plan.room_at:

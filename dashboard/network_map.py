@@ -83,7 +83,7 @@ def _wing_svg(wing: str, rooms: list[RoomNode], plan: Layout, hall: str | None) 
 
 
 CSS = f"""
-.mp-net {{ display: block; font-family: sans-serif; touch-action: none; cursor: grab; }}
+.mp-net {{ display: block; font-family: sans-serif; touch-action: pan-y; user-select: none; cursor: grab; }}
 .mp-edges line {{ stroke-opacity: 0.6; }}
 .mp-room text {{ font-size: {ROOM_PX}px; fill: {INK}; text-anchor: middle; paint-order: stroke;
                  stroke: #ffffff; stroke-width: 3px; stroke-linejoin: round; }}
@@ -94,35 +94,54 @@ CSS = f"""
 .mp-wing:hover rect, .mp-wing:focus rect {{ stroke: #31333f; stroke-width: 2; }}
 """
 
-# In the browser: wing boxes widened to their names as drawn (the layout's widths are estimates), the
-# wheel zooms round the pointer, a drag moves the view (and is not a click), a double click shows all.
+# In the browser: wing boxes widened to their names as drawn (the layout's widths are estimates) and
+# the view widened to hold them; Ctrl or Cmd with the wheel (a trackpad's pinch) zooms round the
+# pointer, so the page still scrolls past; a drag moves the view and is not a click; a double click
+# shows it all again.
 JS = """
-function viewNetwork(svg) {
+function fitWings(svg) {
+  const box = svg.viewBox.baseVal, pad = 16;
   for (const wing of svg.querySelectorAll(".mp-wing")) {
     const text = wing.querySelector("text").getBBox(), rect = wing.querySelector("rect");
+    if (!text.width) return;  // not laid out (a hidden tab): the estimates stay
     const width = Math.max(Number(rect.getAttribute("width")), text.width + 2 * Number(rect.dataset.margin));
-    if (!text.width) continue;  // not laid out (a hidden tab): the estimate stays
     rect.setAttribute("x", text.x + text.width / 2 - width / 2);
     rect.setAttribute("width", width);
   }
+  const all = svg.getBBox(), left = Math.min(box.x, all.x - pad), top = Math.min(box.y, all.y - pad);
+  [box.width, box.height] = [Math.max(box.x + box.width, all.x + all.width + pad) - left,
+                             Math.max(box.y + box.height, all.y + all.height + pad) - top];
+  [box.x, box.y] = [left, top];
+}
+function viewNetwork(svg) {
+  fitWings(svg);
   const box = svg.viewBox.baseVal, home = [box.x, box.y, box.width, box.height];
-  const perPixel = () => 1 / svg.getScreenCTM().a;
   let start = null, dragged = false;
   svg.addEventListener("wheel", (event) => {
+    if (!event.ctrlKey && !event.metaKey) return;  // a plain wheel scrolls the page
     event.preventDefault();
     const p = new DOMPoint(event.clientX, event.clientY).matrixTransform(svg.getScreenCTM().inverse());
     const k = Math.min(Math.max(Math.exp(event.deltaY * 0.002), home[2] / 8 / box.width), 1.5 * home[2] / box.width);
     [box.x, box.y, box.width, box.height] = [p.x - (p.x - box.x) * k, p.y - (p.y - box.y) * k, box.width * k, box.height * k];
   }, { passive: false });
-  svg.addEventListener("pointerdown", (event) => { start = [event.clientX, event.clientY, box.x, box.y]; dragged = false; });
+  svg.addEventListener("pointerdown", (event) => {
+    start = event.isPrimary && event.button === 0 ? [event.clientX, event.clientY, box.x, box.y] : null;
+    dragged = false;
+  });
   svg.addEventListener("pointermove", (event) => {
     if (!start || !event.buttons) return;
     const [dx, dy] = [event.clientX - start[0], event.clientY - start[1]];
-    dragged = dragged || Math.abs(dx) + Math.abs(dy) > 4;
-    if (dragged) [box.x, box.y] = [start[2] - dx * perPixel(), start[3] - dy * perPixel()];
+    if (!dragged && Math.abs(dx) + Math.abs(dy) > 4) {
+      dragged = true;
+      svg.setPointerCapture(event.pointerId);  // the drag goes on outside the drawing
+    }
+    const perPixel = 1 / svg.getScreenCTM().a;
+    if (dragged) [box.x, box.y] = [start[2] - dx * perPixel, start[3] - dy * perPixel];
   });
-  svg.addEventListener("pointerup", () => { start = null; });
+  const stop = () => { start = null; };
+  svg.addEventListener("pointerup", stop);
+  svg.addEventListener("pointercancel", stop);
   svg.addEventListener("dblclick", () => { [box.x, box.y, box.width, box.height] = home; });
-  return () => dragged;
+  return () => { const was = dragged; dragged = false; return was; };  // once per drag: the click that ends it
 }
 """

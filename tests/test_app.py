@@ -425,6 +425,15 @@ def test_the_interactive_network_is_the_pyvis_page_drawn_offline_on_request(stor
     assert "network" not in charts_in(at.main)
 
 
+def test_the_networks_hall_filter_goes_along_with_a_click(story):
+    at = open_page("tunnels")
+    at.selectbox[0].select("hall_preferences").run()
+    assert 'data-hall="hall_preferences"' in charts_in(at.main)["network"]  # on every room and wing drawn
+    at.session_state["network"] = {"picked": {"room": "deploy-pipeline", "hall": "hall_preferences"}}
+    at.run()
+    assert at.query_params == {"room": "deploy-pipeline", "hall": "hall_preferences"}
+
+
 def test_clicking_a_room_in_the_network_lists_its_drawers(story):
     at = open_page("tunnels")
     at.session_state["network"] = {"picked": {"room": "gpu-pricing"}}  # what the chart sends on a click

@@ -165,7 +165,7 @@ def test_names_never_reach_the_network_page_as_markup(evil):
     readable = evil.replace("href", "hr\u200bef")
     assert shown[f"r:{evil}"]["label"] == readable
     assert shown[f"r:{evil}"]["title"].startswith(f"room {readable}\n2 drawers")
-    assert shown[f"w:wing_{evil}"]["label"] == f"wing_{readable}"
+    assert shown[f"w:wing_{evil}"]["label"].replace("\n", "") == f"wing_{readable}"  # over its lines
     # a title holding "href" would switch pyvis to a popup that sets innerHTML: none may hold it
     assert not any("href" in n.get("title", "") for n in nodes)
 

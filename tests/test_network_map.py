@@ -91,7 +91,7 @@ def test_a_long_wing_name_wraps_whole_after_its_separators_and_its_box_holds_eve
 
 def test_the_drawing_is_as_tall_as_its_shape_needs():
     flat = parse(network_svg([node("solo", ("wing_a",)), node("pair", ("wing_a", "wing_b"))]))
-    assert MIN_HEIGHT <= int(flat.get("height")) <= 620
+    assert MIN_HEIGHT <= int(flat.get("height")) < 620  # wide and flat: shorter than the frame
     many = parse(network_svg([node(f"r{i}", (f"wing_{i}", f"wing_{i + 1}")) for i in range(30)]))
     assert int(many.get("height")) == 620
 

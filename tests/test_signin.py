@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import time
 from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -18,7 +19,7 @@ from streamlit.testing.v1 import AppTest
 from dashboard.hits import opened_key
 from mempalace import Palace
 from mempalace.config import load_settings
-from _apptest import APP, cards_in, counts_in, started
+from _apptest import APP, cards_in, charts_in, counts_in, started
 
 AUTH = {"redirect_uri": "http://localhost:8501/oauth2callback", "cookie_secret": "s" * 64, "client_id": "mempalace",
         "client_secret": "secret", "server_metadata_url": "http://localhost:9/.well-known/openid-configuration"}
@@ -262,8 +263,11 @@ def test_a_viewer_sees_no_trace_of_the_hidden_wings(ids):
         shown = texts(at)
         assert not [w for w in HIDDEN if w in shown], (name, [w for w in HIDDEN if w in shown])
     page(at, "tunnels")
-    assert "(wings you cannot see)" in at.get("iframe")[0].proto.srcdoc
-    assert not [w for w in HIDDEN if w in at.get("iframe")[0].proto.srcdoc.lower()]
+    drawn = unquote(charts_in(at.main)["network"])  # the SVG, its data attributes decoded
+    at.toggle(key="network_interactive").set_value(True).run()
+    for network in (drawn, at.get("iframe")[0].proto.srcdoc):  # and the pyvis page on request
+        assert "(wings you cannot see)" in network
+        assert not [w for w in HIDDEN if w in network.lower()]
 
 
 def test_a_forged_wing_in_the_search_address_falls_back_to_the_viewers_wings(ids):
