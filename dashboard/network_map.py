@@ -1,7 +1,7 @@
 """The tunnel network as one SVG drawn by the charts' component (dashboard.charts): the pyvis page's
 layout (dashboard.network) as plain markup, so it arrives with the page instead of after a 690 KB
-script. A click on a room or a wing lists its drawers; the wheel zooms, a drag moves the view. Every
-name is escaped here."""
+script. A click on a room or a wing lists its drawers; Ctrl+wheel or a pinch zooms, a drag moves the
+view. Every name is escaped here."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from .render import place_data
 
 _PAD = 16  # px round the drawing
 MIN_HEIGHT = 240  # px: a drawing of one or two wings is short, never a sliver
+LABEL_MAX = 48  # characters of a room's label under its dot; a longer name ends in "…" there (whole on hover)
 
 
 class _Bounds:
@@ -44,7 +45,7 @@ def network_svg(rooms: list[RoomNode], height: int = 620, hall: str | None = Non
                          f'stroke-width="{edge_width(room):.2f}"/>')
         dots.append(_room_svg(room, x, y, hall))
         r = room_radius(room)
-        bounds.take(x, y, max(r, len(room.room) * CHAR_EM * ROOM_PX / 2), r, r + ROOM_PX + 4)
+        bounds.take(x, y, max(r, len(label(room)) * CHAR_EM * ROOM_PX / 2), r, r + ROOM_PX + 4)
     boxes = [_wing_svg(wing, rooms, plan, hall) for wing in plan.wings]
     for wing in plan.wings:
         w, h = wing_box(wing, plan.wrap)
@@ -57,6 +58,12 @@ def network_svg(rooms: list[RoomNode], height: int = 620, hall: str | None = Non
             f'<g class="mp-edges">{"".join(edges)}</g>{"".join(dots)}{"".join(boxes)}</svg>')
 
 
+def label(room: RoomNode) -> str:
+    """A room's label under its dot: its name, cut at LABEL_MAX characters so one long name cannot
+    shrink the whole drawing."""
+    return room.room if len(room.room) <= LABEL_MAX else room.room[:LABEL_MAX - 1] + "…"
+
+
 def _room_svg(room: RoomNode, x: float, y: float, hall: str | None) -> str:
     """A room's dot (orange with a dark rim for a tunnel), its label below it and its hover text."""
     tunnel = len(room.wings) > 1
@@ -65,7 +72,7 @@ def _room_svg(room: RoomNode, x: float, y: float, hall: str | None) -> str:
     return (f'<g class="mp-room"{place_data(room=room.room, hall=hall)} tabindex="0" role="link">'
             f"<title>{html.escape(room_tip(room))}</title>"
             f'<circle cx="{x}" cy="{y}" r="{r:.1f}" fill="{fill}" stroke="{rim}" stroke-width="{2 if tunnel else 1}"/>'
-            f'<text x="{x}" y="{y + r + ROOM_PX:.1f}">{html.escape(room.room)}</text></g>')
+            f'<text x="{x}" y="{y + r + ROOM_PX:.1f}">{html.escape(label(room))}</text></g>')
 
 
 def _wing_svg(wing: str, rooms: list[RoomNode], plan: Layout, hall: str | None) -> str:

@@ -11,7 +11,7 @@ import pytest
 
 from dashboard import charts
 from dashboard.network import CHAR_EM, WING_PX, layout, wing_box, wing_lines
-from dashboard.network_map import MIN_HEIGHT, network_svg
+from dashboard.network_map import LABEL_MAX, MIN_HEIGHT, network_svg
 from mempalace.models import RoomNode
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -94,6 +94,17 @@ def test_the_drawing_is_as_tall_as_its_shape_needs():
     assert MIN_HEIGHT <= int(flat.get("height")) < 620  # wide and flat: shorter than the frame
     many = parse(network_svg([node(f"r{i}", (f"wing_{i}", f"wing_{i + 1}")) for i in range(30)]))
     assert int(many.get("height")) == 620
+
+
+def test_a_very_long_room_name_is_cut_under_its_dot_and_whole_on_hover():
+    name = "notes-" * 1000
+    short = network_svg([node("a", ("wing_a", "wing_b"))])
+    svg = parse(network_svg([node("a", ("wing_a", "wing_b")), node(name, ("wing_a",))]))
+    room = places(svg, "room")[name]
+    assert room.find(f"{SVG}text").text == name[:LABEL_MAX - 1] + "…"
+    assert room.find(f"{SVG}title").text.startswith(f"room {name}\n")
+    width = float(svg.get("viewBox").split()[2])
+    assert width < 2 * float(parse(short).get("viewBox").split()[2])  # the drawing keeps its scale
 
 
 def test_an_empty_network_is_an_empty_drawing():
