@@ -40,6 +40,9 @@ const focusWhenDrawn = (find) => {  // the run draws it anew: focus it once it i
   const watch = new MutationObserver(done);
   if (!done()) { watch.observe(document.body, { childList: true, subtree: true }); setTimeout(() => watch.disconnect(), 5000); }
 };
+// Each listing's listeners, removed before a render adds its own: Streamlit calls the cleanup a render
+// returns only on unmount, so listeners added on every run would otherwise pile up on the document.
+const installed = new Map();
 export default function ({ parentElement, data, setTriggerValue }) {  // `data`: the listing's key
   const open = (event) => {  // a closed card's "Open drawer" switched on
     const button = event.target.closest("button[data-open]");
@@ -57,10 +60,17 @@ export default function ({ parentElement, data, setTriggerValue }) {  // `data`:
     focusWhenDrawn(() => [...document.querySelectorAll("button[data-open]")].find(
       (b) => b.dataset.list === data && b.dataset.open === id));
   };
+  installed.get(data)?.();
   document.addEventListener("click", open);
   document.addEventListener("change", close);
   (parentElement.host || parentElement).setAttribute("data-mp-listing", data);  // listening (tests wait for it)
-  return () => { document.removeEventListener("click", open); document.removeEventListener("change", close); };
+  const remove = () => {
+    document.removeEventListener("click", open);
+    document.removeEventListener("change", close);
+    if (installed.get(data) === remove) installed.delete(data);
+  };
+  installed.set(data, remove);
+  return remove;
 }
 """
 _opener = st.components.v2.component("mempalace.card_opener", js=OPENER_JS)
