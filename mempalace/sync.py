@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import socket
 import time
 import uuid
@@ -79,7 +80,9 @@ class CatalogSync:
         self.store = store
         self.catalog = catalog
         self.foreign_check_seconds = foreign_check_seconds
-        self.generation = 0  # changes whenever the catalog's content may have changed
+        # changes whenever the catalog's content may have changed; it starts anywhere, so an opening of the
+        # palace never repeats an earlier opening's number and a cache keyed on it never serves stale views
+        self.generation = secrets.randbits(48)
         self.shared = store.mode == "shared"
         self._token: str | None = None
         self._counted_at = float("-inf")

@@ -506,3 +506,15 @@ def test_revision_changes_with_every_write_and_only_then(palace):
     palace.delete_drawers(["batch-1", "foreign-1"])
     changed()
     assert palace.revision() == palace.revision()
+
+
+def test_a_reopened_palace_never_repeats_an_earlier_openings_revision(palace_path, settings):
+    """Caches key views on the revision: a palace closed, written to by another tool and opened again
+    must not get the old opening's number back, or the dashboard would show the old counts."""
+    seen = set()
+    for turn in range(3):
+        with Palace.open(palace_path, settings=settings) as opened:
+            seen.add(opened.revision())
+            opened.add_drawer(f"drawer number {turn}", "wing_a", "room-x")
+            seen.add(opened.revision())
+    assert len(seen) == 6
