@@ -4,10 +4,11 @@
 import streamlit as st
 
 from dashboard.hits import show_drawer
-from dashboard.listing import manage, show_place
+from dashboard.listing import hall_shown, manage, show_place
 from dashboard.render import md
 from dashboard.views import palace
 from mempalace import HALLS, MempalaceError
+from mempalace.models import NO_HALL
 
 ANY = "(all)"
 FIELDS = ("wing", "room", "hall")
@@ -40,8 +41,8 @@ cols = st.columns(3)
 wing = cols[0].selectbox("Wing", options("wing", list(p.list_wings())), key="drawers_wing")
 in_wing = None if wing == ANY else wing
 room = cols[1].selectbox("Room", options("room", list(p.list_rooms(in_wing))), key="drawers_room")
-halls = list(dict.fromkeys([*HALLS, *(h for h in p.hall_counts(in_wing) if h)]))  # other tools' halls too
-hall = cols[2].selectbox("Hall", options("hall", halls), key="drawers_hall")
+halls = list(dict.fromkeys([*HALLS, *(h for h in p.hall_counts(in_wing) if h), NO_HALL]))  # others' halls too
+hall = cols[2].selectbox("Hall", options("hall", halls), key="drawers_hall", format_func=hall_shown)
 current = {"wing": wing, "room": room, "hall": hall}
 st.session_state["drawers_applied"] = current
 st.query_params.from_dict({k: v for k, v in current.items() if v != ANY})

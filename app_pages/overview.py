@@ -4,7 +4,7 @@ place links to the Search page, which lists that place's drawers."""
 import streamlit as st
 
 from dashboard import charts
-from dashboard.render import counts, md
+from dashboard.render import counted, counts, md
 from dashboard.start import empty_palace
 from dashboard.views import SEARCH_PAGE, key, link_to_search, overview, palace
 
@@ -48,14 +48,14 @@ with tunnels:
     st.subheader("Top tunnels")
     st.caption("Ranked by informativeness weight × (wings − 1): rooms found in every wing weigh little.")
     for tunnel in stats.top_tunnels:
-        link_to_search(f"{md(tunnel.room)} · {len(tunnel.wings)} wings · {tunnel.count} drawers · "
+        link_to_search(f"{md(tunnel.room)} · {len(tunnel.wings)} wings · {counted(tunnel.count, 'drawer')} · "
                        f"weight {tunnel.weight:.2f}", room=tunnel.room)
     if not stats.top_tunnels:
         st.write("No room spans two wings yet.")
 with silos:
     st.subheader("Rooms per wing")
     for wing, count in stats.rooms_per_wing.items():
-        link_to_search(f"{md(wing)} · {count} rooms", wing=wing)
+        link_to_search(f"{md(wing)} · {counted(count, 'room')}", wing=wing)
     if stats.isolated_wings:
         st.caption("Not linked to another wing by a tunnel room yet (usual for separate exports): "
                    + ", ".join(map(md, stats.isolated_wings)))

@@ -4,7 +4,7 @@ traverse, merges. The walk and the re-rooming panel are drawn when their toggles
 import streamlit as st
 
 from dashboard import charts
-from dashboard.render import md
+from dashboard.render import counted, md
 from dashboard.reroom import HOW_ROOMS_ARE_CHOSEN, reroom_panel
 from dashboard.tables import merge_panel, tunnel_table, walk_table
 from dashboard.views import SEARCH_PAGE, key, merges, network, palace, stats, tunnels, walk
@@ -45,7 +45,7 @@ wing_a = pick[0].selectbox("Wing A", [ANY, *wings])
 wing_b = pick[1].selectbox("Wing B", [ANY, *wings])
 found = tunnels(p, key(p), None if wing_a == ANY else wing_a, None if wing_b == ANY else wing_b)
 tunnel_table(found)
-st.caption(f"{len(found)} tunnel(s); {stats(p).tunnel_rooms} in the whole palace.")
+st.caption(f"{counted(len(found), 'tunnel')}; {stats(p).tunnel_rooms} in the whole palace.")
 
 st.subheader("Walk from a room")
 if st.toggle("Walk the network from a room you choose", key="walk_open"):  # drawn on request: a table costs

@@ -14,15 +14,16 @@ import pandas as pd
 import streamlit as st
 
 from mempalace import HALLS
+from mempalace.models import NO_HALL
 
 from .colours import OTHER, distinct, text_on
 from .network_map import CSS as NETWORK_CSS
 from .network_map import JS as NETWORK_JS
-from .render import attr, place_data, place_from
+from .render import attr, counted, place_data, place_from
 
 TOP_ROOMS = 12
 OTHER_ROOMS = "other rooms"
-NO_HALL = "(none)"
+NO_HALL_LABEL = "(none)"
 HEAT_LOW, HEAT_HIGH = (0xef, 0xed, 0xf5), (0x3f, 0x00, 0x7d)  # light to dark purple, as Vega's "purples"
 
 CSS = """
@@ -74,6 +75,10 @@ def picked(result: object) -> dict[str, str]:
     return place_from(point)
 
 
+def _drawers(n: int) -> str:
+    return counted(n, "drawer")
+
+
 def _place(title: str, **place: str | None) -> str:
     """The attributes of a clickable bar or cell: the place it names, its hover text, keyboard focus."""
     return f'{place_data(**place)} title="{attr(title)}" tabindex="0" role="link"'
@@ -120,7 +125,7 @@ def taxonomy_bars(places: list[dict]) -> str:
         total = sum(n for _, n in rooms)
         segments = "".join(  # the rest's segment names only its wing
             f'<span style="width:{100 * n / most:.3f}%;background:{colour[room]}"'
-            f'{_place(f"{wing} · {room or OTHER_ROOMS}: {n:,} drawers", wing=wing, room=room)}></span>'
+            f'{_place(f"{wing} · {room or OTHER_ROOMS}: {_drawers(n)}", wing=wing, room=room)}></span>'
             for room, n in rooms)
         rows.append(f'<span class="mp-label">{html.escape(wing)}</span><span class="mp-track">{segments}</span>'
                     f'<span class="mp-n">{total:,}</span>')
@@ -138,7 +143,7 @@ def _legend(entries: Iterable[tuple[str | None, str]]) -> str:
 
 def hall_cells(places: list[dict]) -> tuple[list[str], list[str | None], dict[tuple[str, str | None], int]]:
     """(wings, halls, drawers per (wing, hall)): the five halls in their order, others after, no hall
-    (None, shown as NO_HALL) last."""
+    (None, shown as NO_HALL_LABEL) last."""
     counts: dict[tuple[str, str | None], int] = {}
     for place in places:
         cell = (place["wing"], place["hall"] or None)
@@ -158,7 +163,7 @@ def hall_heatmap(places: list[dict]) -> str:
     """Wing × hall: how many drawers each wing has in each hall, the count in each cell."""
     wings, halls, counts = hall_cells(places)
     least, most = min(counts.values(), default=0), max(counts.values(), default=0)
-    cells = ['<span></span>'] + [f'<span class="mp-hall">{html.escape((h or NO_HALL).removeprefix("hall_"))}</span>'
+    cells = ['<span></span>'] + [f'<span class="mp-hall">{html.escape((h or NO_HALL_LABEL).removeprefix("hall_"))}</span>'
                                  for h in halls]
     for wing in wings:
         cells.append(f'<span class="mp-label">{html.escape(wing)}</span>')
@@ -169,7 +174,7 @@ def hall_heatmap(places: list[dict]) -> str:
                 continue
             fill = heat(0.15 + 0.85 * (n - least) / (most - least) if most > least else 1.0)
             cells.append(f'<span class="mp-cell" style="background:{fill};color:{text_on(fill)}"'
-                         f'{_place(f"{wing} · {hall or NO_HALL}: {n:,} drawers", wing=wing, hall=hall)}>{n:,}</span>')
+                         f'{_place(f"{wing} · {hall or NO_HALL_LABEL}: {_drawers(n)}", wing=wing, hall=hall or NO_HALL)}>{n:,}</span>')
     layout = f"grid-template-columns:fit-content(45%) repeat({len(halls)},minmax(2.5rem,1fr))"
     return f'<div class="mp-chart"><div class="mp-heat" style="{layout}">{"".join(cells)}</div></div>'
 
@@ -201,14 +206,15 @@ def periods(days: dict[str, int]) -> tuple[str, list[tuple[str, str, int]]]:
                   for start, count in zip(frame["start"], frame["count"])]
 
 
-def timeline(days: dict[str, int], label: str) -> str:
-    """Counts per day as bars (see `periods`); `label` names the count (hover text, axis), e.g. "conversations"."""
+def timeline(days: dict[str, int], label: str, one: str) -> str:
+    """Counts per day as bars (see `periods`); `label` names the count (axis, hover text), e.g.
+    "conversations", and `one` names a count of 1 ("conversation")."""
     unit, bars = periods(days)
     if not bars:
         return f'<div class="mp-chart"><div class="mp-axis"><span>No {html.escape(label)} yet.</span></div></div>'
     most = max(count for _, _, count in bars) or 1
     drawn = "".join(f'<span class="mp-bar" style="height:{100 * count / most:.3f}%" '
-                    f'title="{attr(f"{period}: {count:,} {label}")}"></span>' for _, period, count in bars)
+                    f'title="{attr(f"{period}: {counted(count, one, label)}")}"></span>' for _, period, count in bars)
     axis = (f"<span>{html.escape(bars[0][1])}</span><span>{html.escape(label)} per {unit}, at most {most:,}</span>"
             f"<span>{html.escape(bars[-1][1])}</span>")
     return f'<div class="mp-chart"><div class="mp-time">{drawn}</div><div class="mp-axis">{axis}</div></div>'

@@ -66,7 +66,7 @@ def score_line(hit: SearchHit) -> str:
 
 
 def score_block(hit: SearchHit) -> str:
-    """The score line as HTML, bold rank first, with what the numbers mean on hover (and a ⓘ to hover)."""
+    """The score line as HTML, bold rank first, with what the numbers mean on hover (and an ⓘ mark to hover)."""
     rank, rest = score_line(hit).split(" · ", 1)
     explained = html.escape(SCORE_HELP + ("" if hit.close else WEAK_HELP), quote=True)
     return (f'<div class="mp-score" title="{explained}"><strong>{rank}</strong> · {html.escape(rest)} '

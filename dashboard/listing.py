@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from mempalace import HALLS, MempalaceError
-from mempalace.models import Drawer
+from mempalace.models import NO_HALL, Drawer
 from mempalace.naming import hall_change, room_slug, wing_name
 from mempalace.scoped import ScopedPalace
 
@@ -16,20 +16,26 @@ from .render import md
 from .views import key as key_of
 
 PAGE = 25
-NO_HALL = "(none)"
+NO_HALL_LABEL = "(none)"  # the move box's choice of no hall
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def page_of(_p: ScopedPalace, key: tuple[str, tuple[str, ...], int], wing: str | None, room: str | None,
             hall: str | None, offset: int) -> tuple[int, tuple[Drawer, ...]]:
     """(drawers in the place, one page of them newest conversation first), per palace revision."""
-    total, drawers = _p.browse(wing, room, hall, offset=offset, limit=PAGE, newest=True)
+    stored = "" if hall == NO_HALL else hall  # browse takes names as stored: '' is no hall
+    total, drawers = _p.browse(wing, room, stored, offset=offset, limit=PAGE, newest=True)
     return total, tuple(drawers)
 
 
 def place_name(wing: str | None, room: str | None, hall: str | None) -> str:
     """'wing_kai / auth-migration / hall_facts', or 'the palace' when nothing narrows it."""
-    return " / ".join(n for n in (wing, room, hall) if n) or "the palace"
+    return " / ".join(n for n in (wing, room, hall_shown(hall) if hall else None) if n) or "the palace"
+
+
+def hall_shown(hall: str) -> str:
+    """A hall filter's value as a person reads it: NO_HALL is "(no hall)"."""
+    return "(no hall)" if hall == NO_HALL else hall
 
 
 def span(offset: int, shown: int, total: int) -> str:
@@ -105,17 +111,17 @@ def manage(p: ScopedPalace) -> Actions:
 
 def destination(drawer: Drawer, wing: str, room: str, hall: str) -> tuple[str | None, str | None, str | None]:
     """update_drawer's (wing, room, hall) for what was typed: None where nothing changes."""
-    current = drawer.hall or NO_HALL
+    current = drawer.hall or NO_HALL_LABEL
     return (None if wing == drawer.wing else wing_name(wing), None if room == drawer.room else room_slug(room),
-            None if hall == current else hall_change("" if hall == NO_HALL else hall))
+            None if hall == current else hall_change("" if hall == NO_HALL_LABEL else hall))
 
 
 def _move(p: ScopedPalace, drawer: Drawer) -> None:
     cols = st.columns(4, vertical_alignment="bottom")
     typed = (cols[0].text_input("Wing", drawer.wing, key=f"w_{drawer.id}"),
              cols[1].text_input("Room", drawer.room, key=f"r_{drawer.id}"))
-    current = drawer.hall or NO_HALL
-    halls = list(dict.fromkeys([NO_HALL, *HALLS, current]))  # a hall another tool wrote stays listed
+    current = drawer.hall or NO_HALL_LABEL
+    halls = list(dict.fromkeys([NO_HALL_LABEL, *HALLS, current]))  # a hall another tool wrote stays listed
     typed += (cols[2].selectbox("Hall", halls, halls.index(current), key=f"h_{drawer.id}"),)
     asking = f"moving_{drawer.id}"
     if cols[3].button("Move", key=f"move_{drawer.id}"):

@@ -16,6 +16,7 @@ from pyvis.network import Network
 from mempalace.models import RoomNode
 
 from .colours import distinct, text_on
+from .render import counted
 
 MAX_ROOMS = 300
 (TUNNEL, TUNNEL_RIM), (ROOM, ROOM_RIM), INK = ("#f28e2b", "#8a4200"), ("#b7c4d6", "#8796ab"), "#1f2430"
@@ -88,9 +89,11 @@ def network_page(rooms: list[RoomNode], matched: int, height: int = 620) -> Draw
 
 
 def wing_tip(wing: str, rooms: list[RoomNode]) -> str:
-    """A wing's hover text: how many of its rooms and drawers are drawn."""
+    """A wing's hover text: how many of its rooms are drawn, and how many of those are tunnels (a room's
+    drawer count is the whole room's, every wing's, so it is told on the room, not added up here)."""
     shown = [r for r in rooms if wing in r.wings]
-    return f"wing {wing}\n{len(shown)} rooms shown, {sum(r.count for r in shown)} drawers"
+    tunnels = sum(len(r.wings) > 1 for r in shown)
+    return f"wing {wing}\n{counted(len(shown), 'room')} shown, {counted(tunnels, 'tunnel')}"
 
 
 def room_radius(room: RoomNode) -> float:
@@ -105,7 +108,7 @@ def edge_width(room: RoomNode) -> float:
 
 def room_tip(room: RoomNode) -> str:
     """A room's hover text: drawers, wings, halls and (for a tunnel) its weight."""
-    return (f"room {room.room}\n{room.count} drawers\nwings: {', '.join(room.wings)}"
+    return (f"room {room.room}\n{counted(room.count, 'drawer')}\nwings: {', '.join(room.wings)}"
             + (f"\nhalls: {', '.join(room.halls)}" if room.halls else "")
             + (f"\ntunnel weight {room.weight:.2f}" if len(room.wings) > 1 else ""))
 

@@ -13,7 +13,9 @@ from urllib.parse import quote, unquote
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
 _WORD = re.compile(r"\w+", re.UNICODE)
-INFO_MARK = '<sup style="opacity:0.6" aria-hidden="true">ⓘ</sup>'  # "hover me": after a text with a title
+# "hover me", after a text with a title: a lettered circle drawn by CSS (U+24D8 is missing from common fonts)
+INFO_MARK = ('<sup class="mp-info" style="opacity:0.6;border:1px solid currentColor;border-radius:50%;'
+             'padding:0 0.3em;font-size:0.65em;font-style:italic;font-family:serif" aria-hidden="true">i</sup>')
 STOP = frozenset("a an and are as at be by for from how i in is it of on or that the this to was we what when "
                  "where which who why with you".split())
 PLACE_KEYS = ("wing", "room", "hall")  # what a clickable place may name
@@ -35,6 +37,11 @@ def place_from(dataset: object) -> dict[str, str]:
     if not isinstance(dataset, Mapping):
         return {}
     return {k: unquote(v) for k, v in dataset.items() if k in PLACE_KEYS and isinstance(v, str) and v}
+
+
+def counted(n: int, one: str, many: str | None = None) -> str:
+    """`1 drawer`, `1,234 drawers`: a count and its noun, singular or plural (`many`, else `one` + s)."""
+    return f"{n:,} {one if n == 1 else many or one + 's'}"
 
 
 def md(text: object) -> str:

@@ -8,7 +8,10 @@ import datetime as dt
 import streamlit as st
 
 from mempalace import HALLS
+from mempalace.models import NO_HALL
 from mempalace.scoped import ScopedPalace
+
+from .listing import hall_shown
 
 ANY = "(any)"
 MODES = {"hybrid": "Hybrid", "semantic": "Semantic"}
@@ -25,7 +28,7 @@ def search_form(p: ScopedPalace) -> dict[str, str]:
         for field, value in params.items():
             st.session_state[f"search_{field}"] = _day(value) if field in ("after", "before") else value
     wing = _known("wing", [ANY, *p.list_wings()])
-    choices = {"room": [ANY, *p.list_rooms(None if wing == ANY else wing)], "hall": [ANY, *HALLS],
+    choices = {"room": [ANY, *p.list_rooms(None if wing == ANY else wing)], "hall": [ANY, *HALLS, NO_HALL],
                "source": [ANY, *p.sources()]}
     for field, options in choices.items():
         _known(field, options)
@@ -36,7 +39,7 @@ def search_form(p: ScopedPalace) -> dict[str, str]:
     cols = st.columns([3, 3, 2, 3, 2, 2, 2])
     values["wing"] = cols[0].selectbox("Wing", [ANY, *p.list_wings()], key="search_wing")
     values["room"] = cols[1].selectbox("Room", choices["room"], key="search_room")
-    values["hall"] = cols[2].selectbox("Hall", choices["hall"], key="search_hall")
+    values["hall"] = cols[2].selectbox("Hall", choices["hall"], key="search_hall", format_func=hall_shown)
     values["source"] = cols[3].selectbox("Source file", choices["source"], key="search_source",
                                          help="Type to filter the palace's source files.")
     values["after"] = _text(cols[4].date_input("From", key="search_after", value=None, help="Conversations of this "

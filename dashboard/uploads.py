@@ -9,7 +9,7 @@ from mempalace import MempalaceError
 from mempalace.scoped import ScopedPalace
 from mempalace.ingest import IngestReport, ingest
 
-from .render import md
+from .render import counted, md
 
 
 def preview(p: ScopedPalace, files: list, wing: str | None, room: str | None) -> list[IngestReport]:
@@ -61,7 +61,7 @@ def show_preview(report: IngestReport) -> None:
             st.error(md(report.errors[0]))
             return
         st.write(f"{report.already_present} already in the palace, {report.new} new "
-                 f"({report.conversations} conversation(s), {report.planned} drawer(s)).")
+                 f"({counted(report.conversations, 'conversation')}, {counted(report.planned, 'drawer')}).")
         rows = [{"status": d.status, "wing": d.wing, "room": d.room, "hall": d.hall,
                  "text": d.content[:120].replace("\n", " ")} for d in report.drawers]
         st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", height=min(400, 38 + 35 * len(rows)))

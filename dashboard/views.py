@@ -113,7 +113,8 @@ def overview(_p: ScopedPalace, key: tuple[str, tuple[str, ...], int]) -> dict[st
     return {"places": places, "stats": graph_stats(_p), "count": count,
             "halls": {h: n for h, n in _p.hall_counts().items() if h},
             "bars": charts.taxonomy_bars(places), "cells": charts.hall_heatmap(places),
-            "talks": charts.timeline(talks, "conversations"), "filed": charts.timeline(days, "drawers filed")}
+            "talks": charts.timeline(talks, "conversations", "conversation"),
+            "filed": charts.timeline(days, "drawers filed", "drawer filed")}
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

@@ -272,6 +272,10 @@ class Catalog(WordCounts, DateCounts, VectorReads):
             " ORDER BY d.chunk_index, d.rowid", (value, found[2] - around, found[2] + around)).fetchall()
         return [_row(values) for values in rows]
 
+    def halls_in_use(self) -> tuple[str, ...]:
+        """The halls (not '') that some drawer is in, other tools' included."""
+        return tuple(r[0] for r in self._db.execute("SELECT DISTINCT hall FROM room_counts WHERE hall != '' AND n > 0"))
+
     def matching_count(self, filters: Mapping[str, str | None]) -> int:
         sql, args = where_clause(filters)
         return int(self._db.execute(f"SELECT count(*) FROM drawers d WHERE {sql}", args).fetchone()[0])
@@ -307,6 +311,8 @@ class Catalog(WordCounts, DateCounts, VectorReads):
         if place:
             match += " AND " + place
         dated, args = date_clause(filters)
+        if filters.get("hall") == "":
+            dated.append("d.hall = ''")  # no hall has no place token either
         inner = "" if dated else " LIMIT ?"  # dates are not in the keyword index: filtered after the match
         rows = self._db.execute(
             "SELECT d.id, m.s FROM (SELECT rowid AS hit, -bm25(drawers_fts, 1.0, 0.0) AS s FROM drawers_fts"

@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 ROOM_BY = "room_by"  # metadata: who chose a drawer's room, "ingest" (re-roomable) or "person" (never moved)
 HALLS = ("hall_facts", "hall_events", "hall_discoveries", "hall_preferences", "hall_advice")
+NO_HALL = "none"  # as a hall filter: the drawers in no hall
 
 
 @dataclass(frozen=True)

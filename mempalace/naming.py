@@ -6,7 +6,7 @@ import re
 import unicodedata
 
 from .errors import InvalidInputError
-from .models import HALLS
+from .models import HALLS, NO_HALL
 
 MAX_NAME_CHARS = 100
 _NOT_WORD = re.compile(r"[\W_]+", re.UNICODE)
@@ -54,6 +54,14 @@ def wing_name(name: object) -> str:
 def hall_change(name: object | None) -> str | None:
     """A hall to move to: None keeps the current one, "" takes the drawer out of its hall."""
     return "" if name == "" else hall_name(name)
+
+
+def hall_filter(name: object | None) -> str | None:
+    """A hall to search within: None (or "") for any, NO_HALL for the drawers in none ("", as the
+    catalog stores them), else one of the five."""
+    if name is None or name == "":
+        return None
+    return "" if isinstance(name, str) and name.strip().lower() == NO_HALL else hall_name(name)
 
 
 def hall_name(name: object | None) -> str | None:

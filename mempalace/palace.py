@@ -22,7 +22,7 @@ from .embedding import EmbedderLoader
 from .errors import DrawerNotFoundError, InvalidInputError
 from .inventory import INGEST, PERSON, RoomedDrawer, chooser, reroom_targets, room_inventory
 from .models import ROOM_BY, AddResult, Drawer, DrawerDraft, DuplicateMatch, PalaceStatus, SearchHit
-from .naming import hall_change, hall_name, room_slug, wing_name
+from .naming import hall_change, hall_filter, hall_name, room_slug, wing_name
 from .records import (access_path, best_first, check_content, draft_metadata, drawer_from_record, drawer_from_row,
                       drawer_id_of, extra_metadata, id_list, in_wings, match)
 from .search import Searcher
@@ -340,7 +340,7 @@ class Palace(TaxonomyView):
             raise InvalidInputError(f"The limit must be a whole number from 1 to {self.settings.max_limit}.")
         filters = {
             "wing": wing_name(wing) if wing else None, "room": room_slug(room) if room else None,
-            "hall": hall_name(hall) if hall else None, "source_file": source_file or None,
+            "hall": hall_filter(hall), "source_file": source_file or None,
             **date_range(after, before),
         }
         filters = within_wings(filters, within)

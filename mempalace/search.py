@@ -77,11 +77,12 @@ def query_words(query: str) -> list[str]:
     return _WORD.findall(query)
 
 
-def chroma_where(filters: Mapping[str, Any]) -> dict[str, Any] | None:
-    """Chroma's `where` for the place filters; a tuple of values (a scoped view's wings) is `$in`.
-    Dates are not among Chroma's metadata as values it can compare: see `Searcher._nearest`."""
-    clauses = [{k: {"$in": list(v)} if isinstance(v, tuple) else v} for k, v in filters.items()
-               if v is not None and k not in DATE_FILTERS]
+def chroma_where(filters: Mapping[str, Any], halls: tuple[str, ...] = ()) -> dict[str, Any] | None:
+    """Chroma's `where` for the place filters; a tuple of values (a scoped view's wings) is `$in`, and
+    no hall ('') is none of `halls`, the halls in use (Chroma stores no key for it). Dates are not
+    among Chroma's metadata as values it can compare: see `Searcher._nearest`."""
+    clauses = [{k: {"$in": list(v)} if isinstance(v, tuple) else {"$nin": list(halls)} if v == "" else v}
+               for k, v in filters.items() if v is not None and k not in DATE_FILTERS and (v != "" or halls)]
     if not clauses:
         return None
     return clauses[0] if len(clauses) == 1 else {"$and": clauses}
@@ -172,7 +173,7 @@ class Searcher:
     def _nearest(self, vector: np.ndarray, filters: Mapping[str, str | None], pool: int,
                  generation: int) -> dict[str, float]:
         """Id → cosine similarity of the `pool` nearest drawers within the filters."""
-        where = chroma_where(filters)
+        where = chroma_where(filters, self._catalog.halls_in_use() if filters.get("hall") == "" else ())
         dated = any(filters.get(k) for k in DATE_FILTERS)
         matching = self._matching(filters, generation) if where is not None or dated else 0
         if where is None and not dated:

@@ -43,7 +43,7 @@ def start(**query: str) -> AppTest:
     return at
 
 
-_COUNT = re.compile(r'<div class="mp-count-label"[^>]*>(.*?)(?: <sup[^>]*>ⓘ</sup>)?</div>'
+_COUNT = re.compile(r'<div class="mp-count-label"[^>]*>(.*?)(?: <sup[^>]*>i</sup>)?</div>'
                     r'<div class="mp-count-value"[^>]*>(.*?)</div>')
 
 

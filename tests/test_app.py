@@ -362,6 +362,24 @@ def test_a_place_link_without_a_query_lists_that_place(story):
     assert len(badges) == 3 and all(">auth-migration</span>" in b for b in badges)
 
 
+def test_the_heatmaps_no_hall_cell_lists_only_the_wings_drawers_in_no_hall(story, settings):
+    with Palace.open(settings=settings) as palace:
+        palace.add_drawer("Kai's scratch notes on the login page, of no kind yet.", "wing_kai", "auth-migration")
+    at = start()
+    assert 'data-hall="none"' in charts_in(at.main)["cells"]
+    at.session_state["cells"] = {"picked": {"wing": "wing_kai", "hall": "none"}}  # a click on that cell
+    at.run()
+    assert not at.exception and [t.value for t in at.title] == ["Search"]
+    assert at.query_params == {"wing": "wing_kai", "hall": "none"}
+    assert at.selectbox(key="search_hall").value == "none"
+    badges = closed_cards(at.main, "search_place")
+    assert len(badges) == 1 and "scratch notes" in " ".join(badges)
+    at.text_input(key="search_q").input("login page").run()  # a search there keeps to no hall too
+    assert {c.value for c in at.caption if "close match" in c.value} and len(closed_cards(at.main, "hit")) == 1
+    drawers = open_page("drawers", wing="wing_kai", hall="none")
+    assert len(closed_cards(drawers.main, "drawers")) == 1
+
+
 def test_unknown_places_in_the_url_fall_back_to_any(story):
     at = open_page("search", q="OIDC", wing="wing_nobody", room="no-such-room", hall="hall_bogus", mode="magic")
     assert [s.value for s in at.selectbox] == ["(any)", "(any)", "(any)", "(any)", "hybrid"]
@@ -401,7 +419,7 @@ def test_tunnels_page_draws_the_network_and_lists_tunnels_and_a_walk(story):
     auth = found[found["room"] == "auth-migration"].iloc[0]
     assert list(auth["wings"]) == ["wing_driftwood", "wing_kai", "wing_priya"] and auth["count"] == 3
     assert list(found[found["room"] == "gpu-pricing"].iloc[0]["wings"]) == ["wing_kai", "wing_priya"]
-    assert "2 tunnel(s); 2 in the whole palace." in [c.value for c in at.caption]
+    assert "2 tunnels; 2 in the whole palace." in [c.value for c in at.caption]
 
     assert len(at.dataframe) == 1 and not at.main.button  # the walk and re-rooming are drawn on request
     assert [t.label for t in at.main.toggle] == ["Move rooms about: the interactive network (pyvis, slower to draw)",
@@ -473,7 +491,7 @@ def test_tunnel_filters_narrow_the_network_and_the_tables(story):
     at.selectbox[1].select("wing_driftwood").run()  # Wing A
     at.selectbox[2].select("wing_priya").run()  # Wing B
     assert list(at.dataframe[0].value["room"]) == ["auth-migration"]
-    assert "1 tunnel(s); 2 in the whole palace." in [c.value for c in at.caption]
+    assert "1 tunnel; 2 in the whole palace." in [c.value for c in at.caption]
     at.slider[0].set_value(1).run()
     at.multiselect[0].select("wing_driftwood").run()
     assert {"deploy-pipeline", "auth-migration"} <= network_rooms(at) and "security-review" not in network_rooms(at)

@@ -109,7 +109,7 @@ def test_heatmap_cells_follow_the_hall_order_and_darken_with_their_count():
     assert shade["12"] < shade["6"] < shade["3"]  # darker with more drawers
     assert markup.count('class="mp-cell"') == 3 and markup.count("<span></span>") == 2  # a's no-hall cell is empty
     no_hall = re.search(r'<span class="mp-cell"[^>]*title="b · \(none\): 3 drawers"[^>]*>', markup).group(0)
-    assert 'data-wing="b"' in no_hall and "data-hall" not in no_hall  # no hall: the wing's drawers
+    assert 'data-wing="b"' in no_hall and 'data-hall="none"' in no_hall  # the wing's drawers in no hall
     alone = charts.hall_heatmap([{"wing": "a", "room": "r", "hall": "hall_facts", "drawers": 4}])
     assert f"background:{charts.heat(1.0)}" in alone  # one cell, or all equal: the darkest
 
@@ -139,7 +139,7 @@ def test_the_timeline_has_a_bar_per_day_week_or_month(days, unit, bars, count):
     assert found_unit == unit and len(found) == count  # every period of the span, the empty ones too
     assert [(start, n) for start, _, n in found if n] == bars
     assert sum(n for _, _, n in found) == sum(days.values())
-    markup = charts.timeline(days, "conversations")
+    markup = charts.timeline(days, "conversations", "conversation")
     assert markup.count('class="mp-bar"') == count and f"conversations per {unit}" in markup
 
 
@@ -151,7 +151,7 @@ def test_a_stray_old_date_gives_years_and_a_date_that_is_no_day_is_left_out():
 
 def test_the_timeline_of_nothing_says_so():
     assert charts.periods({}) == ("day", [])
-    assert "No drawers filed yet." in charts.timeline({}, "drawers filed")
+    assert "No drawers filed yet." in charts.timeline({}, "drawers filed", "drawer filed")
 
 
 # -- the network ---------------------------------------------------------------------------------

@@ -2,6 +2,8 @@ import pytest
 
 from mempalace.errors import InvalidInputError
 from mempalace.search import LEXICAL_WEIGHT, semantic_text
+from mempalace.store import SEQ_KEY
+from mempalace.sync import new_stamp
 
 
 @pytest.fixture
@@ -161,3 +163,30 @@ def test_the_embedding_leaves_out_words_common_in_the_searched_wing(kai_wing, mo
     embedded.clear()
     kai_wing.search("How long did Kai's build 7 take?", wing="wing_kai", limit=1)
     assert embedded == ["long Kai's build 7 take"]
+
+
+@pytest.mark.parametrize("scan_max", [50_000, 0], ids=["scanned-from-the-catalog", "filtered-by-chroma"])
+def test_hall_none_searches_only_the_drawers_in_no_hall(filled, monkeypatch, scan_max):
+    import mempalace.search as search
+
+    monkeypatch.setattr(search, "VECTOR_SCAN_MAX", scan_max)
+    monkeypatch.setattr(search, "OVERFETCH_MAX", 0)  # Chroma's own filter, not an overfetch, when not scanned
+    filled.add_drawer("Vault sealing notes with no kind yet", "wing_driftwood", "vault")
+    text = "More vault notes, filed by another tool in its own hall"
+    filled._store.add(["other-tool"], [text], [{"wing": "wing_driftwood", "room": "vault", "hall": "hall_custom",
+                                                 SEQ_KEY: new_stamp()}], filled.embed([text]))
+    filled._store.bump_marker()
+    for mode in ("hybrid", "semantic"):
+        hits = filled.search("vault sealed notes", hall="none", mode=mode)
+        assert [h.content for h in hits] == ["Vault sealing notes with no kind yet"], mode
+    assert "hall_custom" in {h.hall for h in filled.search("vault sealed notes")}
+    assert len(filled.search("vault", hall="")) == len(filled.search("vault"))  # "" is any hall, as before
+
+
+def test_hall_filter_names_any_none_or_one_of_the_five():
+    from mempalace.naming import hall_filter
+
+    assert (hall_filter(None), hall_filter(""), hall_filter("none"), hall_filter(" None ")) == (None, None, "", "")
+    assert hall_filter("facts") == hall_filter("hall_facts") == "hall_facts"
+    with pytest.raises(InvalidInputError, match="Unknown hall"):
+        hall_filter("nonsense")

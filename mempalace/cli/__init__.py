@@ -165,7 +165,7 @@ def taxonomy(ctx: click.Context, palace: Palace) -> None:
 @click.argument("query")
 @click.option("--wing")
 @click.option("--room")
-@click.option("--hall", help="One of: " + ", ".join(HALLS) + " (or without the hall_ prefix).")
+@click.option("--hall", help="One of: " + ", ".join(HALLS) + " (or without the hall_ prefix); none: drawers in no hall.")
 @click.option("--source", "source_file", help="Only drawers from this source file.")
 @click.option("--after", metavar="YYYY-MM-DD", help="Only conversations of this day or later (else their filing day).")
 @click.option("--before", metavar="YYYY-MM-DD", help="Only conversations of this day or earlier.")

@@ -41,6 +41,8 @@ Text = Annotated[str, Field(description="Exact text, never summarised.")]
 Wing = Annotated[str, Field(description="A person, project or domain, e.g. wing_kai.")]
 Room = Annotated[str, Field(description="A topic as a lowercase hyphen slug, e.g. auth-migration.")]
 Hall = Annotated[str | None, Field(description="facts, events, discoveries, preferences or advice.")]
+HallFilter = Annotated[str | None, Field(description="facts, events, discoveries, preferences or advice; "
+                                                     "none for the drawers in no hall.")]
 DrawerId = Annotated[str, Field(description="A drawer id as returned by search or add_drawer.")]
 NO_TOKEN = ("`mcp --http` lets in only agents that send a palace token, and this palace has no active token "
             "yet. Create one with `mempalace token create --role viewer --name my-agent` (editor to let the "
@@ -154,7 +156,7 @@ def _map_tools(tool: Registrar, scope: Scope) -> None:
     def search(query: Annotated[str, Field(description="What to look for, in plain words.")],
                wing: Annotated[str | None, Field(description="Only this wing.")] = None,
                room: Annotated[str | None, Field(description="Only this room.")] = None,
-               hall: Hall = None,
+               hall: HallFilter = None,
                limit: Annotated[int, Field(ge=1, le=MAX_SEARCH_LIMIT, description="How many drawers.")] = 10,
                after: Annotated[str | None, Field(description="Only conversations of this day (YYYY-MM-DD) "
                                                   "or later; undated ones count by their filing day.")] = None,

@@ -250,10 +250,10 @@ COUNT = ".mp-count"  # one number of a row of counts (dashboard.render.counts)
 
 
 def metric(scope: Page | Locator, label: str) -> str:
-    """The value of the count labelled `label` (exactly, without its ⓘ) in `scope`."""
+    """The value of the count labelled `label` (exactly, without its info mark) in `scope`."""
     page = scope if hasattr(scope, "goto") else scope.page  # `has=` takes a locator of the page
     box = scope.locator(COUNT).filter(
-        has=page.locator(".mp-count-label").filter(has_text=re.compile(rf"^\s*{re.escape(label)}\s*ⓘ?\s*$")))
+        has=page.locator(".mp-count-label").filter(has_text=re.compile(rf"^\s*{re.escape(label)}\s*i?\s*$")))
     return box.locator(".mp-count-value").inner_text().strip()
 
 
