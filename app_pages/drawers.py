@@ -6,7 +6,7 @@ import streamlit as st
 from dashboard.hits import show_drawer
 from dashboard.listing import hall_shown, manage, show_place
 from dashboard.render import md
-from dashboard.views import palace
+from dashboard.views import DRAWERS_PAGE, palace
 from mempalace import HALLS, MempalaceError
 from mempalace.models import NO_HALL
 
@@ -14,13 +14,16 @@ ANY = "(all)"
 FIELDS = ("wing", "room", "hall")
 p = palace()
 st.title("Drawers")
+actions = manage(p)  # says what the last move or delete did, a deep link's too
 if st.query_params.get("drawer"):  # a deep link to one drawer: one outside your wings is simply not found
     try:
         linked = p.get_drawer(st.query_params["drawer"])
     except MempalaceError as exc:
         st.error(md(str(exc)))
         st.stop()
-    show_drawer(p, linked, "linked", actions=manage(p), expanded=True)
+    show_drawer(p, linked, "linked", actions=actions, expanded=True)
+    st.page_link(DRAWERS_PAGE, label=md(f"All drawers in {linked.wing} / {linked.room}"),
+                 query_params={"wing": linked.wing, "room": linked.room}, icon=":material/list:")
     st.stop()
 
 asked = {f: st.query_params.get(f, ANY) for f in FIELDS}
@@ -47,4 +50,4 @@ current = {"wing": wing, "room": room, "hall": hall}
 st.session_state["drawers_applied"] = current
 st.query_params.from_dict({k: v for k, v in current.items() if v != ANY})
 
-show_place(p, in_wing, None if room == ANY else room, None if hall == ANY else hall, "drawers", manage(p))
+show_place(p, in_wing, None if room == ANY else room, None if hall == ANY else hall, "drawers", actions)

@@ -162,6 +162,8 @@ def _delete(p: ScopedPalace, drawer: Drawer) -> None:
         except MempalaceError as exc:
             st.error(md(str(exc)))
             return
+        if st.query_params.get("drawer") == drawer.id:  # its deep link: back to the list of its place
+            st.query_params.from_dict({"wing": gone.wing, "room": gone.room})
         _done(f"Deleted the drawer from {place_name(gone.wing, gone.room, gone.hall)}.")
 
 

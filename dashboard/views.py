@@ -23,6 +23,7 @@ from .network import Drawn, choose_rooms, network_page
 from .network_map import network_svg
 
 SEARCH_PAGE = "app_pages/search.py"
+DRAWERS_PAGE = "app_pages/drawers.py"
 
 
 def _close(palace: Palace) -> None:

@@ -178,6 +178,19 @@ def test_move_and_delete_ask_first_then_say_what_they_did(settings):
     assert [t.value for t in at.toast] == [r"Deleted the drawer from wing\_priya / planning / hall\_facts\."]
 
 
+def test_deleting_from_a_deep_link_says_so_and_goes_back_to_its_place(settings):
+    seed(settings)
+    target = "conv-old-0"
+    at = drawers_page(drawer=target)
+    assert [link.proto.query_string for link in at.main.get("page_link")] == ["wing=wing_kai&room=planning"]
+    at.checkbox(key=f"confirm_{target}").check().run()
+    at.button(key=f"delete_{target}").click().run()
+    assert not at.exception and not at.main.error
+    assert [t.value for t in at.toast] == [r"Deleted the drawer from wing\_kai / planning / hall\_events\."]
+    assert at.query_params == {"wing": "wing_kai", "room": "planning"}
+    assert ids_shown(at) == ["conv-old-1"]
+
+
 def test_a_move_keeps_a_hall_another_tool_wrote_can_leave_it_and_refuses_a_bad_name(settings):
     seed(settings)
     with Palace.open(settings=settings) as palace:  # another tool, straight into Chroma
