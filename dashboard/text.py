@@ -9,7 +9,7 @@ byte for byte.
 - no link leaves for another scheme than http, https or mailto: such a `[text](target)` is shown
   as written (its `]` escaped), and an image is shown as a link, so no drawer makes the browser
   fetch anything; in code, where nothing is a link, a word joiner (U+2060) keeps a misread fence
-  from making one;
+  from making one; a bare web address links only itself (GFM would run it on through a `"` or `{`);
 - Streamlit's extras are off: `$` is escaped (no maths), every `:` is `&#58;` (no `:red[…]` or
   `:material/…:`), and a word joiner inside `:word:` keeps emoji shortcodes as typed;
 - headings, emphasis, lists, quotes, tables and code still render, and a single line break stays a
@@ -46,19 +46,23 @@ _LABEL_BEFORE_BLOCK = re.compile(
     r"(?:\A|(?<=\n\n))([^\n]{1,80}?:) (?=#{1,6}[ \t]|[-*+][ \t]|\d{1,9}[.)][ \t]|\||```|~~~|>)")
 
 _PUNCTUATION = r"!-/:-@\[-`{-~"
+_ADDRESS = r"(?i:https?://|www\.)(?:[^\s<>$`!\[\]{}\\\":]|:(?![A-Za-z]))+"  # a bare web address
 _FENCE = re.compile(r"^((?:[ \t]*>)*[ \t]*)(`{3,}|~{3,})(.*)$")
 _LIST_ITEM = re.compile(r"^[ \t]{0,3}(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)")
 _BLANK_LINE = re.compile(r"(\n[ \t]*\n)")
 _TOKEN = re.compile(rf"""
     \\(?P<escape>[{_PUNCTUATION}])
   | (?P<ticks>`+)
-  | (?P<url>(?i:https?://|www\.)(?:[^\s<>$`!\[\]{{}}\\":]|:(?![A-Za-z]))+)
+  | (?P<url>{_ADDRESS})
   | \](?P<link>\()
   | (?P<image>!)(?=\[)
   | (?P<colon>:)
   | (?P<char>[<&$])
 """, re.VERBOSE)
 _TICKS = re.compile("`+")
+_WEB_ADDRESS = re.compile(_ADDRESS)
+_TRAILING = "?!.,:;*_~'"  # what GFM leaves off the end of a bare web address
+_LABEL_SPECIAL = re.compile(r"([*_~\\])")
 _CHARACTERS = {"<": "&lt;", "&": "&amp;", "$": "\\$"}
 _CODE_RISK = re.compile(r"\](?=[(:])|<(?=[A-Za-z][A-Za-z0-9+.\-]{1,31}:)|:(?=material/)")
 _SCHEME = re.compile(r"([a-z][a-z0-9+.\-]*):")
@@ -246,14 +250,31 @@ def _token(text: str, found: re.Match[str]) -> tuple[str, int]:
     if kind == "escape":
         return (_colon(text, end) if found.group("escape") == ":" else found.group()), end
     if kind == "link":
-        return ("\\](" if _unsafe_target(text, end) else "]("), end
+        if _unsafe_target(text, end):
+            return "\\](", end
+        target = _WEB_ADDRESS.match(text, end)  # a link's own target stays as written
+        return ("](" + target.group(), target.end()) if target else ("](", end)
     if kind == "image":
         return "\\!", end
     if kind == "colon":
         return _colon(text, end), end
     if kind == "char":
         return _CHARACTERS[found.group()], end
-    return found.group(), end  # a bare web address: linked by Markdown as written
+    return _web_address(text, found)
+
+
+def _web_address(text: str, found: re.Match[str]) -> tuple[str, int]:
+    """A bare web address, as written where Markdown links just it (it ends at a space, the text's end
+    or a link label's `]`); else, as GFM would have cut it (trailing punctuation and an unbalanced `)`
+    left out), an explicit link, so a following `"` or `{` cannot join the link (`=HYPERLINK("http://x","y")`)."""
+    address, end = found.group(), found.end()
+    if end == len(text) or text[end].isspace() or text[end] == "]":
+        return address, end
+    while address and (address[-1] in _TRAILING or (address[-1] == ")" and address.count(")") > address.count("("))):
+        address = address[:-1]
+    target = address if "://" in address else "http://" + address
+    label = _LABEL_SPECIAL.sub(r"\\\1", address).replace("&", "&amp;").replace(":", "&#58;")
+    return f"[{label}](<{target.replace('&', '&amp;')}>)", found.start() + len(address)
 
 
 def _code_span_end(text: str, opening: re.Match[str]) -> int | None:

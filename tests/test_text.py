@@ -76,6 +76,11 @@ def test_mentions_are_read_back_tolerantly():
     ("![pixel](https://tracker.example/p.gif)", r"\![pixel](https://tracker.example/p.gif)"),
     ("[docs](https://x.org/a?b=1&c=2) and http://localhost:8501/?q=1&r=2", None),  # kept as written
     ("costs $5 and $10, or $x$", r"costs \$5 and \$10, or \$x\$"),
+    # a bare address that Markdown would run on through `"` or `{`: cut where GFM cuts, as an explicit link
+    ('=HYPERLINK("https://evil.invalid/a.","click")',
+     '=HYPERLINK("[https&#58;//evil.invalid/a](<https://evil.invalid/a>).","click")'),
+    ("(www.x.org/p?q=1&r=2){x}", "([www.x.org/p?q=1&amp;r=2](<http://www.x.org/p?q=1&amp;r=2>)){x}"),
+    ('[docs](https://x.org/a)"x [see https://x.org/b](https://x.org/c)', None),  # targets and labels as written
     (":red[hot] :material/home: :smile:", f"&#58;red[hot] &#58;material/home&#58; &#58;{JOINER}smile&#58;"),
 ])
 def test_hostile_or_special_text_becomes_plain_markdown(text, markdown):

@@ -24,7 +24,8 @@ HOSTILE = (
     "<script>window.__xss=1</script> <img src=x onerror=\"window.__xss=2\">\n"
     "[x](javascript:window.__xss=3) [y](JaVaScRiPt:window.__xss=4) [z](data:text/html,<b>hi</b>) "
     "![pixel](https://tracker.invalid/p.gif) [docs](https://example.org/docs)\n"
-    "It costs $5 and $10, not $x$. :red[hot] :material/home: :smile:\n\n"
+    "It costs $5 and $10, not $x$. :red[hot] :material/home: :smile:\n"
+    '=HYPERLINK("https://evil.invalid/x","click")\n\n'
     "| step | cost |\n|---|---|\n| **one** | `$5` |\n\n"
     "```python\nprint('<script>')\n```\n"
     "Paris.\ue200cite\ue202turn0search1\ue201 Asked <@U0BMYT2FL>."
@@ -78,6 +79,7 @@ def test_hostile_markdown_renders_safely_and_the_raw_toggle_shows_the_stored_tex
     assert main.locator(".stMarkdownColoredText, [translate=no]").count() == 0  # no :red[], no :material/
     hrefs = [a.get_attribute("href") or "" for a in shown.locator("a").all()]
     assert "https://example.org/docs" in hrefs and "https://tracker.invalid/p.gif" in hrefs  # the image, as a link
+    assert "https://evil.invalid/x" in hrefs  # a bare address stops where it ends, not after `","click"`
     assert not [h for h in hrefs if not h.startswith(("https://", "#"))], hrefs
     text = shown.inner_text()
     for plain in ("<script>window.__xss=1</script>", "[x](javascript:window.__xss=3)", "$5 and $10, not $x$",
