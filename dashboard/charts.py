@@ -38,7 +38,8 @@ CSS = """
 .mp-legend { display: flex; flex-wrap: wrap; gap: 0.2rem 0.9rem; margin-top: 0.6rem; }
 .mp-key { display: inline-flex; align-items: center; gap: 0.3rem; overflow-wrap: anywhere; }
 .mp-swatch { width: 0.75rem; height: 0.75rem; border-radius: 2px; flex: none; }
-.mp-heat { display: grid; gap: 2px; align-items: center; }
+.mp-heat { display: grid; gap: 2px; align-items: center; overflow-x: auto; }
+.mp-heat .mp-label, .mp-rows .mp-label { min-width: 4.5rem; }  /* a narrow page wraps names, not letters */
 .mp-cell { text-align: center; padding: 0.15rem 0.2rem; border-radius: 2px; font-variant-numeric: tabular-nums; }
 .mp-hall { text-align: center; overflow-wrap: anywhere; opacity: 0.8; }
 .mp-time { display: flex; align-items: flex-end; justify-content: center; gap: 1px; height: 9rem; border-bottom: 1px solid #bbb; }
@@ -175,7 +176,7 @@ def hall_heatmap(places: list[dict]) -> str:
             fill = heat(0.15 + 0.85 * (n - least) / (most - least) if most > least else 1.0)
             cells.append(f'<span class="mp-cell" style="background:{fill};color:{text_on(fill)}"'
                          f'{_place(f"{wing} · {hall or NO_HALL_LABEL}: {_drawers(n)}", wing=wing, hall=hall or NO_HALL)}>{n:,}</span>')
-    layout = f"grid-template-columns:fit-content(45%) repeat({len(halls)},minmax(2.5rem,1fr))"
+    layout = f"grid-template-columns:fit-content(45%) repeat({len(halls)},minmax(2.2rem,1fr))"
     return f'<div class="mp-chart"><div class="mp-heat" style="{layout}">{"".join(cells)}</div></div>'
 
 

@@ -79,12 +79,12 @@ def _pager(key: str, page: int, pages: int, shown: str, end: bool = False) -> No
     if pages == 1:
         st.caption(f"{shown} · newest conversation first")
         return
-    back, number, where, ahead = st.columns([1, 1, 4, 1], vertical_alignment="center")
+    st.caption(f"{shown} · page {page:,} of {pages:,} · newest conversation first")
+    back, number, ahead, _ = st.columns([1, 1, 1, 2], vertical_alignment="center")  # room for the labels
     back.button("Previous", key=f"{key}_prev{tail}", disabled=page <= 1, on_click=_turn, args=(page_key, -1))
     if not end:  # in a popover: its box is drawn only when opened (each element costs the browser)
         with number.popover(f"Page {page:,}"):
             st.number_input("Go to page", min_value=1, max_value=pages, step=1, key=page_key)
-    where.caption(f"{shown} · page {page:,} of {pages:,} · newest conversation first")
     ahead.button("Next", key=f"{key}_next{tail}", disabled=page >= pages, on_click=_turn, args=(page_key, 1))
 
 

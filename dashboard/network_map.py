@@ -16,6 +16,7 @@ from .render import place_data
 
 _PAD = 16  # px round the drawing
 MIN_HEIGHT = 240  # px: a drawing of one or two wings is short, never a sliver
+MIN_LABEL_PX = 10  # a room's label is never drawn smaller at the first view: a narrow page scrolls instead
 LABEL_MAX = 48  # characters of a room's label under its dot; a longer name ends in "…" there (whole on hover)
 
 
@@ -53,9 +54,11 @@ def network_svg(rooms: list[RoomNode], height: int = 620, hall: str | None = Non
     left, top = bounds.left - _PAD, bounds.top - _PAD
     width, tall = bounds.right - left + _PAD, bounds.bottom - top + _PAD
     shown = round(min(height, max(MIN_HEIGHT, FRAME_WIDTH * tall / width)))
-    return (f'<svg class="mp-net" viewBox="{left:.0f} {top:.0f} {width:.0f} {tall:.0f}" width="100%" '
-            f'height="{shown}" role="group" aria-label="Tunnel network: {len(plan.wings)} wings, {len(rooms)} rooms">'
-            f'<g class="mp-edges">{"".join(edges)}</g>{"".join(dots)}{"".join(boxes)}</svg>')
+    narrowest = round(min(FRAME_WIDTH, width * MIN_LABEL_PX / ROOM_PX))  # a narrower page scrolls the drawing
+    return (f'<div class="mp-net-frame"><svg class="mp-net" viewBox="{left:.0f} {top:.0f} {width:.0f} {tall:.0f}" '
+            f'width="100%" height="{shown}" style="aspect-ratio:{FRAME_WIDTH}/{shown};min-width:{narrowest}px" '
+            f'role="group" aria-label="Tunnel network: {len(plan.wings)} wings, {len(rooms)} rooms">'
+            f'<g class="mp-edges">{"".join(edges)}</g>{"".join(dots)}{"".join(boxes)}</svg></div>')
 
 
 def label(room: RoomNode) -> str:
@@ -90,7 +93,8 @@ def _wing_svg(wing: str, rooms: list[RoomNode], plan: Layout, hall: str | None) 
 
 
 CSS = f"""
-.mp-net {{ display: block; font-family: sans-serif; touch-action: pan-y; user-select: none; cursor: grab; }}
+.mp-net-frame {{ overflow-x: auto; }}
+.mp-net {{ display: block; height: auto; font-family: sans-serif; touch-action: pan-y; user-select: none; cursor: grab; }}
 .mp-edges line {{ stroke-opacity: 0.6; }}
 .mp-room text {{ font-size: {ROOM_PX}px; fill: {INK}; text-anchor: middle; paint-order: stroke;
                  stroke: #ffffff; stroke-width: 3px; stroke-linejoin: round; }}

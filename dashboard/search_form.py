@@ -36,16 +36,16 @@ def search_form(p: ScopedPalace) -> dict[str, str]:
         st.session_state["search_mode"] = "hybrid"
     values = {"q": st.text_input("Search your palace", key="search_q",
                                  placeholder="e.g. why did logins break after the switch?")}
-    cols = st.columns([3, 3, 2, 3, 2, 2, 2])
-    values["wing"] = cols[0].selectbox("Wing", [ANY, *p.list_wings()], key="search_wing")
-    values["room"] = cols[1].selectbox("Room", choices["room"], key="search_room")
-    values["hall"] = cols[2].selectbox("Hall", choices["hall"], key="search_hall", format_func=hall_shown)
-    values["source"] = cols[3].selectbox("Source file", choices["source"], key="search_source",
-                                         help="Type to filter the palace's source files.")
-    values["after"] = _text(cols[4].date_input("From", key="search_after", value=None, help="Conversations of this "
+    place, when = st.columns(4), st.columns([3, 3, 3, 2])  # two rows: a narrow page keeps them legible
+    values["wing"] = place[0].selectbox("Wing", [ANY, *p.list_wings()], key="search_wing")
+    values["room"] = place[1].selectbox("Room", choices["room"], key="search_room")
+    values["hall"] = place[2].selectbox("Hall", choices["hall"], key="search_hall", format_func=hall_shown)
+    values["source"] = place[3].selectbox("Source file", choices["source"], key="search_source",
+                                          help="Type to filter the palace's source files.")
+    values["after"] = _text(when[0].date_input("From", key="search_after", value=None, help="Conversations of this "
                                                "day or later (undated ones by the day they were filed)."))
-    values["before"] = _text(cols[5].date_input("To", key="search_before", value=None))
-    values["mode"] = cols[6].selectbox("Mode", list(MODES), format_func=MODES.get, key="search_mode", help=MODE_HELP)
+    values["before"] = _text(when[1].date_input("To", key="search_before", value=None))
+    values["mode"] = when[2].selectbox("Mode", list(MODES), format_func=MODES.get, key="search_mode", help=MODE_HELP)
     st.session_state["search_applied"] = {**values}
     st.query_params.from_dict({k: v for k, v in values.items() if v != FIELDS[k]})
     return values

@@ -22,8 +22,10 @@ def node(room: str, wings: tuple[str, ...], count: int = 1, weight: float | None
 
 
 def parse(markup: str) -> ElementTree.Element:
-    """The markup as XML (so it is well formed), in the SVG namespace."""
-    return ElementTree.fromstring(markup.replace("<svg ", f'<svg xmlns="{SVG[1:-1]}" ', 1))
+    """The drawing as XML (so it is well formed), in the SVG namespace, out of its scrolling frame."""
+    frame = ElementTree.fromstring(markup.replace("<svg ", f'<svg xmlns="{SVG[1:-1]}" ', 1))
+    assert frame.tag == "div" and frame.get("class") == "mp-net-frame" and len(frame) == 1
+    return frame[0]
 
 
 def places(svg: ElementTree.Element, kind: str) -> dict[str, ElementTree.Element]:
