@@ -19,11 +19,10 @@ from mempalace.models import NO_HALL
 from .colours import OTHER, distinct, text_on
 from .network_map import CSS as NETWORK_CSS
 from .network_map import JS as NETWORK_JS
-from .render import attr, counted, place_data, place_from
+from .render import NO_HALL_LABEL, attr, counted, place_data, place_from
 
 TOP_ROOMS = 12
 OTHER_ROOMS = "other rooms"
-NO_HALL_LABEL = "(none)"
 HEAT_LOW, HEAT_HIGH = (0xef, 0xed, 0xf5), (0x3f, 0x00, 0x7d)  # light to dark purple, as Vega's "purples"
 
 CSS = """

@@ -12,19 +12,17 @@ from mempalace.scoped import ScopedPalace
 
 from .cards import show_cards
 from .hits import Actions
-from .render import md
+from .render import NO_HALL_LABEL, md
 from .views import key as key_of
 
 PAGE = 25
-NO_HALL_LABEL = "(none)"  # the move box's choice of no hall
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def page_of(_p: ScopedPalace, key: tuple[str, tuple[str, ...], int], wing: str | None, room: str | None,
             hall: str | None, offset: int) -> tuple[int, tuple[Drawer, ...]]:
     """(drawers in the place, one page of them newest conversation first), per palace revision."""
-    stored = "" if hall == NO_HALL else hall  # browse takes names as stored: '' is no hall
-    total, drawers = _p.browse(wing, room, stored, offset=offset, limit=PAGE, newest=True)
+    total, drawers = _p.browse(wing, room, hall, offset=offset, limit=PAGE, newest=True)
     return total, tuple(drawers)
 
 

@@ -19,6 +19,7 @@ INFO_MARK = ('<sup class="mp-info" style="opacity:0.6;border:1px solid currentCo
 STOP = frozenset("a an and are as at be by for from how i in is it of on or that the this to was we what when "
                  "where which who why with you".split())
 PLACE_KEYS = ("wing", "room", "hall")  # what a clickable place may name
+NO_HALL_LABEL = "(none)"  # how a chart or a move box shows no hall
 
 
 def attr(value: object) -> str:

@@ -9,7 +9,7 @@ from typing import Any
 
 from .catalog import Catalog
 from .errors import InvalidInputError
-from .models import Drawer
+from .models import NO_HALL, Drawer
 from .records import drawer_from_row
 from .naming import wing_name
 from .sync import CatalogSync
@@ -261,11 +261,11 @@ def _added_up(by_wing: dict[str, dict[str, int]], wings: Iterable[str]) -> dict[
 
 
 def _text_names(**names: object) -> dict[str, str | None]:
-    """Place filters, refused clearly unless each is text or None."""
+    """Place filters, refused clearly unless each is text or None; hall NO_HALL is no hall ('', as stored)."""
     for value in names.values():
         if value is not None and not isinstance(value, str):
             raise InvalidInputError(f"Wing, room and hall names must be text, not {type(value).__name__}.")
-    return names  # type: ignore[return-value]
+    return {**names, "hall": ""} if names.get("hall") == NO_HALL else names  # type: ignore[return-value]
 
 
 def within_wings(filters: dict[str, Any], wings: tuple[str, ...] | None) -> dict[str, Any]:
