@@ -17,21 +17,27 @@ _CHROMA = (0.09, 0.13, 0.17)
 _BLOCK = 64
 
 
-def distinct(n: int) -> list[str]:
-    """`n` colours, each as far (in Oklab, a perceptual space) from the others, from grey and from
-    white as the candidates allow: BASE first, then farthest-point picks. The first k are the same for any n ≥ k."""
-    if n <= len(BASE):
-        return list(BASE[:max(n, 0)])
-    return list(_palette(-(-n // _BLOCK) * _BLOCK)[:n])  # computed in blocks, so most callers share one
+def distinct(n: int, avoid: tuple[str, ...] = ()) -> list[str]:
+    """`n` colours, each as far (in Oklab, a perceptual space) from the others, from grey, from white
+    and from the `avoid` colours (ones that already mean something, like the network's tunnel orange)
+    as the candidates allow: BASE first (but those near `avoid`), then farthest-point picks. The first
+    k are the same for any n ≥ k."""
+    base = tuple(c for c in BASE if all(distance(c, a) > AVOID_DISTANCE for a in avoid))
+    if n <= len(base):
+        return list(base[:max(n, 0)])
+    return list(_palette(-(-n // _BLOCK) * _BLOCK, base, avoid)[:n])  # in blocks, so most callers share one
+
+
+AVOID_DISTANCE = 0.1  # a BASE colour this near (Oklab) to one to avoid is left out
 
 
 @lru_cache(maxsize=4)
-def _palette(n: int) -> tuple[str, ...]:
+def _palette(n: int, base: tuple[str, ...], avoid: tuple[str, ...]) -> tuple[str, ...]:
     candidates = _candidates()
     labs = _oklab(np.array([_rgb(c) for c in candidates]))
-    taken = _oklab(np.array([_rgb(c) for c in (*BASE, OTHER, WHITE)]))
+    taken = _oklab(np.array([_rgb(c) for c in (*base, *avoid, OTHER, WHITE)]))
     nearest = np.min(np.linalg.norm(labs[:, None, :] - taken[None, :, :], axis=2), axis=1)
-    chosen = list(BASE)
+    chosen = list(base)
     while len(chosen) < n:
         pick = int(np.argmax(nearest))  # ties go to the first, so the result never varies
         chosen.append(candidates[pick])

@@ -66,7 +66,7 @@ def layout(rooms: list[RoomNode], height: int = 620) -> Layout:
     spot, wrap = _wing_spots(wings, FRAME_WIDTH, height)
     crowd: dict[tuple[str, ...], int] = {}
     placed = tuple((room, _room_spot(room.wings, spot, crowd, wrap)) for room in rooms)
-    return Layout(tuple(wings), dict(zip(wings, distinct(len(wings)))), spot, placed, wrap)
+    return Layout(tuple(wings), dict(zip(wings, distinct(len(wings), avoid=(TUNNEL, ROOM)))), spot, placed, wrap)
 
 
 def network_page(rooms: list[RoomNode], matched: int, height: int = 620) -> Drawn:

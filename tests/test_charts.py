@@ -12,7 +12,7 @@ from urllib.parse import unquote
 
 import pytest
 
-from dashboard import charts
+from dashboard import charts, network
 from dashboard.colours import BASE, OTHER, WHITE, contrast, distance, distinct
 from dashboard.network import FRAME_WIDTH, ROOM_PX, WING_PX, network_page
 from mempalace.models import RoomNode
@@ -172,6 +172,17 @@ def test_twenty_wings_get_twenty_colours_with_readable_text():
     assert min(distance(a["color"], b["color"]) for a, b in itertools.combinations(boxes, 2)) > 4 * JUST_NOTICEABLE
     for box in boxes:
         assert contrast(box["color"], box["font"]["color"]) >= 4.5, box  # WCAG AA for text
+
+
+def test_no_wing_is_drawn_in_the_tunnel_orange_or_the_room_grey():
+    """A wing box the colour of a tunnel's dot would read as a tunnel (the second wing drew orange)."""
+    wings = [f"wing_{i:02}" for i in range(30)]
+    rooms = [RoomNode(f"room-{i}", (w,), (), 2, (), 0.0) for i, w in enumerate(wings)]
+    colours = [n["color"] for n in network_nodes(rooms).values() if n["id"].startswith("w:")]
+    assert len(set(colours)) == 30
+    assert min(distance(c, network.TUNNEL) for c in colours) > 5 * JUST_NOTICEABLE
+    assert min(distance(c, network.ROOM) for c in colours) > 5 * JUST_NOTICEABLE
+    assert distinct(3, avoid=(network.TUNNEL,)) == [BASE[0], *BASE[2:4]]  # the rest keep their order
 
 
 @pytest.mark.parametrize("count", [14, 20])
