@@ -6,6 +6,7 @@ from dashboard.render import md
 from dashboard.uploads import file_all, preview, show_preview
 from dashboard.views import link_to_search, palace
 from mempalace.formats import FORMATS
+from mempalace.wording import counted
 
 FROM_FILE = "(from each file)"
 p = palace()
@@ -42,7 +43,7 @@ if st.session_state["ingest_done"] is None and (st.button("Preview") or st.sessi
     st.subheader(f"Preview: {sum(r.already_present for r in reports if r.ok)} already in the palace, {new} new")
     for report in reports:
         show_preview(report)
-    if new and st.session_state["ingest_done"] is None and st.button(f"File {new} new drawer(s)", type="primary"):
+    if new and st.session_state["ingest_done"] is None and st.button(f"File {counted(new, 'new drawer')}", type="primary"):
         st.session_state["ingest_done"] = file_all(p, files, wing, room)
         st.rerun()  # so the sidebar and this page show the palace as it is now
 

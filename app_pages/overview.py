@@ -4,9 +4,10 @@ place links to the Search page, which lists that place's drawers."""
 import streamlit as st
 
 from dashboard import charts
-from dashboard.render import counted, counts, md
+from dashboard.render import counts, md
 from dashboard.start import empty_palace
 from dashboard.views import SEARCH_PAGE, key, link_to_search, overview, palace
+from mempalace.wording import counted
 
 p = palace()
 st.title("Palace overview")

@@ -10,6 +10,7 @@ from dashboard.search_form import place_filters, search_form
 from dashboard.views import key, palace, search
 from mempalace import MempalaceError
 from mempalace.export import hits_to_csv, hits_to_markdown
+from mempalace.wording import counted
 
 STEP = 20
 p = palace()
@@ -36,7 +37,7 @@ shown = hits if st.session_state["search_weak"] else close
 if hits and not close:
     st.info(md(f"No close match for “{query}”: no drawer holds its words or comes near its meaning. "
                "Try other words, or widen the filters."))
-st.caption(f"{len(close)} close match(es)" + (f", {len(hits) - len(close)} weaker result(s)" if len(hits) > len(close)
+st.caption(counted(len(close), "close match", "close matches") + (f", {counted(len(hits) - len(close), 'weaker result')}" if len(hits) > len(close)
                                                else "") if hits else "No drawers match.")
 if len(hits) > len(close):
     st.toggle("Show weaker results", key="search_weak",

@@ -4,11 +4,12 @@ traverse, merges. The walk and the re-rooming panel are drawn when their toggles
 import streamlit as st
 
 from dashboard import charts
-from dashboard.render import counted, md
+from dashboard.render import md
 from dashboard.reroom import HOW_ROOMS_ARE_CHOSEN, reroom_panel
 from dashboard.tables import merge_panel, tunnel_table, walk_table
 from dashboard.views import SEARCH_PAGE, key, merges, network, palace, stats, tunnels, walk
 from mempalace import HALLS, MempalaceError
+from mempalace.wording import counted
 
 ANY = "(any)"
 p = palace()

@@ -15,11 +15,12 @@ import streamlit as st
 
 from mempalace import HALLS
 from mempalace.models import NO_HALL
+from mempalace.wording import counted
 
 from .colours import OTHER, distinct, text_on
 from .network_map import CSS as NETWORK_CSS
 from .network_map import JS as NETWORK_JS
-from .render import NO_HALL_LABEL, attr, counted, place_data, place_from
+from .render import NO_HALL_LABEL, attr, place_data, place_from
 
 TOP_ROOMS = 12
 OTHER_ROOMS = "other rooms"

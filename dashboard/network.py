@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from pyvis.network import Network
 
 from mempalace.models import RoomNode
+from mempalace.wording import counted
 
 from .colours import distinct, text_on
-from .render import counted
 
 MAX_ROOMS = 300
 (TUNNEL, TUNNEL_RIM), (ROOM, ROOM_RIM), INK = ("#f28e2b", "#8a4200"), ("#b7c4d6", "#8796ab"), "#1f2430"

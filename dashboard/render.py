@@ -40,11 +40,6 @@ def place_from(dataset: object) -> dict[str, str]:
     return {k: unquote(v) for k, v in dataset.items() if k in PLACE_KEYS and isinstance(v, str) and v}
 
 
-def counted(n: int, one: str, many: str | None = None) -> str:
-    """`1 drawer`, `1,234 drawers`: a count and its noun, singular or plural (`many`, else `one` + s)."""
-    return f"{n:,} {one if n == 1 else many or one + 's'}"
-
-
 def md(text: object) -> str:
     """Plain text for a Markdown label: every markup character escaped, on one line."""
     return _MD_SPECIAL.sub(r"\\\1", " ".join(str(text).split()))

@@ -9,6 +9,8 @@ from mempalace import MempalaceError
 from mempalace.ingest.reroom import apply_moves, reroom
 from mempalace.scoped import ScopedPalace
 
+from mempalace.wording import counted
+
 from .render import md
 from .views import key
 
@@ -36,7 +38,7 @@ def reroom_panel(p: ScopedPalace) -> None:
     made_for, preview = st.session_state.get("reroom_plan", (None, None))
     if preview is None or made_for != key(p):  # another palace, or this one changed since: preview again
         return
-    st.write(f"{len(preview.moves)} of {preview.considered} drawer(s) would move; "
+    st.write(f"{len(preview.moves)} of {counted(preview.considered, 'drawer')} would move; "
              f"{preview.kept} in rooms a person chose stay.")
     rows = [{"wing": w, "from room": old, "to room": new, "drawers": n} for w, old, new, n in preview.summary()]
     st.dataframe(pd.DataFrame(rows, columns=["wing", "from room", "to room", "drawers"]), hide_index=True,
@@ -45,7 +47,7 @@ def reroom_panel(p: ScopedPalace) -> None:
         try:
             moved = apply_moves(p, preview.moves)
             st.session_state.pop("reroom_plan", None)
-            st.toast(f"Moved {moved} drawer(s).")
+            st.toast(f"Moved {counted(moved, 'drawer')}.")
             st.rerun()
         except MempalaceError as exc:
             st.error(md(str(exc)))

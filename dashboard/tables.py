@@ -14,6 +14,8 @@ from mempalace.graph import merge_rooms
 from mempalace.models import MergeSuggestion, TraversalStep, Tunnel
 from mempalace.scoped import ScopedPalace
 
+from mempalace.wording import counted
+
 from .render import md
 
 TUNNEL_COLUMNS = {
@@ -66,7 +68,7 @@ def merge_panel(p: ScopedPalace, suggestions: Sequence[MergeSuggestion]) -> None
     if row[1].button("Merge", key="merge_go") and number is not None:
         try:
             result = merge_rooms(p, shown[number].source, shown[number].target)
-            st.toast(f"Moved {result.moved} drawer(s) into {result.target}.")
+            st.toast(f"Moved {counted(result.moved, 'drawer')} into {result.target}.")
             st.rerun()
         except MempalaceError as exc:
             st.error(md(str(exc)))

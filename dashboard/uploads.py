@@ -9,7 +9,9 @@ from mempalace import MempalaceError
 from mempalace.scoped import ScopedPalace
 from mempalace.ingest import IngestReport, ingest
 
-from .render import counted, md
+from mempalace.wording import counted
+
+from .render import md
 
 
 def preview(p: ScopedPalace, files: list, wing: str | None, room: str | None) -> list[IngestReport]:

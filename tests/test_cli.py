@@ -259,7 +259,7 @@ def test_search_rejects_bad_limit(cli, filled) -> None:
 def test_add_text_then_get(cli) -> None:
     result = ok(cli("add", "--wing", "add_wing", "--room", "Notes Room", "--hall", "discoveries",
                     "--source", "chat-42.txt", "A plain note about caching layers"))
-    assert result.stdout.startswith("Filed 1 drawer(s): drawer_")
+    assert result.stdout.startswith("Filed 1 drawer: drawer_")
     drawer_id = result.stdout.strip().rsplit(" ", 1)[-1]
 
     drawer = as_json(cli("get", drawer_id, "--json"))

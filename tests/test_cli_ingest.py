@@ -27,10 +27,10 @@ def test_ingest_a_folder_then_again_adds_nothing(tmp_path: Path) -> None:
                                      encoding="utf-8")
     first = run(tmp_path / "p", "ingest", str(folder))
     assert first.exit_code == 0, first.output
-    assert "gpu.txt (plain_text): 1 conversation(s), 1 drawer(s), added 1" in first.stdout
-    assert "2 source(s): added 2 drawer(s), 0 already in the palace, 0 failed." in first.stdout
+    assert "gpu.txt (plain_text): 1 conversation, 1 drawer, added 1" in first.stdout
+    assert "2 sources: added 2 drawers, 0 already in the palace, 0 failed." in first.stdout
     again = run(tmp_path / "p", "ingest", str(folder))
-    assert "added 0 drawer(s), 2 already in the palace" in again.stdout
+    assert "added 0 drawers, 2 already in the palace" in again.stdout
 
 
 def test_dry_run_json_lists_the_planned_drawers_and_writes_nothing(tmp_path: Path) -> None:

@@ -335,7 +335,7 @@ def test_merge_rooms_json_moves_drawers_and_keeps_them_verbatim(cli, seeded) -> 
 
 def test_merge_rooms_text_across_wings_into_a_new_name(cli, seeded) -> None:
     text = ok(cli("merge-rooms", "Auth Migration", "Identity Cutover")).stdout
-    assert text.strip() == ("Moved 3 drawer(s) from 'auth-migration' to 'identity-cutover' "
+    assert text.strip() == ("Moved 3 drawers from 'auth-migration' to 'identity-cutover' "
                             "in wing_driftwood, wing_kai, wing_priya.")
     assert as_json(cli("rooms", "--json")) == {"billing": 1, "deploys": 1, "identity-cutover": 3, "roadmap": 1}
     [tunnel] = as_json(cli("tunnels", "--json"))
@@ -374,7 +374,7 @@ def test_suggest_merges_finds_the_same_slug_and_its_command_merges_them(cli, mes
     # run the suggested command, exactly as printed
     printed = shlex.split(lines[1].strip())
     assert printed[:2] == ["mempalace", "merge-rooms"]
-    assert ok(cli(*printed[1:])).stdout == "Moved 1 drawer(s) from 'Auth Migration' to 'auth-migration' in wing_kai.\n"
+    assert ok(cli(*printed[1:])).stdout == "Moved 1 drawer from 'Auth Migration' to 'auth-migration' in wing_kai.\n"
     assert as_json(cli("taxonomy", "--json"))["wing_kai"] == {"auth-migration": 2, "deploys": 1}
     assert "Auth Migration" not in as_json(cli("rooms", "--json"))
     assert as_json(cli("rooms", "--suggest-merges", "--json")) == []

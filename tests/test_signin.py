@@ -275,7 +275,7 @@ def test_a_forged_wing_in_the_search_address_falls_back_to_the_viewers_wings(ids
     wing = at.main.selectbox[0]
     assert wing.label == "Wing" and wing.value == "(any)" and list(wing.options) == ["(any)", "wing_orion"]
     assert "wing" not in at.query_params
-    assert [c.value for c in at.main.caption if "close match" in c.value] == ["2 close match(es)"]  # no weaker
+    assert [c.value for c in at.main.caption if "close match" in c.value] == ["2 close matches"]  # no weaker
     assert "search_weak" not in [t.key for t in at.main.toggle]  # no "Show weaker results": the two are every result
     assert open_cards(at, "hit") == [ids["wing_orion/launch-plan"], ids["wing_orion/launch-plans"]]
     assert {wing for h in at.main.html for wing in WING_BADGE.findall(h.value)} == {"wing_orion"}

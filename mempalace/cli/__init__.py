@@ -18,6 +18,7 @@ from ..errors import InvalidInputError, MempalaceError
 from ..models import HALLS
 from ..palace import Palace
 from ..search import LEXICAL_WEIGHT
+from ..wording import counted
 from .support import FormatsListed, emit, palace_command
 
 if TYPE_CHECKING:
@@ -140,10 +141,10 @@ def show_reroom(ctx: click.Context, report: "ReroomReport") -> None:
     """Print what re-rooming moved (or would move), grouped by wing and rooms."""
     def text() -> str:
         done = f"Would move {len(report.moves)}" if report.dry_run else f"Moved {report.moved}"
-        lines = [f"{done} of {report.considered} drawer(s) whose room ingest chose;"
-                 f" {report.kept} drawer(s) in rooms a person chose stay where they are."]
+        lines = [f"{done} of {counted(report.considered, 'drawer')} whose room ingest chose;"
+                 f" {counted(report.kept, 'drawer')} in rooms a person chose stay where they are."]
         if not report.dry_run and report.moved < len(report.moves):
-            lines.append(f"{len(report.moves) - report.moved} drawer(s) changed meanwhile and were left as they are.")
+            lines.append(f"{counted(len(report.moves) - report.moved, 'drawer')} changed meanwhile and were left as they are.")
         lines += [f"{n:6d}  {wing}: {old} -> {new}" for wing, old, new, n in report.summary()]
         return "\n".join(lines)
 
@@ -218,7 +219,7 @@ def add(ctx: click.Context, palace: Palace, text: str | None, file: Path | None,
         matches = ", ".join(f"{m.drawer_id} ({m.similarity:.2f}, {m.wing}/{m.room})" for m in result.matches)
         raise MempalaceError(f"Not filed: too similar to {matches}.")
     ids = ", ".join(result.drawer_ids)
-    emit(ctx, result, lambda: f"Filed {len(result.drawer_ids)} drawer(s): {ids}" if result.added
+    emit(ctx, result, lambda: f"Filed {counted(len(result.drawer_ids), 'drawer')}: {ids}" if result.added
           else f"Already filed here: {ids}")
 
 
@@ -316,7 +317,7 @@ def ingest_command(ctx: click.Context, palace: Palace, paths: tuple[Path, ...], 
         click.echo(json.dumps([r.to_dict(with_drawers=dry_run) for r in reports], ensure_ascii=False, indent=2))
     elif len(reports) > 1:
         added = sum(r.new if dry_run else r.added for r in reports)
-        click.echo(f"{len(reports)} source(s): {'would add' if dry_run else 'added'} {added} drawer(s), "
+        click.echo(f"{counted(len(reports), 'source')}: {'would add' if dry_run else 'added'} {counted(added, 'drawer')}, "
                    f"{sum(r.already_present for r in reports)} already in the palace, "
                    f"{sum(1 for r in reports if r.errors)} failed"
                    + (f", {sum(r.skipped for r in reports)} skipped." if any(r.skipped for r in reports) else "."))
@@ -337,7 +338,7 @@ def demo_command(ctx: click.Context, palace: Palace) -> None:
             click.echo("Error: " + report.summary(), err=True, color=True)
     emit(ctx, [r.to_dict(with_drawers=False) for r in reports], lambda: (
         f"Demo loaded into {palace.location}: {len(reports)} conversations in {', '.join(DEMO_WINGS)}; added "
-        f"{sum(r.added for r in reports)} drawer(s), {sum(r.already_present for r in reports)} already in the palace"
+        f"{counted(sum(r.added for r in reports), 'drawer')}, {sum(r.already_present for r in reports)} already in the palace"
         + (f", {len(failed)} failed" if failed else "") + ". Try `mempalace tunnels`."))
     if failed:
         sys.exit(1)

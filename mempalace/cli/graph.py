@@ -11,6 +11,7 @@ from ..graph import find_tunnels, graph_stats, merge_rooms, suggest_room_merges,
 from ..graph.network import MAX_HOPS
 from ..models import GraphStats, MergeSuggestion, Tunnel
 from ..palace import Palace
+from ..wording import counted
 
 
 @click.command(name="graph-stats")
@@ -69,7 +70,7 @@ def traverse_command(ctx: click.Context, palace: Palace, room: str, max_hops: in
 def merge_rooms_command(ctx: click.Context, palace: Palace, source: str, target: str) -> None:
     """Move every drawer of room SOURCE into room TARGET, in every wing (text and ids unchanged)."""
     result = merge_rooms(palace, source, target)
-    emit(ctx, result, lambda: f"Moved {result.moved} drawer(s) from {result.source!r} to {result.target!r}"
+    emit(ctx, result, lambda: f"Moved {counted(result.moved, 'drawer')} from {result.source!r} to {result.target!r}"
          + (f" in {', '.join(result.wings)}." if result.wings else "."))
 
 

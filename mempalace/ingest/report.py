@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from ..wording import counted
+
 
 @dataclass(frozen=True)
 class PlannedDrawer:
@@ -74,10 +76,11 @@ class IngestReport:
             return message if self.source in message else f"{self.source}: {message}"
         verb = "would add" if self.dry_run else "added"
         count = self.new if self.dry_run else self.added
-        parts = [f"{self.source} ({self.format}): {self.conversations} conversation(s), {self.planned} drawer(s)",
+        parts = [f"{self.source} ({self.format}): {counted(self.conversations, 'conversation')}, "
+                 f"{counted(self.planned, 'drawer')}",
                  f"{verb} {count}", f"{self.already_present} already in the palace"]
         if self.replaced:
             parts.append(f"{self.replaced} {'would be ' if self.dry_run else ''}replaced by a longer version")
         if self.near_duplicates:
-            parts.append(f"{self.near_duplicates} near-duplicate(s) kept")
+            parts.append(f"{counted(self.near_duplicates, 'near-duplicate')} kept")
         return ", ".join(parts) + "".join(f"; {note}" for note in self.notes)

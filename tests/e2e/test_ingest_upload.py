@@ -129,7 +129,7 @@ def test_preview_then_file_two_uploads(page: Page, server: Dashboard) -> None:
     assert all(re.search(r"(Reading|reading|drawers embedded|Done)", text) for text in progress_bars), progress_bars
     progress_bars.clear()
     with rerun(page, 60_000):
-        main.get_by_role("button", name="File 2 new drawer(s)").click()
+        main.get_by_role("button", name="File 2 new drawers").click()
     # A bar over the files ("<file>: 1 of 1 drawers embedded", then "Done"; the rerun may cut the last ones).
     assert progress_bars, "no progress bar while filing"
     assert all(text == "Done" or re.search(r"(Filing|reading|drawers embedded)", text) for text in progress_bars), \
