@@ -37,8 +37,8 @@ shown = hits if st.session_state["search_weak"] else close
 if hits and not close:
     st.info(md(f"No close match for “{query}”: no drawer holds its words or comes near its meaning. "
                "Try other words, or widen the filters."))
-st.caption(counted(len(close), "close match", "close matches") + (f", {counted(len(hits) - len(close), 'weaker result')}" if len(hits) > len(close)
-                                               else "") if hits else "No drawers match.")
+weaker = f", {counted(len(hits) - len(close), 'weaker result')}" if len(hits) > len(close) else ""
+st.caption(counted(len(close), "close match", "close matches") + weaker if hits else "No drawers match.")
 if len(hits) > len(close):
     st.toggle("Show weaker results", key="search_weak",
               help="Results with fewer than half of the query's words and a meaning not far from chance.")
