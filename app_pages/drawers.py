@@ -6,6 +6,7 @@ import streamlit as st
 from dashboard.hits import show_drawer
 from dashboard.listing import hall_shown, manage, show_place
 from dashboard.render import md
+from dashboard.search_form import stale_filters
 from dashboard.views import DRAWERS_PAGE, palace
 from mempalace import HALLS, MempalaceError
 from mempalace.models import NO_HALL
@@ -32,11 +33,16 @@ if st.session_state.get("drawers_applied") != asked:  # a link or the address ba
         st.session_state[f"drawers_{field}"] = value
 
 
+dropped: list[tuple[str, str]] = []
+
+
 def options(field: str, names: list[str]) -> list[str]:
-    """The choices for a filter; a value no longer among them (a forged link, a room just emptied) is dropped."""
-    choices = [ANY, *names]
-    if st.session_state.get(f"drawers_{field}") not in choices:
+    """The choices for a filter; a value no longer among them (a forged link, a room just emptied) is
+    dropped, and said to be."""
+    choices, value = [ANY, *names], st.session_state.get(f"drawers_{field}")
+    if value not in choices:
         st.session_state[f"drawers_{field}"] = ANY
+        dropped.extend([(field, value)] if value else [])
     return choices
 
 
@@ -49,5 +55,7 @@ hall = cols[2].selectbox("Hall", options("hall", halls), key="drawers_hall", for
 current = {"wing": wing, "room": room, "hall": hall}
 st.session_state["drawers_applied"] = current
 st.query_params.from_dict({k: v for k, v in current.items() if v != ANY})
+if dropped:
+    st.warning(stale_filters(dropped, in_wing))
 
 show_place(p, in_wing, None if room == ANY else room, None if hall == ANY else hall, "drawers", actions)

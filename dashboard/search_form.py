@@ -12,6 +12,7 @@ from mempalace.models import NO_HALL
 from mempalace.scoped import ScopedPalace
 
 from .listing import hall_shown
+from .render import md
 
 ANY = "(any)"
 MODES = {"hybrid": "Hybrid", "semantic": "Semantic"}
@@ -24,14 +25,18 @@ FILTERS = {"wing": "wing", "room": "room", "hall": "hall", "source": "source_fil
 def search_form(p: ScopedPalace) -> dict[str, str]:
     """Draw the form, loaded from the URL when it changed there; returns its values (as URL strings)."""
     params = {k: st.query_params.get(k, v) for k, v in FIELDS.items()}
+    dropped: list[tuple[str, str]] = []
     if st.session_state.get("search_applied") != params:  # a link or the address bar: load it into the form
         for field, value in params.items():
             st.session_state[f"search_{field}"] = _day(value) if field in ("after", "before") else value
-    wing = _known("wing", [ANY, *p.list_wings()])
+            if field in ("after", "before") and value and _day(value) is None:
+                dropped.append((field, value))
+    dropped += _known("wing", [ANY, *p.list_wings()])
+    wing = st.session_state["search_wing"]
     choices = {"room": [ANY, *p.list_rooms(None if wing == ANY else wing)], "hall": [ANY, *HALLS, NO_HALL],
                "source": [ANY, *p.sources()]}
     for field, options in choices.items():
-        _known(field, options)
+        dropped += _known(field, options)
     if st.session_state["search_mode"] not in MODES:
         st.session_state["search_mode"] = "hybrid"
     values = {"q": st.text_input("Search your palace", key="search_q",
@@ -47,6 +52,8 @@ def search_form(p: ScopedPalace) -> dict[str, str]:
     values["before"] = _text(when[1].date_input("To", key="search_before", value=None))
     values["mode"] = when[2].selectbox("Mode", list(MODES), format_func=MODES.get, key="search_mode", help=MODE_HELP)
     st.session_state["search_applied"] = {**values}
+    if dropped:
+        st.warning(stale_filters(dropped, None if wing == ANY else wing))
     st.query_params.from_dict({k: v for k, v in values.items() if v != FIELDS[k]})
     return values
 
@@ -57,11 +64,28 @@ def place_filters(values: dict[str, str]) -> tuple[tuple[str, str], ...]:
     return tuple((k, v) for k, v in pairs if v and v != ANY)
 
 
-def _known(field: str, options: list[str]) -> str:
-    """The field's value, reset to ANY when it is not among the options (a stale link, a hidden wing)."""
-    if st.session_state.get(f"search_{field}") not in options:
-        st.session_state[f"search_{field}"] = ANY
-    return st.session_state[f"search_{field}"]
+def stale_filters(dropped: list[tuple[str, str]], wing: str | None) -> str:
+    """What a form could not keep (Search's or Drawers'), said plainly as Markdown, names escaped: a
+    filter silently dropped would show more than the link named. `wing`: the wing chosen, if any."""
+    where = {"room": f"in {md(wing)}" if wing else "in this palace"}
+    lines = [f"“{md(value)}” is not a day (write it as YYYY-MM-DD): the {FIELD_NAMES[field]} filter is off."
+             if field in ("after", "before") else
+             f"No {FIELD_NAMES[field]} “{md(value)}” {where.get(field, 'in this palace')} (or none you may see): "
+             f"that filter is off, so this shows every {FIELD_NAMES[field]}." for field, value in dropped]
+    return "  \n".join(lines)
+
+
+FIELD_NAMES = {"wing": "wing", "room": "room", "hall": "hall", "source": "source file", "after": "From", "before": "To"}
+
+
+def _known(field: str, options: list[str]) -> list[tuple[str, str]]:
+    """Reset the field to ANY when its value is not among the options (a stale link, a hidden wing, a
+    room of another wing); returns [(field, the value dropped)] then, else []."""
+    value = st.session_state.get(f"search_{field}")
+    if value in options:
+        return []
+    st.session_state[f"search_{field}"] = ANY
+    return [(field, value)] if value not in (None, "") else []
 
 
 def _day(value: str) -> dt.date | None:

@@ -153,6 +153,17 @@ def test_a_place_from_the_address_pages_25_at_a_time_and_an_empty_one_says_so(se
     assert not at.main.toggle and not any("showing" in c.value or "#0" in c.value for c in at.main.caption)
 
 
+def test_a_place_the_palace_does_not_hold_is_said_to_be_dropped(settings):
+    seed(settings)
+    at = drawers_page(wing="wing_kai", room="no-such-room")
+    assert filters(at) == ["wing_kai", "(all)", "(all)"] and at.query_params == {"wing": "wing_kai"}
+    assert [w.value for w in at.main.warning] == ["No room “no\\-such\\-room” in wing\\_kai (or none you may see): "
+                                                  "that filter is off, so this shows every room."]
+    assert ids_shown(at) == ["conv-mid-0", "conv-old-0", "conv-old-1"]  # the whole wing, as the warning says
+    at.run()
+    assert not at.main.warning
+
+
 def test_move_and_delete_ask_first_then_say_what_they_did(settings):
     seed(settings)
     at = drawers_page(room="budget")
@@ -163,7 +174,8 @@ def test_move_and_delete_ask_first_then_say_what_they_did(settings):
         r"Move this drawer from wing\_kai / budget to wing\_kai / spending\-plans?"]
     assert at.session_state["palace"].get_drawer(target).room == "budget"  # nothing moved yet
     at.button(key=f"move_yes_{target}").click().run()
-    assert not at.exception and not at.main.warning
+    assert not at.exception and [w.value for w in at.main.warning] == [  # its room emptied: said, not silent
+        "No room “budget” in this palace (or none you may see): that filter is off, so this shows every room."]
     assert at.session_state["palace"].get_drawer(target).room == "spending-plans"
     assert [t.value for t in at.toast] == [r"Moved the drawer to wing\_kai / spending\-plans\."]
     assert at.query_params == {} and target in ids_shown(at)  # its room is gone: the filter falls back to all

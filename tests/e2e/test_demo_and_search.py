@@ -85,7 +85,8 @@ def test_search_with_filters_highlights_keeps_the_url_and_exports(page: Page, se
     cards = main.locator(CARD)
     expect(cards.first).to_be_visible()
     count = cards.count()
-    expect(main.get_by_text(re.compile(rf"^{count} close match\(es\)"))).to_be_visible()  # only close ones listed
+    named = "close match" if count == 1 else "close matches"
+    expect(main.get_by_text(re.compile(rf"^{count} {named}(,|$)"))).to_be_visible()  # only close ones listed
     marked = 0
     for number in range(count):
         card = cards.nth(number)
