@@ -23,7 +23,7 @@ from mempalace.scoped import ScopedPalace
 from mempalace.search import LEXICAL_WEIGHT
 
 from .render import INFO_MARK, badge, snippet_block
-from .text import mentions_of, show_verbatim
+from .text import mentions_of, plain_text, show_verbatim
 from .views import key as key_of
 
 Actions = Callable[[Drawer], None]  # controls drawn at the foot of an open drawer (move, delete)
@@ -91,10 +91,11 @@ def opened_key(key: str, drawer_id: str) -> str:
 
 def card_html(drawer: Drawer, terms: list[str], top: str = "") -> str:
     """A card's head as escaped HTML: `top` (a score), the place (the wing first, always), the
-    conversation's title and day, and the snippet with the terms marked."""
+    conversation's title and day, and the snippet (as `plain_text` shows it) with the terms marked."""
     badges = place_badges(drawer.wing, drawer.room, drawer.hall, drawer.source_file)
+    shown = plain_text(drawer.content, mentions_of(drawer.extra))
     return (f'{top}<div class="mp-place">{badges}</div>{heading(drawer.title, drawer.conversation_date, drawer.filed_at)}'
-            f'<div class="mp-snippet">{snippet_block(drawer.content, terms)}</div>')
+            f'<div class="mp-snippet">{snippet_block(shown, terms)}</div>')
 
 
 def _card(p: ScopedPalace, drawer: Drawer, terms: list[str], key: str, actions: Actions | None,

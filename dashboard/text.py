@@ -39,6 +39,8 @@ _PRIVATE_USE = re.compile("[\ue000-\uf8ff]")
 # <https://x|label>, <mailto:a@b|a@b>; the text escapes &, < and > as entities.
 _SLACK_MARKUP = re.compile(r"<([@#!][^<>|\s]+|(?:https?://|mailto:)[^<>|\s]+)(?:\|([^<>]*))?>")
 _SLACK_ESCAPE = re.compile("&(lt|gt|amp);")
+_SLACK_ONLY = re.compile(r"<(?:@[UWB][A-Z0-9]{4,}(?:\|[^<>]*)?>|#C[A-Z0-9]{4,}\||!(?:here|channel|everyone)\b|"
+                         r"(?:https?://|mailto:)[^<>|\s]+\|[^<>]+>)")
 _SLACK_CHARACTERS = {"lt": "<", "gt": ">", "amp": "&"}
 # A drawer writes each message as "Speaker: text": a text that opens with a block (heading, list,
 # table, quote, code fence) renders as one only once the label stands apart.
@@ -81,6 +83,18 @@ def display_text(content: str, mentions: Mapping[str, str] | None) -> str:
         text = _SLACK_MARKUP.sub(lambda found: _slack(found.group(1), found.group(2), mentions), text)
         text = _SLACK_ESCAPE.sub(lambda found: _SLACK_CHARACTERS[found.group(1)], text)
     return _LABEL_BEFORE_BLOCK.sub("\\1\n\n", text)
+
+
+def plain_text(content: str, mentions: Mapping[str, str] | None) -> str:
+    """The text as a closed card's snippet shows it (plain text, not Markdown): citation marks removed
+    and Slack's markup read as `display_text` reads it, a link as its label. Slack's markup is read
+    when `mentions` says the drawer is Slack's or, as a card listed from the catalog knows no format,
+    when the text holds forms only Slack writes (`<@U…>`, `<#C…|…>`, `<!here>`, `<url|label>`)."""
+    text = _without_marks(content)
+    if mentions is None and not _SLACK_ONLY.search(text):
+        return text
+    text = _SLACK_MARKUP.sub(lambda found: _slack(found.group(1), found.group(2), mentions or {}, plain=True), text)
+    return _SLACK_ESCAPE.sub(lambda found: _SLACK_CHARACTERS[found.group(1)], text)
 
 
 def mentions_of(drawer_extra: Mapping | None) -> dict[str, str] | None:
@@ -154,7 +168,8 @@ def _entity_name(payload: str) -> str:
     return name if isinstance(name, str) else ""
 
 
-def _slack(body: str, label: str | None, mentions: Mapping[str, str]) -> str:
+def _slack(body: str, label: str | None, mentions: Mapping[str, str], plain: bool = False) -> str:
+    """One piece of Slack markup as Markdown, or (`plain`) as plain text: a link's label alone."""
     sigil, name = body[0], body[1:]
     if sigil == "@":
         return "@" + (mentions.get(name) or label or name)
@@ -166,6 +181,8 @@ def _slack(body: str, label: str | None, mentions: Mapping[str, str]) -> str:
         return "@" + name.split("^")[0]
     if not label or label == body or label == body.removeprefix("mailto:"):
         return body.removeprefix("mailto:") if body.startswith("mailto:") else body
+    if plain:
+        return label
     if re.search(r"[\[\]]", label) or re.search(r"[()\s]", body):
         return f"{label} ({body})"
     return f"[{label}]({body})"

@@ -11,7 +11,9 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dashboard.text import JOINER, display_text, mentions_of, safe_markdown
+from dashboard.hits import card_html
+from dashboard.text import JOINER, display_text, mentions_of, plain_text, safe_markdown
+from mempalace.models import Drawer
 
 NAMES = {"U0BMYT2FL": "Harry Potter"}
 UNESCAPED_LT = re.compile(r"(?<![\\])<")
@@ -47,6 +49,26 @@ def test_text_that_is_not_slacks_keeps_angle_brackets_and_entities():
 ])
 def test_chatgpt_citation_marks_are_hidden(stored, shown):
     assert display_text(stored, None) == shown
+
+
+@pytest.mark.parametrize(("stored", "mentions", "shown"), [
+    ("hi <@U0BMYT2FL>, see <https://x.org/a?b=1&amp;c=2|the docs>", NAMES, "hi @Harry Potter, see the docs"),
+    # a card listed from the catalog knows no format: Slack's own forms are read all the same
+    ("hi <@U0BMYT2FL> in <#C0G9QF9GZ|general>: <https://x.org|the docs> &amp; <!here>", None,
+     "hi @U0BMYT2FL in #general: the docs & @here"),
+    ("Grew fast.\ue200cite\ue202turn0search1\ue201 Next.", None, "Grew fast. Next."),
+    ("a &lt;b&gt; <https://x.org> <b>", None, "a &lt;b&gt; <https://x.org> <b>"),  # nothing only Slack writes
+])
+def test_a_snippet_shows_slack_markup_and_citation_marks_as_read(stored, mentions, shown):
+    assert plain_text(stored, mentions) == shown
+
+
+def test_a_closed_cards_snippet_is_the_text_as_read_and_escaped():
+    drawer = Drawer(id="d1", content="ping <@U0BMYT2FL>: <https://x.org|a &lt;script&gt; label>\ue200cite\ue202t0\ue201 done",
+                    wing="wing_kai", room="slack", hall=None, source_file="general")
+    snippet = card_html(drawer, ["done"]).split('class="mp-snippet">', 1)[1]
+    assert snippet.startswith('<div style="white-space:pre-wrap;font-size:0.92em;line-height:1.45">'
+                              "ping @U0BMYT2FL: a &lt;script&gt; label <mark>done</mark></div>"), snippet
 
 
 def test_a_label_stands_apart_from_a_block_its_message_opens_with():
