@@ -93,7 +93,7 @@ def card_html(drawer: Drawer, terms: list[str], top: str = "") -> str:
     """A card's head as escaped HTML: `top` (a score), the place (the wing first, always), the
     conversation's title and day, and the snippet (as `plain_text` shows it) with the terms marked."""
     badges = place_badges(drawer.wing, drawer.room, drawer.hall, drawer.source_file)
-    shown = plain_text(drawer.content, mentions_of(drawer.extra))
+    shown = plain_text(drawer.content, drawer.extra)
     return (f'{top}<div class="mp-place">{badges}</div>{heading(drawer.title, drawer.conversation_date, drawer.filed_at)}'
             f'<div class="mp-snippet">{snippet_block(shown, terms)}</div>')
 

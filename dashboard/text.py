@@ -25,8 +25,9 @@ from collections.abc import Mapping
 
 import streamlit as st
 
+from .render import JOINER
+
 SAFE_SCHEMES = frozenset({"http", "https", "mailto"})
-JOINER = "\u2060"  # WORD JOINER: invisible, and breaks a pattern Streamlit would act on
 
 # ChatGPT marks its citations and cards with private-use characters: U+E200 kind U+E202 payload
 # (U+E202 payload...) U+E201, e.g. "\ue200cite\ue202turn0search1\ue201"; U+E203 ... U+E204 around the
@@ -39,8 +40,8 @@ _PRIVATE_USE = re.compile("[\ue000-\uf8ff]")
 # <https://x|label>, <mailto:a@b|a@b>; the text escapes &, < and > as entities.
 _SLACK_MARKUP = re.compile(r"<([@#!][^<>|\s]+|(?:https?://|mailto:)[^<>|\s]+)(?:\|([^<>]*))?>")
 _SLACK_ESCAPE = re.compile("&(lt|gt|amp);")
-_SLACK_ONLY = re.compile(r"<(?:@[UWB][A-Z0-9]{4,}(?:\|[^<>]*)?>|#C[A-Z0-9]{4,}\||!(?:here|channel|everyone)\b|"
-                         r"(?:https?://|mailto:)[^<>|\s]+\|[^<>]+>)")
+_SLACK_ONLY = re.compile(r"<(?:@[UWB][A-Z0-9]{4,}|#C[A-Z0-9]{4,}|!(?:here|channel|everyone))(?:\|[^<>]*)?>|"
+                         r"<(?:https?://|mailto:)[^<>|\s]+\|[^<>]+>")
 _SLACK_CHARACTERS = {"lt": "<", "gt": ">", "amp": "&"}
 # A drawer writes each message as "Speaker: text": a text that opens with a block (heading, list,
 # table, quote, code fence) renders as one only once the label stands apart.
@@ -85,16 +86,27 @@ def display_text(content: str, mentions: Mapping[str, str] | None) -> str:
     return _LABEL_BEFORE_BLOCK.sub("\\1\n\n", text)
 
 
-def plain_text(content: str, mentions: Mapping[str, str] | None) -> str:
-    """The text as a closed card's snippet shows it (plain text, not Markdown): citation marks removed
-    and Slack's markup read as `display_text` reads it, a link as its label. Slack's markup is read
-    when `mentions` says the drawer is Slack's or, as a card listed from the catalog knows no format,
-    when the text holds forms only Slack writes (`<@U…>`, `<#C…|…>`, `<!here>`, `<url|label>`)."""
+def plain_text(content: str, extra: Mapping | None) -> str:
+    """The text as a closed card's snippet shows it (plain text, not Markdown): citation marks removed,
+    Slack's markup read as `display_text` reads it but a link as its label. `extra` is the drawer's
+    metadata: with its format known, only a Slack drawer's markup is read; a card listed from the
+    catalog or a search hit knows no format, and then only forms Slack alone writes (`<@U…>`,
+    `<#C…|…>`, `<!here>`, `<url|label>`) are read, each on its own."""
     text = _without_marks(content)
-    if mentions is None and not _SLACK_ONLY.search(text):
-        return text
-    text = _SLACK_MARKUP.sub(lambda found: _slack(found.group(1), found.group(2), mentions or {}, plain=True), text)
-    return _SLACK_ESCAPE.sub(lambda found: _SLACK_CHARACTERS[found.group(1)], text)
+    if extra and "format" in extra:
+        mentions = mentions_of(extra)
+        if mentions is None:
+            return text
+        text = _SLACK_MARKUP.sub(lambda found: _slack(found.group(1), found.group(2), mentions, plain=True), text)
+        return _SLACK_ESCAPE.sub(lambda found: _SLACK_CHARACTERS[found.group(1)], text)
+    return _SLACK_ONLY.sub(lambda found: _slack_plain(found.group()), text)
+
+
+def _slack_plain(markup: str) -> str:
+    """One piece of markup only Slack writes, as plain text, its own escapes read."""
+    found = _SLACK_MARKUP.fullmatch(markup)
+    shown = _slack(found.group(1), found.group(2), {}, plain=True) if found else markup
+    return _SLACK_ESCAPE.sub(lambda escape: _SLACK_CHARACTERS[escape.group(1)], shown)
 
 
 def mentions_of(drawer_extra: Mapping | None) -> dict[str, str] | None:

@@ -51,16 +51,23 @@ def test_chatgpt_citation_marks_are_hidden(stored, shown):
     assert display_text(stored, None) == shown
 
 
-@pytest.mark.parametrize(("stored", "mentions", "shown"), [
-    ("hi <@U0BMYT2FL>, see <https://x.org/a?b=1&amp;c=2|the docs>", NAMES, "hi @Harry Potter, see the docs"),
-    # a card listed from the catalog knows no format: Slack's own forms are read all the same
-    ("hi <@U0BMYT2FL> in <#C0G9QF9GZ|general>: <https://x.org|the docs> &amp; <!here>", None,
-     "hi @U0BMYT2FL in #general: the docs & @here"),
+SLACK = {"format": "slack", "mentions": '{"U0BMYT2FL": "Harry Potter"}'}
+
+
+@pytest.mark.parametrize(("stored", "extra", "shown"), [
+    ("hi <@U0BMYT2FL>, see <https://x.org/a?b=1&amp;c=2|the docs> &amp; more", SLACK,
+     "hi @Harry Potter, see the docs & more"),
+    # a card listed from the catalog knows no format: only Slack's own forms are read, each on its own
+    ("hi <@U0BMYT2FL> in <#C0G9QF9GZ|general>: <https://x.org|R&amp;D docs> &amp; <!here>", {},
+     "hi @U0BMYT2FL in #general: R&D docs &amp; @here"),
     ("Grew fast.\ue200cite\ue202turn0search1\ue201 Next.", None, "Grew fast. Next."),
     ("a &lt;b&gt; <https://x.org> <b>", None, "a &lt;b&gt; <https://x.org> <b>"),  # nothing only Slack writes
+    # a drawer known not to be Slack's keeps its text as written, Slack-like or not
+    ("Use <https://example.com|click here>. HTML: &lt;div&gt; <!here>", {"format": "chatgpt"},
+     "Use <https://example.com|click here>. HTML: &lt;div&gt; <!here>"),
 ])
-def test_a_snippet_shows_slack_markup_and_citation_marks_as_read(stored, mentions, shown):
-    assert plain_text(stored, mentions) == shown
+def test_a_snippet_shows_slack_markup_and_citation_marks_as_read(stored, extra, shown):
+    assert plain_text(stored, extra) == shown
 
 
 def test_a_closed_cards_snippet_is_the_text_as_read_and_escaped():
