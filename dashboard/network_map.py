@@ -8,6 +8,7 @@ from __future__ import annotations
 import html
 
 from mempalace.models import RoomNode
+from mempalace.wording import counted
 
 from .colours import text_on
 from .network import (BOX_MARGIN, CHAR_EM, FRAME_WIDTH, INK, LINE_EM, ROOM, ROOM_PX, ROOM_RIM, TUNNEL, TUNNEL_RIM,
@@ -57,7 +58,7 @@ def network_svg(rooms: list[RoomNode], height: int = 620, hall: str | None = Non
     narrowest = round(min(FRAME_WIDTH, width * MIN_LABEL_PX / ROOM_PX))  # a narrower page scrolls the drawing
     return (f'<div class="mp-net-frame"><svg class="mp-net" viewBox="{left:.0f} {top:.0f} {width:.0f} {tall:.0f}" '
             f'width="100%" height="{shown}" style="aspect-ratio:{FRAME_WIDTH}/{shown};min-width:{narrowest}px" '
-            f'role="group" aria-label="Tunnel network: {len(plan.wings)} wings, {len(rooms)} rooms">'
+            f'role="group" aria-label="Tunnel network: {counted(len(plan.wings), "wing")}, {counted(len(rooms), "room")}">'
             f'<g class="mp-edges">{"".join(edges)}</g>{"".join(dots)}{"".join(boxes)}</svg></div>')
 
 

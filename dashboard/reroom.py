@@ -8,7 +8,6 @@ import streamlit as st
 from mempalace import MempalaceError
 from mempalace.ingest.reroom import apply_moves, reroom
 from mempalace.scoped import ScopedPalace
-
 from mempalace.wording import counted
 
 from .render import md
@@ -39,7 +38,7 @@ def reroom_panel(p: ScopedPalace) -> None:
     if preview is None or made_for != key(p):  # another palace, or this one changed since: preview again
         return
     st.write(f"{len(preview.moves)} of {counted(preview.considered, 'drawer')} would move; "
-             f"{preview.kept} in rooms a person chose stay.")
+             f"{preview.kept} in rooms a person chose " + ("stays." if preview.kept == 1 else "stay."))
     rows = [{"wing": w, "from room": old, "to room": new, "drawers": n} for w, old, new, n in preview.summary()]
     st.dataframe(pd.DataFrame(rows, columns=["wing", "from room", "to room", "drawers"]), hide_index=True,
                  width="stretch")

@@ -13,7 +13,6 @@ from mempalace import MempalaceError
 from mempalace.graph import merge_rooms
 from mempalace.models import MergeSuggestion, TraversalStep, Tunnel
 from mempalace.scoped import ScopedPalace
-
 from mempalace.wording import counted
 
 from .render import md

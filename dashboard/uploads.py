@@ -8,7 +8,6 @@ import streamlit as st
 from mempalace import MempalaceError
 from mempalace.scoped import ScopedPalace
 from mempalace.ingest import IngestReport, ingest
-
 from mempalace.wording import counted
 
 from .render import md
@@ -41,7 +40,7 @@ def _each(p: ScopedPalace, files: list, wing: str | None, room: str | None, bar,
 
         def step(done: int, total: int, number: int = number, name: str = name) -> None:
             share = (number + (done / total if total else 1)) / len(files)
-            bar.progress(min(share, 1.0), text=f"{name}: {done} of {total} drawers embedded")
+            bar.progress(min(share, 1.0), text=f"{name}: {done} of {counted(total, 'drawer')} embedded")
 
         reports.append(_run(p, upload, wing, room, dry_run=dry_run, progress=step))
     return reports

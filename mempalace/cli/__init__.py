@@ -81,7 +81,7 @@ def main(ctx: click.Context, palace: Path | None, url: str | None, as_json: bool
 @palace_command(create=True)
 def init(ctx: click.Context, palace: Palace) -> None:
     """Create the palace if it does not exist yet."""
-    emit(ctx, palace.status(), lambda: f"Palace ready at {palace.location} ({palace.count()} drawers).")
+    emit(ctx, palace.status(), lambda: f"Palace ready at {palace.location} ({counted(palace.count(), 'drawer')}).")
 
 
 @main.command()
@@ -142,9 +142,12 @@ def show_reroom(ctx: click.Context, report: "ReroomReport") -> None:
     def text() -> str:
         done = f"Would move {len(report.moves)}" if report.dry_run else f"Moved {report.moved}"
         lines = [f"{done} of {counted(report.considered, 'drawer')} whose room ingest chose;"
-                 f" {counted(report.kept, 'drawer')} in rooms a person chose stay where they are."]
+                 f" {counted(report.kept, 'drawer')} in rooms a person chose "
+                 + ("stays where it is." if report.kept == 1 else "stay where they are.")]
         if not report.dry_run and report.moved < len(report.moves):
-            lines.append(f"{counted(len(report.moves) - report.moved, 'drawer')} changed meanwhile and were left as they are.")
+            changed = len(report.moves) - report.moved
+            lines.append(f"{counted(changed, 'drawer')} changed meanwhile and "
+                         + ("was left as it is." if changed == 1 else "were left as they are."))
         lines += [f"{n:6d}  {wing}: {old} -> {new}" for wing, old, new, n in report.summary()]
         return "\n".join(lines)
 
@@ -286,7 +289,7 @@ def move(ctx: click.Context, palace: Palace, drawer_id: str, room: str | None, w
 def reindex(ctx: click.Context, palace: Palace) -> None:
     """Rebuild the fast catalog from Chroma (after another tool changed the palace)."""
     count = palace.rebuild_index()
-    emit(ctx, {"drawers": count}, lambda: f"Catalog rebuilt: {count} drawers.")
+    emit(ctx, {"drawers": count}, lambda: f"Catalog rebuilt: {counted(count, 'drawer')}.")
 
 
 @main.command(name="ingest", cls=FormatsListed)

@@ -23,9 +23,9 @@ def graph_stats_command(ctx: click.Context, palace: Palace) -> None:
 
 
 def _stats_text(stats: GraphStats) -> str:
-    lines = [f"Rooms:   {stats.total_rooms} in {stats.total_wings} wings",
+    lines = [f"Rooms:   {stats.total_rooms} in {counted(stats.total_wings, 'wing')}",
              f"Tunnels: {stats.tunnel_rooms} room{' spans' if stats.tunnel_rooms == 1 else 's span'} two or more"
-             f" wings ({stats.total_edges} wing-to-wing link{'' if stats.total_edges == 1 else 's'})",
+             f" wings ({counted(stats.total_edges, 'wing-to-wing link')})",
              "Rooms per wing:", *(f"  {n:6d}  {w}" for w, n in stats.rooms_per_wing.items())]
     if stats.top_tunnels:
         lines += ["Top tunnels (score = informativeness weight × (wings − 1)):",
