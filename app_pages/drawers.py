@@ -5,7 +5,7 @@ import streamlit as st
 
 from dashboard.hits import show_drawer
 from dashboard.listing import hall_shown, manage, show_place
-from dashboard.render import md
+from dashboard.render import md, unlinked
 from dashboard.search_form import stale_filters
 from dashboard.views import DRAWERS_PAGE, palace
 from mempalace import HALLS, MempalaceError
@@ -20,7 +20,7 @@ if st.query_params.get("drawer"):  # a deep link to one drawer: one outside your
     try:
         linked = p.get_drawer(st.query_params["drawer"])
     except MempalaceError as exc:
-        st.error(md(str(exc)))
+        st.error(unlinked(str(exc)))  # it quotes the link's id
         st.stop()
     show_drawer(p, linked, "linked", actions=actions, expanded=True)
     st.page_link(DRAWERS_PAGE, label=md(f"All drawers in {linked.wing} / {linked.room}"),
@@ -28,7 +28,8 @@ if st.query_params.get("drawer"):  # a deep link to one drawer: one outside your
     st.stop()
 
 asked = {f: st.query_params.get(f, ANY) for f in FIELDS}
-if st.session_state.get("drawers_applied") != asked:  # a link or the address bar: load it into the filters
+linked = st.session_state.get("drawers_applied") != asked
+if linked:  # a link or the address bar: load it into the filters
     for field, value in asked.items():
         st.session_state[f"drawers_{field}"] = value
 
@@ -55,7 +56,7 @@ hall = cols[2].selectbox("Hall", options("hall", halls), key="drawers_hall", for
 current = {"wing": wing, "room": room, "hall": hall}
 st.session_state["drawers_applied"] = current
 st.query_params.from_dict({k: v for k, v in current.items() if v != ANY})
-if dropped:
+if dropped and linked:  # not after the user's own choice (or move) emptied a filter
     st.warning(stale_filters(dropped, in_wing))
 
 show_place(p, in_wing, None if room == ANY else room, None if hall == ANY else hall, "drawers", actions)

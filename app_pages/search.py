@@ -5,7 +5,7 @@ import streamlit as st
 
 from dashboard.cards import show_hits
 from dashboard.listing import show_place
-from dashboard.render import md, query_terms
+from dashboard.render import query_terms, unlinked
 from dashboard.search_form import place_filters, search_form
 from dashboard.views import key, palace, search
 from mempalace import MempalaceError
@@ -30,12 +30,12 @@ if st.session_state.get("search_asked") != asked:
 try:
     hits = search(p, key(p), query, filters, values["mode"], st.session_state["search_limit"])
 except MempalaceError as exc:
-    st.error(md(str(exc)))
+    st.error(unlinked(str(exc)))  # it may quote the URL's query
     st.stop()
 close = [h for h in hits if h.close]
 shown = hits if st.session_state["search_weak"] else close
 if hits and not close:
-    st.info(md(f"No close match for “{query}”: no drawer holds its words or comes near its meaning. "
+    st.info(unlinked(f"No close match for “{query}”: no drawer holds its words or comes near its meaning. "
                "Try other words, or widen the filters."))
 weaker = f", {counted(len(hits) - len(close), 'weaker result')}" if len(hits) > len(close) else ""
 st.caption(counted(len(close), "close match", "close matches") + weaker if hits else "No drawers match.")

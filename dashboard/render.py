@@ -11,7 +11,11 @@ import re
 from collections.abc import Mapping
 from urllib.parse import quote, unquote
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:&])")
+JOINER = "\u2060"  # WORD JOINER: invisible, and breaks a pattern Streamlit would act on
+# Where GFM would still see a web or mail address once escapes are read: after "www", between ":"
+# and "//", and before "@".
+_ADDRESS_START = re.compile(r"(?<=www)(?=\\\.)|(?<=\\:)(?=//)|(?=@)", re.IGNORECASE)
 _WORD = re.compile(r"\w+", re.UNICODE)
 # "hover me", after a text with a title: a lettered circle drawn by CSS (U+24D8 is missing from common fonts)
 INFO_MARK = ('<sup class="mp-info" style="opacity:0.6;border:1px solid currentColor;border-radius:50%;'
@@ -41,8 +45,16 @@ def place_from(dataset: object) -> dict[str, str]:
 
 
 def md(text: object) -> str:
-    """Plain text for a Markdown label: every markup character escaped, on one line."""
+    """Plain text for a Markdown label: every markup character and entity escaped, on one line. GFM
+    still links a web or mail address in it (http, https and mailto only): for text from a link
+    someone else made, use `unlinked`."""
     return _MD_SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
+
+
+def unlinked(text: object) -> str:
+    """`md`, and no web or mail address left for GFM to link (a word joiner, invisible, breaks each):
+    for values a crafted URL chooses, which must not turn into links on this site's pages."""
+    return _ADDRESS_START.sub(JOINER, md(text))
 
 
 def query_terms(query: str) -> list[str]:

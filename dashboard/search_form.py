@@ -12,7 +12,7 @@ from mempalace.models import NO_HALL
 from mempalace.scoped import ScopedPalace
 
 from .listing import hall_shown
-from .render import md
+from .render import unlinked
 
 ANY = "(any)"
 MODES = {"hybrid": "Hybrid", "semantic": "Semantic"}
@@ -26,7 +26,8 @@ def search_form(p: ScopedPalace) -> dict[str, str]:
     """Draw the form, loaded from the URL when it changed there; returns its values (as URL strings)."""
     params = {k: st.query_params.get(k, v) for k, v in FIELDS.items()}
     dropped: list[tuple[str, str]] = []
-    if st.session_state.get("search_applied") != params:  # a link or the address bar: load it into the form
+    linked = st.session_state.get("search_applied") != params
+    if linked:  # a link or the address bar: load it into the form
         for field, value in params.items():
             st.session_state[f"search_{field}"] = _day(value) if field in ("after", "before") else value
             if field in ("after", "before") and value and _day(value) is None:
@@ -52,7 +53,7 @@ def search_form(p: ScopedPalace) -> dict[str, str]:
     values["before"] = _text(when[1].date_input("To", key="search_before", value=None))
     values["mode"] = when[2].selectbox("Mode", list(MODES), format_func=MODES.get, key="search_mode", help=MODE_HELP)
     st.session_state["search_applied"] = {**values}
-    if dropped:
+    if dropped and linked:  # a choice the user just made that empties another is simply reset
         st.warning(stale_filters(dropped, None if wing == ANY else wing))
     st.query_params.from_dict({k: v for k, v in values.items() if v != FIELDS[k]})
     return values
@@ -67,10 +68,10 @@ def place_filters(values: dict[str, str]) -> tuple[tuple[str, str], ...]:
 def stale_filters(dropped: list[tuple[str, str]], wing: str | None) -> str:
     """What a form could not keep (Search's or Drawers'), said plainly as Markdown, names escaped: a
     filter silently dropped would show more than the link named. `wing`: the wing chosen, if any."""
-    where = {"room": f"in {md(wing)}" if wing else "in this palace"}
-    lines = [f"“{md(value)}” is not a day (write it as YYYY-MM-DD): the {FIELD_NAMES[field]} filter is off."
+    where = {"room": f"in {unlinked(wing)}" if wing else "in this palace"}
+    lines = [f"“{unlinked(value)}” is not a day (write it as YYYY-MM-DD): the {FIELD_NAMES[field]} filter is off."
              if field in ("after", "before") else
-             f"No {FIELD_NAMES[field]} “{md(value)}” {where.get(field, 'in this palace')} (or none you may see): "
+             f"No {FIELD_NAMES[field]} “{unlinked(value)}” {where.get(field, 'in this palace')} (or none you may see): "
              f"that filter is off, so this shows every {FIELD_NAMES[field]}." for field, value in dropped]
     return "  \n".join(lines)
 

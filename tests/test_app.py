@@ -398,6 +398,10 @@ def test_unknown_places_in_the_url_fall_back_to_any_and_say_so(story):
                                              "that filter is off, so this shows every room."]
     at.run()
     assert not at.warning  # said once: the URL no longer names it
+    at.selectbox(key="search_wing").select("wing_kai").run()
+    at.selectbox(key="search_room").select("gpu-pricing").run()
+    at.selectbox(key="search_wing").select("wing_driftwood").run()  # the user's own choice empties the room
+    assert [s.value for s in at.selectbox][:2] == ["wing_driftwood", "(any)"] and not at.warning
 
 
 def test_changing_a_filter_reruns_the_search_and_updates_the_url(story):

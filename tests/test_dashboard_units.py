@@ -13,7 +13,7 @@ from datetime import datetime, timezone
 import pytest
 
 from dashboard.network import MAX_ROOMS, choose_rooms, network_page
-from dashboard.render import badge, highlight, md, query_terms, snippet_block
+from dashboard.render import badge, highlight, md, query_terms, snippet_block, unlinked
 from mempalace import Palace
 from mempalace.config import load_settings
 from mempalace.errors import InvalidInputError
@@ -27,9 +27,11 @@ ATTRIBUTE = 'x"onerror=alert(7357) y'
 
 
 def commonmark(text: str) -> str:
-    """`text` rendered the way a CommonMark renderer (Streamlit's, in the browser) would."""
+    """`text` rendered the way a CommonMark renderer with GFM's tables, strikethrough and bare-address
+    links (Streamlit's, in the browser) would."""
     markdown_it = pytest.importorskip("markdown_it")
-    return markdown_it.MarkdownIt("commonmark").enable(["table", "strikethrough"]).render(text)
+    renderer = markdown_it.MarkdownIt("commonmark", {"linkify": True})
+    return renderer.enable(["table", "strikethrough", "linkify"]).render(text)
 
 
 # -- render ------------------------------------------------------------------------------------------
@@ -105,6 +107,17 @@ def test_md_escapes_markdown_and_link_syntax():
             assert tag not in rendered, (text, rendered)
     assert md("[x](javascript:alert(1))") == r"\[x\]\(javascript\:alert\(1\)\)"
     assert md("wing_kai") == r"wing\_kai"
+
+
+@pytest.mark.parametrize(("text", "shown"), [
+    ("https://evil.example/login?", "https:\u2060//evil.example/login?"),
+    ("www.evil.example/x", "www\u2060.evil.example/x"), ("WWW.evil.example", "WWW\u2060.evil.example"),
+    ("help@evil.example", "help\u2060@evil.example"), ("&lt;b&gt; &amp;", "&lt;b&gt; &amp;"),
+])
+def test_unlinked_leaves_no_address_for_gfm_to_link_and_shows_entities_as_typed(text, shown):
+    """GFM links web and mail addresses even after escapes are read: a word joiner (invisible) breaks them."""
+    rendered = commonmark(unlinked(text))
+    assert "<a " not in rendered and html.unescape(re.sub(r"<[^>]+>", "", rendered)).strip() == shown
 
 
 def test_md_flattens_to_one_line_and_takes_any_value():

@@ -5,12 +5,12 @@ alone (both only read it afterwards)."""
 from __future__ import annotations
 
 import re
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
 from playwright.sync_api import Page, expect
 
-from _dashboard import (CARD, Dashboard, choose, exceptions, main_block, metric, open_app, open_card, rerun,
+from _dashboard import (CARD, Dashboard, alerts, choose, exceptions, main_block, metric, open_app, open_card, rerun,
                         sidebar, track_runs)
 
 pytestmark = pytest.mark.e2e
@@ -129,3 +129,14 @@ def test_search_with_filters_highlights_keeps_the_url_and_exports(page: Page, se
     assert drawer_lines[0] == f"- Drawer: {first['id']}", drawer_lines
     assert first["text"].strip() in exported  # the verbatim text, byte for byte, in a fence
     expect(exceptions(page)).to_have_count(0)
+
+
+def test_a_link_naming_places_the_palace_lacks_is_warned_about_without_links(page: Page, server: Dashboard) -> None:
+    """Values a crafted link chooses are shown as typed, and GFM turns none of them into a link."""
+    hostile = {"wing": "https://evil.example/login?", "room": "www.evil.example/x", "source": "help@evil.example"}
+    open_app(page, server, "search?q=token&" + urlencode(hostile))
+    warning = alerts(main_block(page), "warning")
+    expect(warning).to_have_count(1)
+    shown = warning.inner_text().replace("\u2060", "")  # the invisible joiners that break the addresses
+    assert all(f"“{value}”" in shown for value in hostile.values()), shown
+    assert warning.locator("a").count() == 0
