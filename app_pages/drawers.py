@@ -4,9 +4,8 @@
 import streamlit as st
 
 from dashboard.hits import show_drawer
-from dashboard.listing import hall_shown, manage, show_place
+from dashboard.listing import hall_shown, manage, show_place, stale_filters
 from dashboard.render import md, unlinked
-from dashboard.search_form import stale_filters
 from dashboard.views import DRAWERS_PAGE, palace
 from mempalace import HALLS, MempalaceError
 from mempalace.models import NO_HALL

@@ -15,6 +15,7 @@ WHITE, DARK = "#ffffff", "#000000"
 _LIGHTNESS = (0.50, 0.58, 0.66, 0.74, 0.82)
 _CHROMA = (0.09, 0.13, 0.17)
 _BLOCK = 64
+AVOID_DISTANCE = 0.1  # a BASE colour this near (Oklab) to one to avoid is left out
 
 
 def distinct(n: int, avoid: tuple[str, ...] = ()) -> list[str]:
@@ -27,8 +28,6 @@ def distinct(n: int, avoid: tuple[str, ...] = ()) -> list[str]:
         return list(base[:max(n, 0)])
     return list(_palette(-(-n // _BLOCK) * _BLOCK, base, avoid)[:n])  # in blocks, so most callers share one
 
-
-AVOID_DISTANCE = 0.1  # a BASE colour this near (Oklab) to one to avoid is left out
 
 
 @lru_cache(maxsize=4)

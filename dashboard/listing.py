@@ -12,10 +12,12 @@ from mempalace.scoped import ScopedPalace
 
 from .cards import show_cards
 from .hits import Actions
-from .render import NO_HALL_LABEL, md
+from .render import NO_HALL_LABEL, md, unlinked
 from .views import key as key_of
 
 PAGE = 25
+FIELD_NAMES = {"wing": "wing", "room": "room", "hall": "hall", "source": "source file", "after": "From",
+               "before": "To"}  # as a dropped filter's warning names them
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -29,6 +31,17 @@ def page_of(_p: ScopedPalace, key: tuple[str, tuple[str, ...], int], wing: str |
 def place_name(wing: str | None, room: str | None, hall: str | None) -> str:
     """'wing_kai / auth-migration / hall_facts', or 'the palace' when nothing narrows it."""
     return " / ".join(n for n in (wing, room, hall_shown(hall) if hall else None) if n) or "the palace"
+
+
+def stale_filters(dropped: list[tuple[str, str]], wing: str | None) -> str:
+    """What a form could not keep (Search's or Drawers'), said plainly as Markdown, names escaped: a
+    filter silently dropped would show more than the link named. `wing`: the wing chosen, if any."""
+    where = {"room": f"in {unlinked(wing)}" if wing else "in this palace"}
+    lines = [f"“{unlinked(value)}” is not a day (write it as YYYY-MM-DD): the {FIELD_NAMES[field]} filter is off."
+             if field in ("after", "before") else
+             f"No {FIELD_NAMES[field]} “{unlinked(value)}” {where.get(field, 'in this palace')}: "
+             f"that filter is off, so this shows every {FIELD_NAMES[field]}." for field, value in dropped]
+    return "  \n".join(lines)
 
 
 def hall_shown(hall: str) -> str:

@@ -11,8 +11,7 @@ from mempalace import HALLS
 from mempalace.models import NO_HALL
 from mempalace.scoped import ScopedPalace
 
-from .listing import hall_shown
-from .render import unlinked
+from .listing import hall_shown, stale_filters
 
 ANY = "(any)"
 MODES = {"hybrid": "Hybrid", "semantic": "Semantic"}
@@ -63,20 +62,6 @@ def place_filters(values: dict[str, str]) -> tuple[tuple[str, str], ...]:
     """The chosen filters as (search argument, value) pairs, without the unset ones."""
     pairs = [(name, values[field]) for field, name in FILTERS.items()] + [(k, values[k]) for k in ("after", "before")]
     return tuple((k, v) for k, v in pairs if v and v != ANY)
-
-
-def stale_filters(dropped: list[tuple[str, str]], wing: str | None) -> str:
-    """What a form could not keep (Search's or Drawers'), said plainly as Markdown, names escaped: a
-    filter silently dropped would show more than the link named. `wing`: the wing chosen, if any."""
-    where = {"room": f"in {unlinked(wing)}" if wing else "in this palace"}
-    lines = [f"“{unlinked(value)}” is not a day (write it as YYYY-MM-DD): the {FIELD_NAMES[field]} filter is off."
-             if field in ("after", "before") else
-             f"No {FIELD_NAMES[field]} “{unlinked(value)}” {where.get(field, 'in this palace')} (or none you may see): "
-             f"that filter is off, so this shows every {FIELD_NAMES[field]}." for field, value in dropped]
-    return "  \n".join(lines)
-
-
-FIELD_NAMES = {"wing": "wing", "room": "room", "hall": "hall", "source": "source file", "after": "From", "before": "To"}
 
 
 def _known(field: str, options: list[str]) -> list[tuple[str, str]]:

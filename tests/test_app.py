@@ -388,13 +388,13 @@ def test_unknown_places_in_the_url_fall_back_to_any_and_say_so(story):
     assert "close match" in at.caption[0].value and not at.error
     assert [w.value.split("  \n") for w in at.warning] == [[  # a dropped filter is never silent
         "“2024\\-13\\-40” is not a day (write it as YYYY-MM-DD): the From filter is off.",
-        "No wing “wing\\_nobody” in this palace (or none you may see): that filter is off, so this shows every wing.",
-        "No room “no\\-such\\-room” in this palace (or none you may see): that filter is off, so this shows every room.",
-        "No hall “hall\\_bogus” in this palace (or none you may see): that filter is off, so this shows every hall."]]
+        "No wing “wing\\_nobody” in this palace: that filter is off, so this shows every wing.",
+        "No room “no\\-such\\-room” in this palace: that filter is off, so this shows every room.",
+        "No hall “hall\\_bogus” in this palace: that filter is off, so this shows every hall."]]
     # a room that exists, but not in the wing asked for, is dropped too
     at = open_page("search", q="OIDC", wing="wing_driftwood", room="gpu-pricing")
     assert [s.value for s in at.selectbox][:2] == ["wing_driftwood", "(any)"]
-    assert [w.value for w in at.warning] == ["No room “gpu\\-pricing” in wing\\_driftwood (or none you may see): "
+    assert [w.value for w in at.warning] == ["No room “gpu\\-pricing” in wing\\_driftwood: "
                                              "that filter is off, so this shows every room."]
     at.run()
     assert not at.warning  # said once: the URL no longer names it

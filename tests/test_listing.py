@@ -157,7 +157,7 @@ def test_a_place_the_palace_does_not_hold_is_said_to_be_dropped(settings):
     seed(settings)
     at = drawers_page(wing="wing_kai", room="no-such-room")
     assert filters(at) == ["wing_kai", "(all)", "(all)"] and at.query_params == {"wing": "wing_kai"}
-    assert [w.value for w in at.main.warning] == ["No room “no\\-such\\-room” in wing\\_kai (or none you may see): "
+    assert [w.value for w in at.main.warning] == ["No room “no\\-such\\-room” in wing\\_kai: "
                                                   "that filter is off, so this shows every room."]
     assert ids_shown(at) == ["conv-mid-0", "conv-old-0", "conv-old-1"]  # the whole wing, as the warning says
     at.run()
