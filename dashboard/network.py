@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+import numpy as np
 from pyvis.network import Network
 
 from mempalace.models import RoomNode
@@ -51,13 +52,15 @@ def choose_rooms(nodes: Mapping[str, RoomNode], wings: Iterable[str] = (), min_w
 @dataclass(frozen=True)
 class Layout:
     """Where everything goes, in screen px round (0, 0): wings round the frame's edge, each room
-    between its wings; `wrap` is the width wing names wrap at."""
+    between its wings, no two rooms' labels on each other (`apart`); `wrap` is the width wing names
+    wrap at."""
 
     wings: tuple[str, ...]
     colour: Mapping[str, str]
     wing_at: Mapping[str, tuple[float, float]]
     room_at: tuple[tuple[RoomNode, tuple[float, float]], ...]
     wrap: float
+    unlabelled: frozenset[str] = frozenset()  # rooms with no room for their label: named on hover only
 
 
 def layout(rooms: list[RoomNode], height: int = 620) -> Layout:
@@ -65,8 +68,72 @@ def layout(rooms: list[RoomNode], height: int = 620) -> Layout:
     wings = sorted({w for room in rooms for w in room.wings})
     spot, wrap = _wing_spots(wings, FRAME_WIDTH, height)
     crowd: dict[tuple[str, ...], int] = {}
-    placed = tuple((room, _room_spot(room.wings, spot, crowd, wrap)) for room in rooms)
-    return Layout(tuple(wings), dict(zip(wings, distinct(len(wings), avoid=(TUNNEL, ROOM)))), spot, placed, wrap)
+    anchors = [_room_spot(room.wings, spot, crowd, wrap) for room in rooms]
+    walls = [(*spot[w], *(side / 2 + _GAP for side in wing_box(w, wrap))) for w in wings]
+    placed = apart(anchors, [_room_extent(room) for room in rooms], walls, (FRAME_WIDTH / 2 / _FIT, height / 2 / _FIT))
+    colours = dict(zip(wings, distinct(len(wings), avoid=(TUNNEL, ROOM))))
+    return Layout(tuple(wings), colours, spot, tuple((room, (x, y)) for room, (x, y, _) in zip(rooms, placed)), wrap,
+                  frozenset(room.room for room, (_, _, labelled) in zip(rooms, placed) if not labelled))
+
+
+def _room_extent(room: RoomNode) -> tuple[float, float, float, float]:
+    """A room's dot and label as a box round its spot: (half width, px above the spot, px below it),
+    then the dot's own half size."""
+    r = room_radius(room)
+    label = min(len(room.room), LABEL_CHARS) * CHAR_EM * ROOM_PX
+    return max(r, label / 2) + _SPACE, r + _SPACE, r + ROOM_PX + 4 + _SPACE, r + _SPACE
+
+
+def apart(spots: list[tuple[float, float]], extents: list[tuple[float, float, float, float]],
+          walls: list[tuple[float, float, float, float]], frame: tuple[float, float]) -> list[tuple[float, float, bool]]:
+    """Each room at its spot, or the nearest spot within `_REACH` px where its box (dot and label,
+    `_room_extent`) stays inside `frame` (half width, half height round the centre) and overlaps no
+    room placed before it and no wing's box (`walls`: centre and half sizes); rooms are placed in
+    the order given (tunnels first), so the most telling move least. A room with no such spot is
+    drawn without its label (named on hover), its dot where it fits best: a crowded network keeps
+    its labels readable at the first view instead of shrinking to fit them. Returns (x, y, labelled)
+    per room. Deterministic."""
+    taken = np.array([(x - w, y - h, x + w, y + h) for x, y, w, h in walls], dtype=float).reshape(-1, 4)
+    placed = []
+    for (x, y), (half, up, down, dot) in zip(spots, extents):
+        near = taken[(taken[:, 0] < x + _REACH + half) & (taken[:, 2] > x - _REACH - half)
+                     & (taken[:, 1] < y + _REACH + down) & (taken[:, 3] > y - _REACH - up)]
+        at = _free_spot(x, y, (half, up, down), near, frame)
+        labelled = at is not None
+        if not labelled:
+            half = up = down = dot
+            at = (_free_spot(x, y, (dot, dot, dot), near, frame)  # else outside the frame, not on a label
+                  or _free_spot(x, y, (dot, dot, dot), near, (math.inf, math.inf)) or (x, y))
+        placed.append((*at, labelled))
+        taken = np.vstack([taken, (at[0] - half, at[1] - up, at[0] + half, at[1] + down)])
+    return placed
+
+
+def _free_spot(x: float, y: float, size: tuple[float, float, float], taken: np.ndarray,
+               frame: tuple[float, float]) -> tuple[float, float] | None:
+    """The nearest spot to (x, y) on the `_OFFSETS` grid where a box of `size` (half width, px above,
+    px below) is inside `frame` and overlaps none of `taken` (rows: left, top, right, bottom), or None."""
+    half, up, down = size
+    left, top, right, bottom = (taken[None, :, i] for i in range(4))
+    for start in range(0, len(_OFFSETS), _CHUNK):  # nearest first: most rooms fit in the first chunk
+        cx, cy = x + _OFFSETS[start:start + _CHUNK, :1], y + _OFFSETS[start:start + _CHUNK, 1:]
+        hit = ((cx - half < right) & (left < cx + half) & (cy - up < bottom) & (top < cy + down)).any(axis=1)
+        hit |= ((np.abs(cx) + half > frame[0]) | (cy - up < -frame[1]) | (cy + down > frame[1]))[:, 0]
+        if not hit.all():
+            free = int(np.argmin(hit))
+            return round(float(cx[free, 0]), 1), round(float(cy[free, 0]), 1)
+    return None
+
+
+def _offsets(reach: float, step: float) -> np.ndarray:
+    """Moves up to `reach` px on a grid of `step` px, nearest first (ties: up before down, left before right)."""
+    grid = np.arange(-reach, reach + step, step)
+    moves = np.array([(dx, dy) for dy in grid for dx in grid])
+    return moves[np.lexsort((moves[:, 0], moves[:, 1], np.hypot(moves[:, 0], moves[:, 1])))]
+
+
+_REACH, _STEP, _CHUNK = 240, 12, 256  # px a room may move to be clear, on a grid of this many px; moves tried at once
+_OFFSETS = _offsets(_REACH, _STEP)
 
 
 def network_page(rooms: list[RoomNode], matched: int, height: int = 620) -> Drawn:
@@ -122,6 +189,8 @@ _FIT, _GAP = 1.1, 8  # vis-network's fit leaves a 10 % margin round the drawing;
 _INWARD = 0.45  # a tunnel room sits at this share of its wings' centre, inside the ring
 _LABEL_HALF = (50, 14)  # px: half a typical room label's width, and its height below the dot
 CHAR_EM, LINE_EM = 0.56, 1.25  # a character's width and a line's height, in em: estimates for the layout
+LABEL_CHARS = 48  # characters of a room's label under its dot; a longer name ends in "…" there (whole on hover)
+_SPACE = 2  # px kept clear round a room's dot and label
 _BREAK = re.compile(r"(?<=[_\-. /])")  # where a long wing name may wrap: after a separator
 
 

@@ -11,14 +11,13 @@ from mempalace.models import RoomNode
 from mempalace.wording import counted
 
 from .colours import text_on
-from .network import (BOX_MARGIN, CHAR_EM, FRAME_WIDTH, INK, LINE_EM, ROOM, ROOM_PX, ROOM_RIM, TUNNEL, TUNNEL_RIM,
-                      WING_PX, Layout, edge_width, layout, room_radius, room_tip, wing_box, wing_lines, wing_tip)
+from .network import (BOX_MARGIN, CHAR_EM, FRAME_WIDTH, INK, LABEL_CHARS, LINE_EM, ROOM, ROOM_PX, ROOM_RIM, TUNNEL,
+                      TUNNEL_RIM, WING_PX, Layout, edge_width, layout, room_radius, room_tip, wing_box, wing_lines, wing_tip)
 from .render import place_data
 
 _PAD = 16  # px round the drawing
 MIN_HEIGHT = 240  # px: a drawing of one or two wings is short, never a sliver
 MIN_LABEL_PX = 10  # a room's label is never drawn smaller at the first view: a narrow page scrolls instead
-LABEL_MAX = 48  # characters of a room's label under its dot; a longer name ends in "…" there (whole on hover)
 
 
 class _Bounds:
@@ -45,9 +44,13 @@ def network_svg(rooms: list[RoomNode], height: int = 620, hall: str | None = Non
             wx, wy = plan.wing_at[wing]
             edges.append(f'<line x1="{x}" y1="{y}" x2="{wx}" y2="{wy}" stroke="{plan.colour[wing]}" '
                          f'stroke-width="{edge_width(room):.2f}"/>')
-        dots.append(_room_svg(room, x, y, hall))
+        labelled = room.room not in plan.unlabelled
+        dots.append(_room_svg(room, x, y, hall, labelled))
         r = room_radius(room)
-        bounds.take(x, y, max(r, len(label(room)) * CHAR_EM * ROOM_PX / 2), r, r + ROOM_PX + 4)
+        if labelled:
+            bounds.take(x, y, max(r, len(label(room)) * CHAR_EM * ROOM_PX / 2), r, r + ROOM_PX + 4)
+        else:
+            bounds.take(x, y, r, r, r)
     boxes = [_wing_svg(wing, rooms, plan, hall) for wing in plan.wings]
     for wing in plan.wings:
         w, h = wing_box(wing, plan.wrap)
@@ -63,20 +66,22 @@ def network_svg(rooms: list[RoomNode], height: int = 620, hall: str | None = Non
 
 
 def label(room: RoomNode) -> str:
-    """A room's label under its dot: its name, cut at LABEL_MAX characters so one long name cannot
+    """A room's label under its dot: its name, cut at LABEL_CHARS characters so one long name cannot
     shrink the whole drawing."""
-    return room.room if len(room.room) <= LABEL_MAX else room.room[:LABEL_MAX - 1] + "…"
+    return room.room if len(room.room) <= LABEL_CHARS else room.room[:LABEL_CHARS - 1] + "…"
 
 
-def _room_svg(room: RoomNode, x: float, y: float, hall: str | None) -> str:
-    """A room's dot (orange with a dark rim for a tunnel), its label below it and its hover text."""
+def _room_svg(room: RoomNode, x: float, y: float, hall: str | None, labelled: bool = True) -> str:
+    """A room's dot (orange with a dark rim for a tunnel), its label below it (where the layout found
+    room for it) and its hover text."""
     tunnel = len(room.wings) > 1
     fill, rim = (TUNNEL, TUNNEL_RIM) if tunnel else (ROOM, ROOM_RIM)
     r = room_radius(room)
     return (f'<g class="mp-room"{place_data(room=room.room, hall=hall)} tabindex="0" role="link">'
             f"<title>{html.escape(room_tip(room))}</title>"
             f'<circle cx="{x}" cy="{y}" r="{r:.1f}" fill="{fill}" stroke="{rim}" stroke-width="{2 if tunnel else 1}"/>'
-            f'<text x="{x}" y="{y + r + ROOM_PX:.1f}">{html.escape(label(room))}</text></g>')
+            + (f'<text x="{x}" y="{y + r + ROOM_PX:.1f}">{html.escape(label(room))}</text>' if labelled else "")
+            + "</g>")
 
 
 def _wing_svg(wing: str, rooms: list[RoomNode], plan: Layout, hall: str | None) -> str:

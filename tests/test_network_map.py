@@ -3,6 +3,7 @@ that stay text."""
 
 from __future__ import annotations
 
+import itertools
 import re
 import xml.etree.ElementTree as ElementTree
 from urllib.parse import unquote
@@ -10,8 +11,8 @@ from urllib.parse import unquote
 import pytest
 
 from dashboard import charts
-from dashboard.network import CHAR_EM, WING_PX, layout, wing_box, wing_lines
-from dashboard.network_map import LABEL_MAX, MIN_HEIGHT, network_svg
+from dashboard.network import CHAR_EM, LABEL_CHARS, ROOM_PX, WING_PX, layout, wing_box, wing_lines
+from dashboard.network_map import MIN_HEIGHT, network_svg
 from mempalace.models import RoomNode
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -103,7 +104,7 @@ def test_a_very_long_room_name_is_cut_under_its_dot_and_whole_on_hover():
     short = network_svg([node("a", ("wing_a", "wing_b"))])
     svg = parse(network_svg([node("a", ("wing_a", "wing_b")), node(name, ("wing_a",))]))
     room = places(svg, "room")[name]
-    assert room.find(f"{SVG}text").text == name[:LABEL_MAX - 1] + "…"
+    assert room.find(f"{SVG}text").text == name[:LABEL_CHARS - 1] + "…"
     assert room.find(f"{SVG}title").text.startswith(f"room {name}\n")
     width = float(svg.get("viewBox").split()[2])
     assert width < 2 * float(parse(short).get("viewBox").split()[2])  # the drawing keeps its scale
@@ -113,3 +114,37 @@ def test_an_empty_network_is_an_empty_drawing():
     svg = parse(network_svg([]))
     assert [g.get("class") for g in svg.iter(f"{SVG}g")] == ["mp-edges"] and not list(svg.iter(f"{SVG}line"))
     assert svg.get("aria-label") == "Tunnel network: 0 wings, 0 rooms"
+
+
+def label_boxes(svg: ElementTree.Element) -> dict[str, tuple[float, float, float, float]]:
+    """{room: (left, top, right, bottom)} of each room's dot and label as drawn (label widths estimated
+    as the layout estimates them), or of its dot alone when it has no label."""
+    found = {}
+    for name, group in places(svg, "room").items():
+        circle, text = group.find(f"{SVG}circle"), group.find(f"{SVG}text")
+        x, y, r = (float(circle.get(k)) for k in ("cx", "cy", "r"))
+        half = max(r, len(text.text) * CHAR_EM * ROOM_PX / 2) if text is not None else r
+        found[name] = (x - half, y - r, x + half, y + (r + ROOM_PX + 4 if text is not None else r))
+    return found
+
+
+def overlap(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
+    return min(a[2], b[2]) - max(a[0], b[0]) > 0.5 and min(a[3], b[3]) - max(a[1], b[1]) > 0.5
+
+
+@pytest.mark.parametrize("count", [12, 120])
+def test_no_label_lies_on_another_and_a_crowded_network_names_the_rest_on_hover(count):
+    wings = [f"wing_{name}" for name in ("kai", "priya", "orion", "family", "lee", "mara")]
+    rooms = [node(f"shared-topic-number-{i}", (wings[i % 6], wings[(i + 2) % 6]), 3) for i in range(count // 2)]
+    rooms += [node(f"own-topic-number-{i}", (wings[i % 6],), 2) for i in range(count - count // 2)]
+    svg = parse(network_svg(rooms))
+    boxes = label_boxes(svg)
+    assert len(boxes) == count and not [(a, b) for a, b in itertools.combinations(boxes, 2)
+                                        if overlap(boxes[a], boxes[b])]
+    labelled = {name for name, g in places(svg, "room").items() if g.find(f"{SVG}text") is not None}
+    every_tip = all(g.find(f"{SVG}title").text.startswith(f"room {name}\n") for name, g in places(svg, "room").items())
+    assert every_tip  # a room drawn without its label is still named on hover
+    if count == 12:
+        assert len(labelled) == count
+    else:  # the tunnels come first and keep their labels; some lone rooms have no room for theirs
+        assert {r.room for r in rooms[:count // 4]} <= labelled and len(labelled) < count

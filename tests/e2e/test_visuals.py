@@ -1,6 +1,6 @@
 """What a palace of many wings looks like at 1400 px: the Overview's legend and axes name every wing and
 room whole, each room in its own colour; the tunnel table's last column is on screen; the network's
-labels are at least 11 px in its first view.
+labels are at least 11 px in its first view, and none lies on another label, a dot or a wing.
 
 One server for the module, on 14 wings with long names and 16 shared rooms plus two of each wing's
 own (44 rooms), stored straight into the store so the names are kept as written. Both tests only read.
@@ -110,11 +110,19 @@ def test_the_tunnel_table_fits_the_page_and_network_labels_read_at_11_px(page: P
         const inside = (outer, inner) => inner.left >= outer.left - 0.5 && inner.right <= outer.right + 0.5;
         const clipped = [...svg.querySelectorAll('[data-wing]')].filter((g) => ![...g.querySelectorAll('tspan')]
             .every((t) => inside(g.querySelector('rect').getBoundingClientRect(), t.getBoundingClientRect())));
+        const boxes = (sel) => [...svg.querySelectorAll(sel)].map((e) => [e.closest('g'), e.getBoundingClientRect()]);
+        const meet = (a, b) => Math.min(a.right, b.right) - Math.max(a.left, b.left) > 1
+            && Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 1;  // more than a pixel each way
+        const labels = boxes('[data-room] text'), others = [...boxes('[data-room] circle'), ...boxes('[data-wing] rect')];
+        const covered = labels.filter(([g, box], i) => labels.some(([h, other], j) => j !== i && meet(box, other))
+            || others.some(([h, other]) => h !== g && meet(box, other))).map(([g]) => g.dataset.room);
         return {rooms: Math.min(...px('[data-room] text')), wings: Math.min(...px('[data-wing] tspan')),
                 count: svg.querySelectorAll('[data-room]').length, fills, clipped: clipped.length,
-                width: svg.getBoundingClientRect().width};
+                width: svg.getBoundingClientRect().width, labelled: labels.length, covered};
     }""")
     assert drawn["count"] == len({room for _, room, _ in places()}), drawn
+    # no label lies on another, on another room's dot or on a wing; the tunnels (placed first) all keep theirs
+    assert drawn["covered"] == [] and drawn["labelled"] >= len(SHARED), drawn
     assert drawn["rooms"] >= MIN_LABEL_PX and drawn["wings"] >= MIN_LABEL_PX, drawn
     assert len(set(drawn["fills"])) == len(WINGS) and drawn["clipped"] == 0, drawn  # own colours, names whole
     sizes = network_frame(page).evaluate("""async () => {
