@@ -84,6 +84,18 @@ def _room_extent(room: RoomNode) -> tuple[float, float, float, float]:
     return max(r, label / 2) + _SPACE, r + _SPACE, r + ROOM_PX + 4 + _SPACE, r + _SPACE
 
 
+def _offsets(reach: float, step: float) -> np.ndarray:
+    """Moves up to `reach` px on a grid of `step` px, nearest first (ties: up before down, left before right)."""
+    grid = np.arange(-reach, reach + step, step)
+    moves = np.array([(dx, dy) for dy in grid for dx in grid])
+    return moves[np.lexsort((moves[:, 0], moves[:, 1], np.hypot(moves[:, 0], moves[:, 1])))]
+
+
+_REACH, _STEP, _CHUNK = 240, 12, 256  # px a room may move to be clear, on a grid of this many px; moves tried at once
+_OFFSETS = _offsets(_REACH, _STEP)
+_GIVE_UP = 40  # rooms in a row with no room for their label: the rest are drawn without one
+
+
 def apart(spots: list[tuple[float, float]], extents: list[tuple[float, float, float, float]],
           walls: list[tuple[float, float, float, float]], frame: tuple[float, float]) -> list[tuple[float, float, bool]]:
     """Each room at its spot, or the nearest spot within `_REACH` px where its box (dot and label,
@@ -94,15 +106,16 @@ def apart(spots: list[tuple[float, float]], extents: list[tuple[float, float, fl
     its labels readable at the first view instead of shrinking to fit them. Returns (x, y, labelled)
     per room. Deterministic."""
     taken = np.array([(x - w, y - h, x + w, y + h) for x, y, w, h in walls], dtype=float).reshape(-1, 4)
-    placed = []
+    placed, misses = [], 0
     for (x, y), (half, up, down, dot) in zip(spots, extents):
         near = taken[(taken[:, 0] < x + _REACH + half) & (taken[:, 2] > x - _REACH - half)
                      & (taken[:, 1] < y + _REACH + down) & (taken[:, 3] > y - _REACH - up)]
-        at = _free_spot(x, y, (half, up, down), near, frame)
+        at = _free_spot(x, y, (half, up, down), near, frame) if misses < _GIVE_UP else None
         labelled = at is not None
+        misses = 0 if labelled else misses + 1  # so many in a row: the frame is full, stop looking
         if not labelled:
             half = up = down = dot
-            at = (_free_spot(x, y, (dot, dot, dot), near, frame)  # else outside the frame, not on a label
+            at = (_free_spot(x, y, (dot, dot, dot), near, frame, _CHUNK)  # else outside it, not on a label
                   or _free_spot(x, y, (dot, dot, dot), near, (math.inf, math.inf)) or (x, y))
         placed.append((*at, labelled))
         taken = np.vstack([taken, (at[0] - half, at[1] - up, at[0] + half, at[1] + down)])
@@ -110,12 +123,13 @@ def apart(spots: list[tuple[float, float]], extents: list[tuple[float, float, fl
 
 
 def _free_spot(x: float, y: float, size: tuple[float, float, float], taken: np.ndarray,
-               frame: tuple[float, float]) -> tuple[float, float] | None:
-    """The nearest spot to (x, y) on the `_OFFSETS` grid where a box of `size` (half width, px above,
-    px below) is inside `frame` and overlaps none of `taken` (rows: left, top, right, bottom), or None."""
+               frame: tuple[float, float], moves: int = len(_OFFSETS)) -> tuple[float, float] | None:
+    """The nearest spot to (x, y) among the first `moves` of `_OFFSETS` where a box of `size` (half
+    width, px above, px below) is inside `frame` and overlaps none of `taken` (rows: left, top,
+    right, bottom), or None."""
     half, up, down = size
     left, top, right, bottom = (taken[None, :, i] for i in range(4))
-    for start in range(0, len(_OFFSETS), _CHUNK):  # nearest first: most rooms fit in the first chunk
+    for start in range(0, moves, _CHUNK):  # nearest first: most rooms fit in the first chunk
         cx, cy = x + _OFFSETS[start:start + _CHUNK, :1], y + _OFFSETS[start:start + _CHUNK, 1:]
         hit = ((cx - half < right) & (left < cx + half) & (cy - up < bottom) & (top < cy + down)).any(axis=1)
         hit |= ((np.abs(cx) + half > frame[0]) | (cy - up < -frame[1]) | (cy + down > frame[1]))[:, 0]
@@ -123,17 +137,6 @@ def _free_spot(x: float, y: float, size: tuple[float, float, float], taken: np.n
             free = int(np.argmin(hit))
             return round(float(cx[free, 0]), 1), round(float(cy[free, 0]), 1)
     return None
-
-
-def _offsets(reach: float, step: float) -> np.ndarray:
-    """Moves up to `reach` px on a grid of `step` px, nearest first (ties: up before down, left before right)."""
-    grid = np.arange(-reach, reach + step, step)
-    moves = np.array([(dx, dy) for dy in grid for dx in grid])
-    return moves[np.lexsort((moves[:, 0], moves[:, 1], np.hypot(moves[:, 0], moves[:, 1])))]
-
-
-_REACH, _STEP, _CHUNK = 240, 12, 256  # px a room may move to be clear, on a grid of this many px; moves tried at once
-_OFFSETS = _offsets(_REACH, _STEP)
 
 
 def network_page(rooms: list[RoomNode], matched: int, height: int = 620) -> Drawn:
