@@ -8,18 +8,20 @@ import bisect
 import json
 import math
 import re
+import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-import numpy as np
 from pyvis.network import Network
 
 from mempalace.models import RoomNode
 from mempalace.wording import counted
 
 from .colours import distinct, text_on
+from .network_space import apart
 
 MAX_ROOMS = 300
+MAX_RADIUS = 40  # px: a dot's largest radius (its room's drawers are on hover)
 (TUNNEL, TUNNEL_RIM), (ROOM, ROOM_RIM), INK = ("#f28e2b", "#8a4200"), ("#b7c4d6", "#8796ab"), "#1f2430"
 FRAME_WIDTH = 900  # px: the network's width on the Tunnels page at 1400 px; its height is `height`
 ROOM_PX, WING_PX = 12, 14  # label sizes in px when the first view is at scale 1 (zooming in enlarges them, to 24 px)
@@ -70,7 +72,9 @@ def layout(rooms: list[RoomNode], height: int = 620) -> Layout:
     crowd: dict[tuple[str, ...], int] = {}
     anchors = [_room_spot(room.wings, spot, crowd, wrap) for room in rooms]
     walls = [(*spot[w], *(side / 2 + _GAP for side in wing_box(w, wrap))) for w in wings]
-    placed = apart(anchors, [_room_extent(room) for room in rooms], walls, (FRAME_WIDTH / 2 / _FIT, height / 2 / _FIT))
+    frame = (max([FRAME_WIDTH / 2 / _FIT] + [abs(x) + w for x, _, w, _ in walls]),  # as far as the wings' ring grew
+             max([height / 2 / _FIT] + [abs(y) + h for _, y, _, h in walls]))
+    placed = apart(anchors, [_room_extent(room) for room in rooms], walls, frame)
     colours = dict(zip(wings, distinct(len(wings), avoid=(TUNNEL, ROOM))))
     return Layout(tuple(wings), colours, spot, tuple((room, (x, y)) for room, (x, y, _) in zip(rooms, placed)), wrap,
                   frozenset(room.room for room, (_, _, labelled) in zip(rooms, placed) if not labelled))
@@ -80,63 +84,18 @@ def _room_extent(room: RoomNode) -> tuple[float, float, float, float]:
     """A room's dot and label as a box round its spot: (half width, px above the spot, px below it),
     then the dot's own half size."""
     r = room_radius(room)
-    label = min(len(room.room), LABEL_CHARS) * CHAR_EM * ROOM_PX
-    return max(r, label / 2) + _SPACE, r + _SPACE, r + ROOM_PX + 4 + _SPACE, r + _SPACE
+    return max(r, label_width(room_label(room)) / 2) + _SPACE, r + _SPACE, r + ROOM_PX + 4 + _SPACE, r + _SPACE
 
 
-def _offsets(reach: float, step: float) -> np.ndarray:
-    """Moves up to `reach` px on a grid of `step` px, nearest first (ties: up before down, left before right)."""
-    grid = np.arange(-reach, reach + step, step)
-    moves = np.array([(dx, dy) for dy in grid for dx in grid])
-    return moves[np.lexsort((moves[:, 0], moves[:, 1], np.hypot(moves[:, 0], moves[:, 1])))]
+def room_label(room: RoomNode) -> str:
+    """A room's label under its dot: its name, cut at LABEL_CHARS characters so one long name cannot
+    take the whole drawing (whole on hover)."""
+    return room.room if len(room.room) <= LABEL_CHARS else room.room[:LABEL_CHARS - 1] + "…"
 
 
-_REACH, _STEP, _CHUNK = 240, 12, 256  # px a room may move to be clear, on a grid of this many px; moves tried at once
-_OFFSETS = _offsets(_REACH, _STEP)
-_GIVE_UP = 40  # rooms in a row with no room for their label: the rest are drawn without one
-
-
-def apart(spots: list[tuple[float, float]], extents: list[tuple[float, float, float, float]],
-          walls: list[tuple[float, float, float, float]], frame: tuple[float, float]) -> list[tuple[float, float, bool]]:
-    """Each room at its spot, or the nearest spot within `_REACH` px where its box (dot and label,
-    `_room_extent`) stays inside `frame` (half width, half height round the centre) and overlaps no
-    room placed before it and no wing's box (`walls`: centre and half sizes); rooms are placed in
-    the order given (tunnels first), so the most telling move least. A room with no such spot is
-    drawn without its label (named on hover), its dot where it fits best: a crowded network keeps
-    its labels readable at the first view instead of shrinking to fit them. Returns (x, y, labelled)
-    per room. Deterministic."""
-    taken = np.array([(x - w, y - h, x + w, y + h) for x, y, w, h in walls], dtype=float).reshape(-1, 4)
-    placed, misses = [], 0
-    for (x, y), (half, up, down, dot) in zip(spots, extents):
-        near = taken[(taken[:, 0] < x + _REACH + half) & (taken[:, 2] > x - _REACH - half)
-                     & (taken[:, 1] < y + _REACH + down) & (taken[:, 3] > y - _REACH - up)]
-        at = _free_spot(x, y, (half, up, down), near, frame) if misses < _GIVE_UP else None
-        labelled = at is not None
-        misses = 0 if labelled else misses + 1  # so many in a row: the frame is full, stop looking
-        if not labelled:
-            half = up = down = dot
-            at = (_free_spot(x, y, (dot, dot, dot), near, frame, _CHUNK)  # else outside it, not on a label
-                  or _free_spot(x, y, (dot, dot, dot), near, (math.inf, math.inf)) or (x, y))
-        placed.append((*at, labelled))
-        taken = np.vstack([taken, (at[0] - half, at[1] - up, at[0] + half, at[1] + down)])
-    return placed
-
-
-def _free_spot(x: float, y: float, size: tuple[float, float, float], taken: np.ndarray,
-               frame: tuple[float, float], moves: int = len(_OFFSETS)) -> tuple[float, float] | None:
-    """The nearest spot to (x, y) among the first `moves` of `_OFFSETS` where a box of `size` (half
-    width, px above, px below) is inside `frame` and overlaps none of `taken` (rows: left, top,
-    right, bottom), or None."""
-    half, up, down = size
-    left, top, right, bottom = (taken[None, :, i] for i in range(4))
-    for start in range(0, moves, _CHUNK):  # nearest first: most rooms fit in the first chunk
-        cx, cy = x + _OFFSETS[start:start + _CHUNK, :1], y + _OFFSETS[start:start + _CHUNK, 1:]
-        hit = ((cx - half < right) & (left < cx + half) & (cy - up < bottom) & (top < cy + down)).any(axis=1)
-        hit |= ((np.abs(cx) + half > frame[0]) | (cy - up < -frame[1]) | (cy + down > frame[1]))[:, 0]
-        if not hit.all():
-            free = int(np.argmin(hit))
-            return round(float(cx[free, 0]), 1), round(float(cy[free, 0]), 1)
-    return None
+def label_width(text: str, size: float = ROOM_PX) -> float:
+    """An estimate of a label's width in px: CHAR_EM a character, a whole em for a wide (CJK) one."""
+    return sum(1.0 if unicodedata.east_asian_width(c) in "WF" else CHAR_EM for c in text) * size
 
 
 def network_page(rooms: list[RoomNode], matched: int, height: int = 620) -> Drawn:
@@ -153,7 +112,7 @@ def network_page(rooms: list[RoomNode], matched: int, height: int = 620) -> Draw
                      font={"color": text_on(colour[wing]), "size": WING_PX}, margin=BOX_MARGIN,
                      widthConstraint={"maximum": wrap}, title=_safe(wing_tip(wing, rooms)))
     for room, at in plan.room_at:
-        _add_room(net, room, at, colour)
+        _add_room(net, room, at, colour, room.room not in plan.unlabelled)
     page = _EXTERNAL.sub("", net.generate_html())
     return Drawn(page, matched, len(rooms))
 
@@ -167,8 +126,9 @@ def wing_tip(wing: str, rooms: list[RoomNode]) -> str:
 
 
 def room_radius(room: RoomNode) -> float:
-    """A room's dot radius in px, growing with its drawers (a vis-network dot's `size` is its radius)."""
-    return 3 + 1.6 * math.sqrt(room.count)
+    """A room's dot radius in px, growing with its drawers up to MAX_RADIUS (a vis-network dot's `size`
+    is its radius): one room of 100,000 drawers would otherwise cover the drawing."""
+    return min(3 + 1.6 * math.sqrt(room.count), MAX_RADIUS)
 
 
 def edge_width(room: RoomNode) -> float:
@@ -197,13 +157,15 @@ _SPACE = 2  # px kept clear round a room's dot and label
 _BREAK = re.compile(r"(?<=[_\-. /])")  # where a long wing name may wrap: after a separator
 
 
-def _add_room(net: Network, room: RoomNode, at: tuple[float, float], colour: dict[str, str]) -> None:
-    """A room's dot (orange with a dark rim for a tunnel), its label and tooltip, and its edges to its wings."""
+def _add_room(net: Network, room: RoomNode, at: tuple[float, float], colour: dict[str, str],
+              labelled: bool = True) -> None:
+    """A room's dot (orange with a dark rim for a tunnel), its label (where the layout made room for
+    it, as in the SVG) and tooltip, and its edges to its wings."""
     tunnel = len(room.wings) > 1
     tip = room_tip(room)
     fill = {"background": TUNNEL, "border": TUNNEL_RIM} if tunnel else {"background": ROOM, "border": ROOM_RIM}
-    net.add_node(f"r:{room.room}", label=_safe(room.room), shape="dot", size=room_radius(room),
-                 color=fill, title=_safe(tip), borderWidth=2 if tunnel else 1, x=at[0], y=at[1],
+    shown = _safe(room_label(room)) if labelled else " "  # pyvis shows the id for an empty label
+    net.add_node(f"r:{room.room}", label=shown, shape="dot", size=room_radius(room), color=fill, title=_safe(tip), borderWidth=2 if tunnel else 1, x=at[0], y=at[1],
                  font={"size": ROOM_PX, "color": INK, "strokeWidth": HALO, "strokeColor": "#ffffff"})
     for wing in room.wings:
         net.add_edge(f"r:{room.room}", f"w:{wing}", color={"color": colour[wing], "opacity": 0.6},
@@ -300,7 +262,8 @@ def _room_spot(wings: tuple[str, ...], spot: dict[str, tuple[float, float]], cro
         clear = abs(ux) * (width / 2 + _LABEL_HALF[0]) + abs(uy) * (height / 2 + _LABEL_HALF[1]) + 22
         cx, cy = cx + ux * clear, cy + uy * clear
     # The golden angle keeps neighbours apart; the spiral is tall and narrow, as labels are wide and short.
-    angle, reach = n * 2.4, 8 + 12 * math.sqrt(n)
+    phase = sum(list(spot).index(w) for w in wings) * 0.9  # rooms of other wings that meet here start elsewhere
+    angle, reach = phase + n * 2.4, 8 + 12 * math.sqrt(n)
     return round(cx + 0.7 * reach * math.cos(angle), 1), round(cy + 1.3 * reach * math.sin(angle), 1)
 
 

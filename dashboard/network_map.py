@@ -11,8 +11,9 @@ from mempalace.models import RoomNode
 from mempalace.wording import counted
 
 from .colours import text_on
-from .network import (BOX_MARGIN, CHAR_EM, FRAME_WIDTH, INK, LABEL_CHARS, LINE_EM, ROOM, ROOM_PX, ROOM_RIM, TUNNEL,
-                      TUNNEL_RIM, WING_PX, Layout, edge_width, layout, room_radius, room_tip, wing_box, wing_lines, wing_tip)
+from .network import (BOX_MARGIN, FRAME_WIDTH, INK, LINE_EM, ROOM, ROOM_PX, ROOM_RIM, TUNNEL, TUNNEL_RIM, WING_PX,
+                      Layout, edge_width, label_width, layout, room_label, room_radius, room_tip, wing_box, wing_lines,
+                      wing_tip)
 from .render import place_data
 
 _PAD = 16  # px round the drawing
@@ -48,7 +49,7 @@ def network_svg(rooms: list[RoomNode], height: int = 620, hall: str | None = Non
         dots.append(_room_svg(room, x, y, hall, labelled))
         r = room_radius(room)
         if labelled:
-            bounds.take(x, y, max(r, len(label(room)) * CHAR_EM * ROOM_PX / 2), r, r + ROOM_PX + 4)
+            bounds.take(x, y, max(r, label_width(room_label(room)) / 2), r, r + ROOM_PX + 4)
         else:
             bounds.take(x, y, r, r, r)
     boxes = [_wing_svg(wing, rooms, plan, hall) for wing in plan.wings]
@@ -65,12 +66,6 @@ def network_svg(rooms: list[RoomNode], height: int = 620, hall: str | None = Non
             f'<g class="mp-edges">{"".join(edges)}</g>{"".join(dots)}{"".join(boxes)}</svg></div>')
 
 
-def label(room: RoomNode) -> str:
-    """A room's label under its dot: its name, cut at LABEL_CHARS characters so one long name cannot
-    shrink the whole drawing."""
-    return room.room if len(room.room) <= LABEL_CHARS else room.room[:LABEL_CHARS - 1] + "…"
-
-
 def _room_svg(room: RoomNode, x: float, y: float, hall: str | None, labelled: bool = True) -> str:
     """A room's dot (orange with a dark rim for a tunnel), its label below it (where the layout found
     room for it) and its hover text."""
@@ -80,7 +75,7 @@ def _room_svg(room: RoomNode, x: float, y: float, hall: str | None, labelled: bo
     return (f'<g class="mp-room"{place_data(room=room.room, hall=hall)} tabindex="0" role="link">'
             f"<title>{html.escape(room_tip(room))}</title>"
             f'<circle cx="{x}" cy="{y}" r="{r:.1f}" fill="{fill}" stroke="{rim}" stroke-width="{2 if tunnel else 1}"/>'
-            + (f'<text x="{x}" y="{y + r + ROOM_PX:.1f}">{html.escape(label(room))}</text>' if labelled else "")
+            + (f'<text x="{x}" y="{y + r + ROOM_PX:.1f}">{html.escape(room_label(room))}</text>' if labelled else "")
             + "</g>")
 
 

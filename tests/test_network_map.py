@@ -4,6 +4,7 @@ that stay text."""
 from __future__ import annotations
 
 import itertools
+import json
 import re
 import xml.etree.ElementTree as ElementTree
 from urllib.parse import unquote
@@ -11,7 +12,8 @@ from urllib.parse import unquote
 import pytest
 
 from dashboard import charts
-from dashboard.network import CHAR_EM, LABEL_CHARS, ROOM_PX, WING_PX, layout, wing_box, wing_lines
+from dashboard.network import (CHAR_EM, LABEL_CHARS, MAX_RADIUS, ROOM_PX, WING_PX, label_width, layout, network_page,
+                               wing_box, wing_lines)
 from dashboard.network_map import MIN_HEIGHT, network_svg
 from mempalace.models import RoomNode
 
@@ -148,3 +150,30 @@ def test_no_label_lies_on_another_and_a_crowded_network_names_the_rest_on_hover(
         assert len(labelled) == count
     else:  # the tunnels come first and keep their labels; some lone rooms have no room for theirs
         assert {r.room for r in rooms[:count // 4]} <= labelled and len(labelled) < count
+
+
+def test_one_huge_room_keeps_a_dot_that_leaves_the_drawing_readable():
+    rooms = [node("everything", ("wing_a", "wing_b"), 100_000), node("notes", ("wing_a",), 3)]
+    circle = places(parse(network_svg(rooms)), "room")["everything"].find(f"{SVG}circle")
+    assert float(circle.get("r")) == MAX_RADIUS  # 3 + 1.6 × √100,000 would be 509 px
+
+
+def test_a_wide_name_is_measured_wider_so_its_label_gets_room():
+    assert label_width("会議") == 2 * ROOM_PX and label_width("ab") == 2 * CHAR_EM * ROOM_PX
+
+
+def test_the_pyvis_page_leaves_out_the_labels_the_svg_has_no_room_for():
+    wings = [f"wing_{i}" for i in range(6)]
+    rooms = [node(f"shared-topic-number-{i}", (wings[i % 6], wings[(i + 2) % 6]), 3) for i in range(60)]
+    rooms += [node(f"own-topic-number-{i}", (wings[i % 6],), 2) for i in range(60)]
+    unlabelled = layout(rooms).unlabelled
+    page = pyvis_nodes(rooms)
+    assert unlabelled and all(page[f"r:{name}"]["label"] == " " for name in unlabelled)  # pyvis puts the id for ""
+    assert all(page[f"r:{name}"]["title"].startswith(f"room {name}\n") for name in unlabelled)  # named on hover
+    assert all(page[f"r:{r.room}"]["label"] == r.room for r in rooms if r.room not in unlabelled)
+
+
+def pyvis_nodes(rooms: list[RoomNode]) -> dict[str, dict]:
+    """{id: node} of the pyvis page's network data."""
+    page = network_page(rooms, matched=len(rooms)).html
+    return {n["id"]: n for n in json.loads(re.search(r"nodes = new vis\.DataSet\((\[.*?\])\);\n", page).group(1))}
