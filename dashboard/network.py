@@ -10,7 +10,7 @@ import math
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pyvis.network import Network
 
@@ -22,6 +22,7 @@ from .network_space import apart
 
 MAX_ROOMS = 300
 MAX_RADIUS = 40  # px: a dot's largest radius (its room's drawers are on hover)
+RADIUS_SCALE, DOT_SHARE = 1.6, 0.12  # px of radius per √drawer; the most of the frame dots may cover
 (TUNNEL, TUNNEL_RIM), (ROOM, ROOM_RIM), INK = ("#f28e2b", "#8a4200"), ("#b7c4d6", "#8796ab"), "#1f2430"
 FRAME_WIDTH = 900  # px: the network's width on the Tunnels page at 1400 px; its height is `height`
 ROOM_PX, WING_PX = 12, 14  # label sizes in px when the first view is at scale 1 (zooming in enlarges them, to 24 px)
@@ -63,6 +64,7 @@ class Layout:
     room_at: tuple[tuple[RoomNode, tuple[float, float]], ...]
     wrap: float
     unlabelled: frozenset[str] = frozenset()  # rooms with no room for their label: named on hover only
+    radius: Mapping[str, float] = field(default_factory=dict)  # each room's dot, in px (`room_radius`)
 
 
 def layout(rooms: list[RoomNode], height: int = 620) -> Layout:
@@ -74,16 +76,25 @@ def layout(rooms: list[RoomNode], height: int = 620) -> Layout:
     walls = [(*spot[w], *(side / 2 + _GAP for side in wing_box(w, wrap))) for w in wings]
     frame = (max([FRAME_WIDTH / 2 / _FIT] + [abs(x) + w for x, _, w, _ in walls]),  # as far as the wings' ring grew
              max([height / 2 / _FIT] + [abs(y) + h for _, y, _, h in walls]))
-    placed = apart(anchors, [_room_extent(room) for room in rooms], walls, frame)
+    scale = dot_scale(rooms, 4 * frame[0] * frame[1])
+    radius = {room.room: room_radius(room, scale) for room in rooms}
+    placed = apart(anchors, [_room_extent(room, radius[room.room]) for room in rooms], walls, frame)
     colours = dict(zip(wings, distinct(len(wings), avoid=(TUNNEL, ROOM))))
     return Layout(tuple(wings), colours, spot, tuple((room, (x, y)) for room, (x, y, _) in zip(rooms, placed)), wrap,
-                  frozenset(room.room for room, (_, _, labelled) in zip(rooms, placed) if not labelled))
+                  frozenset(room.room for room, (_, _, labelled) in zip(rooms, placed) if not labelled), radius)
 
 
-def _room_extent(room: RoomNode) -> tuple[float, float, float, float]:
-    """A room's dot and label as a box round its spot: (half width, px above the spot, px below it),
-    then the dot's own half size."""
-    r = room_radius(room)
+def dot_scale(rooms: list[RoomNode], area: float) -> float:
+    """How fast dots grow with drawers (radius = 3 + scale × √drawers): RADIUS_SCALE, or less when the
+    dots would cover more than DOT_SHARE of the frame's `area` (a palace of big rooms), so they leave
+    room for the labels."""
+    drawers = sum(room.count for room in rooms)
+    return min(RADIUS_SCALE, math.sqrt(DOT_SHARE * area / (math.pi * drawers))) if drawers else RADIUS_SCALE
+
+
+def _room_extent(room: RoomNode, r: float) -> tuple[float, float, float, float]:
+    """A room's dot (radius `r`) and label as a box round its spot: (half width, px above the spot, px
+    below it), then the dot's own half size."""
     return max(r, label_width(room_label(room)) / 2) + _SPACE, r + _SPACE, r + ROOM_PX + 4 + _SPACE, r + _SPACE
 
 
@@ -112,7 +123,7 @@ def network_page(rooms: list[RoomNode], matched: int, height: int = 620) -> Draw
                      font={"color": text_on(colour[wing]), "size": WING_PX}, margin=BOX_MARGIN,
                      widthConstraint={"maximum": wrap}, title=_safe(wing_tip(wing, rooms)))
     for room, at in plan.room_at:
-        _add_room(net, room, at, colour, room.room not in plan.unlabelled)
+        _add_room(net, room, at, colour, plan.radius[room.room], room.room not in plan.unlabelled)
     page = _EXTERNAL.sub("", net.generate_html())
     return Drawn(page, matched, len(rooms))
 
@@ -125,10 +136,10 @@ def wing_tip(wing: str, rooms: list[RoomNode]) -> str:
     return f"wing {wing}\n{counted(len(shown), 'room')} shown, {counted(tunnels, 'tunnel')}"
 
 
-def room_radius(room: RoomNode) -> float:
+def room_radius(room: RoomNode, scale: float = RADIUS_SCALE) -> float:
     """A room's dot radius in px, growing with its drawers up to MAX_RADIUS (a vis-network dot's `size`
     is its radius): one room of 100,000 drawers would otherwise cover the drawing."""
-    return min(3 + 1.6 * math.sqrt(room.count), MAX_RADIUS)
+    return min(3 + scale * math.sqrt(room.count), MAX_RADIUS)
 
 
 def edge_width(room: RoomNode) -> float:
@@ -157,7 +168,7 @@ _SPACE = 2  # px kept clear round a room's dot and label
 _BREAK = re.compile(r"(?<=[_\-. /])")  # where a long wing name may wrap: after a separator
 
 
-def _add_room(net: Network, room: RoomNode, at: tuple[float, float], colour: dict[str, str],
+def _add_room(net: Network, room: RoomNode, at: tuple[float, float], colour: dict[str, str], radius: float,
               labelled: bool = True) -> None:
     """A room's dot (orange with a dark rim for a tunnel), its label (where the layout made room for
     it, as in the SVG) and tooltip, and its edges to its wings."""
@@ -165,7 +176,8 @@ def _add_room(net: Network, room: RoomNode, at: tuple[float, float], colour: dic
     tip = room_tip(room)
     fill = {"background": TUNNEL, "border": TUNNEL_RIM} if tunnel else {"background": ROOM, "border": ROOM_RIM}
     shown = _safe(room_label(room)) if labelled else " "  # pyvis shows the id for an empty label
-    net.add_node(f"r:{room.room}", label=shown, shape="dot", size=room_radius(room), color=fill, title=_safe(tip), borderWidth=2 if tunnel else 1, x=at[0], y=at[1],
+    net.add_node(f"r:{room.room}", label=shown, shape="dot", size=radius, color=fill, title=_safe(tip),
+                 borderWidth=2 if tunnel else 1, x=at[0], y=at[1],
                  font={"size": ROOM_PX, "color": INK, "strokeWidth": HALO, "strokeColor": "#ffffff"})
     for wing in room.wings:
         net.add_edge(f"r:{room.room}", f"w:{wing}", color={"color": colour[wing], "opacity": 0.6},

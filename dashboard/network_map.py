@@ -12,7 +12,7 @@ from mempalace.wording import counted
 
 from .colours import text_on
 from .network import (BOX_MARGIN, FRAME_WIDTH, INK, LINE_EM, ROOM, ROOM_PX, ROOM_RIM, TUNNEL, TUNNEL_RIM, WING_PX,
-                      Layout, edge_width, label_width, layout, room_label, room_radius, room_tip, wing_box, wing_lines,
+                      Layout, edge_width, label_width, layout, room_label, room_tip, wing_box, wing_lines,
                       wing_tip)
 from .render import place_data
 
@@ -46,8 +46,8 @@ def network_svg(rooms: list[RoomNode], height: int = 620, hall: str | None = Non
             edges.append(f'<line x1="{x}" y1="{y}" x2="{wx}" y2="{wy}" stroke="{plan.colour[wing]}" '
                          f'stroke-width="{edge_width(room):.2f}"/>')
         labelled = room.room not in plan.unlabelled
-        dots.append(_room_svg(room, x, y, hall, labelled))
-        r = room_radius(room)
+        dots.append(_room_svg(room, x, y, plan.radius[room.room], hall, labelled))
+        r = plan.radius[room.room]
         if labelled:
             bounds.take(x, y, max(r, label_width(room_label(room)) / 2), r, r + ROOM_PX + 4)
         else:
@@ -66,12 +66,11 @@ def network_svg(rooms: list[RoomNode], height: int = 620, hall: str | None = Non
             f'<g class="mp-edges">{"".join(edges)}</g>{"".join(dots)}{"".join(boxes)}</svg></div>')
 
 
-def _room_svg(room: RoomNode, x: float, y: float, hall: str | None, labelled: bool = True) -> str:
+def _room_svg(room: RoomNode, x: float, y: float, r: float, hall: str | None, labelled: bool = True) -> str:
     """A room's dot (orange with a dark rim for a tunnel), its label below it (where the layout found
     room for it) and its hover text."""
     tunnel = len(room.wings) > 1
     fill, rim = (TUNNEL, TUNNEL_RIM) if tunnel else (ROOM, ROOM_RIM)
-    r = room_radius(room)
     return (f'<g class="mp-room"{place_data(room=room.room, hall=hall)} tabindex="0" role="link">'
             f"<title>{html.escape(room_tip(room))}</title>"
             f'<circle cx="{x}" cy="{y}" r="{r:.1f}" fill="{fill}" stroke="{rim}" stroke-width="{2 if tunnel else 1}"/>'
