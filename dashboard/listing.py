@@ -39,6 +39,7 @@ def stale_filters(dropped: list[tuple[str, str]], wing: str | None) -> str:
     where = {"room": f"in {unlinked(wing)}" if wing else "in this palace"}
     lines = [f"“{unlinked(value)}” is not a day (write it as YYYY-MM-DD): the {FIELD_NAMES[field]} filter is off."
              if field in ("after", "before") else
+             f"“{unlinked(value)}” is not a search mode: this search is hybrid." if field == "mode" else
              f"No {FIELD_NAMES[field]} “{unlinked(value)}” {where.get(field, 'in this palace')}: "
              f"that filter is off, so this shows every {FIELD_NAMES[field]}." for field, value in dropped]
     return "  \n".join(lines)

@@ -19,6 +19,8 @@ MODE_HELP = ("Hybrid ranks by meaning and by the query's words: score = 0.6 × m
              "match. Semantic ranks by meaning alone.")
 FIELDS = {"q": "", "wing": ANY, "room": ANY, "hall": ANY, "source": ANY, "after": "", "before": "", "mode": "hybrid"}
 FILTERS = {"wing": "wing", "room": "room", "hall": "hall", "source": "source_file"}
+# Any day a conversation can have (Streamlit's own range is ten years either side of today).
+DAYS = {"min_value": dt.date(1970, 1, 1), "max_value": dt.date(2100, 12, 31)}
 
 
 def search_form(p: ScopedPalace) -> dict[str, str]:
@@ -38,6 +40,7 @@ def search_form(p: ScopedPalace) -> dict[str, str]:
     for field, options in choices.items():
         dropped += _known(field, options)
     if st.session_state["search_mode"] not in MODES:
+        dropped.append(("mode", st.session_state["search_mode"]))
         st.session_state["search_mode"] = "hybrid"
     values = {"q": st.text_input("Search your palace", key="search_q",
                                  placeholder="e.g. why did logins break after the switch?")}
@@ -47,9 +50,9 @@ def search_form(p: ScopedPalace) -> dict[str, str]:
     values["hall"] = place[2].selectbox("Hall", choices["hall"], key="search_hall", format_func=hall_shown)
     values["source"] = place[3].selectbox("Source file", choices["source"], key="search_source",
                                           help="Type to filter the palace's source files.")
-    values["after"] = _text(when[0].date_input("From", key="search_after", value=None, help="Conversations of this "
+    values["after"] = _text(when[0].date_input("From", key="search_after", value=None, **DAYS, help="Conversations of this "
                                                "day or later (undated ones by the day they were filed)."))
-    values["before"] = _text(when[1].date_input("To", key="search_before", value=None))
+    values["before"] = _text(when[1].date_input("To", key="search_before", value=None, **DAYS))
     values["mode"] = when[2].selectbox("Mode", list(MODES), format_func=MODES.get, key="search_mode", help=MODE_HELP)
     st.session_state["search_applied"] = {**values}
     if dropped and linked:  # a choice the user just made that empties another is simply reset

@@ -18,6 +18,8 @@ How these tests drive the app (Streamlit 1.67):
 
 from __future__ import annotations
 
+import datetime
+
 import csv
 import html
 import io
@@ -353,6 +355,8 @@ def test_search_keeps_to_a_date_range_from_the_url(story):
     at = open_page("search", q="OIDC", before="2001-01-01")
     assert at.caption[0].value == "No drawers match." and not at.main.html
     assert at.query_params == {"q": "OIDC", "before": "2001-01-01"}
+    for box in (at.date_input(key="search_after"), at.date_input(key="search_before")):  # not ten years round today
+        assert box.min <= datetime.date(1990, 1, 1) and box.max >= datetime.date(2090, 1, 1), (box.min, box.max)
 
 
 def test_a_place_link_without_a_query_lists_that_place(story):
@@ -390,7 +394,8 @@ def test_unknown_places_in_the_url_fall_back_to_any_and_say_so(story):
         "“2024\\-13\\-40” is not a day (write it as YYYY-MM-DD): the From filter is off.",
         "No wing “wing\\_nobody” in this palace: that filter is off, so this shows every wing.",
         "No room “no\\-such\\-room” in this palace: that filter is off, so this shows every room.",
-        "No hall “hall\\_bogus” in this palace: that filter is off, so this shows every hall."]]
+        "No hall “hall\\_bogus” in this palace: that filter is off, so this shows every hall.",
+        "“magic” is not a search mode: this search is hybrid."]]
     # a room that exists, but not in the wing asked for, is dropped too
     at = open_page("search", q="OIDC", wing="wing_driftwood", room="gpu-pricing")
     assert [s.value for s in at.selectbox][:2] == ["wing_driftwood", "(any)"]
