@@ -89,29 +89,32 @@ def opened_key(key: str, drawer_id: str) -> str:
     return f"{key}_open_{drawer_id}"
 
 
-def card_html(drawer: Drawer, terms: list[str], top: str = "") -> str:
+def card_html(drawer: Drawer, terms: list[str], top: str = "", snippet: bool = True) -> str:
     """A card's head as escaped HTML: `top` (a score), the place (the wing first, always), the
-    conversation's title and day, and the snippet (as `plain_text` shows it) with the terms marked."""
+    conversation's title and day, and (unless the card is open and shows the whole text) the snippet,
+    as `plain_text` shows it, with the terms marked."""
     badges = place_badges(drawer.wing, drawer.room, drawer.hall, drawer.source_file)
+    head = f'{top}<div class="mp-place">{badges}</div>{heading(drawer.title, drawer.conversation_date, drawer.filed_at)}'
+    if not snippet:
+        return head
     shown = plain_text(drawer.content, drawer.extra)
-    return (f'{top}<div class="mp-place">{badges}</div>{heading(drawer.title, drawer.conversation_date, drawer.filed_at)}'
-            f'<div class="mp-snippet">{snippet_block(shown, terms)}</div>')
+    return head + f'<div class="mp-snippet">{snippet_block(shown, terms)}</div>'
 
 
 def _card(p: ScopedPalace, drawer: Drawer, terms: list[str], key: str, actions: Actions | None,
           opened: str, expanded: bool = False, top: str = "") -> None:
     attributes = f'data-card="{html.escape(drawer.id, quote=True)}" data-list="{html.escape(key, quote=True)}"'
-    st.html(f"<div {attributes}>{card_html(drawer, terms, top)}</div>")  # named for dashboard.cards' focus
+    is_open = st.session_state.get(opened, expanded)  # open, the whole text follows: no snippet above it
+    st.html(f"<div {attributes}>{card_html(drawer, terms, top, snippet=not is_open)}</div>")  # for the focus
     if not st.toggle("Open drawer", expanded, key=opened):
         return  # drawn only while open
-    show_drawer_text(p, drawer.id, drawer.content, key, drawer)
-    if actions is not None:
-        actions(drawer)
+    show_drawer_text(p, drawer.id, drawer.content, key, drawer, actions)
 
 
 def show_drawer_text(p: ScopedPalace, drawer_id: str, content: str, key: str = "drawer",
-                     drawer: Drawer | None = None) -> None:
-    """The verbatim text, its id, its metadata and the drawers around it in the same conversation."""
+                     drawer: Drawer | None = None, actions: Actions | None = None) -> None:
+    """The verbatim text, its id, its metadata, `actions` (move, delete: right under the drawer they
+    act on) and the drawers around it in the same conversation."""
     full, around = details(p, key_of(p), drawer_id)
     full = full or drawer
     extra = full.extra if full else {}
@@ -121,6 +124,8 @@ def show_drawer_text(p: ScopedPalace, drawer_id: str, content: str, key: str = "
     if full:
         st.caption("Metadata")
         st.html(metadata_table(full))
+    if actions is not None and (full or drawer):
+        actions(full or drawer)  # type: ignore[arg-type]
     around = tuple(d for d in around if d.id != drawer_id)
     if around:
         st.caption("Neighbouring drawers from the same conversation")

@@ -18,9 +18,8 @@ How these tests drive the app (Streamlit 1.67):
 
 from __future__ import annotations
 
-import datetime
-
 import csv
+import datetime
 import html
 import io
 import re

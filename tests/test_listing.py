@@ -64,6 +64,14 @@ def open_drawer(at: AppTest, drawer_id: str) -> AppTest:
     return at
 
 
+def walk(block) -> list:
+    """Every element under `block`, in the order drawn."""
+    found = []
+    for child in getattr(block, "children", {}).values():
+        found += [child] if not getattr(child, "children", None) else walk(child)
+    return found
+
+
 def filters(at: AppTest) -> list[str]:
     return [at.selectbox(key=f"drawers_{name}").value for name in ("wing", "room", "hall")]
 
@@ -100,6 +108,9 @@ def test_cards_show_the_place_title_and_day_newest_first_with_labelled_metadata(
         "room chosen by": "ingest (re-rooming may choose again)", "conversation date": "2016-01-14",
         "source file": "conv-old.json"}
     assert any("Neighbouring drawers" in c.value for c in at.main.caption)
+    drawn = [(type(e).__name__, getattr(e, "key", None) or getattr(e, "value", "")) for e in walk(at.main)]
+    move = drawn.index(("TextInput", "r_conv-old-0"))
+    assert move < next(i for i, (_, v) in enumerate(drawn) if "Neighbouring drawers" in str(v))  # under its drawer
 
 
 def test_an_open_card_keeps_its_place_between_the_closed_ones_and_closes_again(settings):
@@ -111,6 +122,8 @@ def test_an_open_card_keeps_its_place_between_the_closed_ones_and_closes_again(s
     assert ids_shown(at) == order  # the open card is drawn where it was listed
     assert [len(re.findall("<article", h.value)) for h in at.main.html if "mp-card" in h.value] == [1, 2]
     assert [c.value for c in at.main.code] == [order[1]] and at.toggle(key=f"drawers_open_{order[1]}").value
+    head = next(h.value for h in at.main.html if f'data-card="{order[1]}"' in h.value)
+    assert "mp-snippet" not in head  # the whole text follows: the snippet is not shown twice
     at.toggle(key=f"drawers_open_{order[1]}").set_value(False).run()
     assert ids_shown(at) == order and not at.main.code and not at.main.toggle
 
