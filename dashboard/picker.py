@@ -95,11 +95,11 @@ def what_to_do(exc: MempalaceError, team: bool) -> str:
     if team:
         return "Ask whoever runs this dashboard to check the palace it was started with."
     if isinstance(exc, PalaceUnavailableError):
-        advice = "check the server's address (http://host:port) and that its Chroma server is running"
+        advice = "check the server's address (`http://host:port`) and that its Chroma server is running"
     elif isinstance(exc, NotAPalaceError):
         advice = "give the palace folder itself (it holds chroma.sqlite3), or a new or empty folder"
     elif isinstance(exc, InvalidInputError):
-        advice = "give a palace folder, or a Chroma server's http:// or https:// address"
+        advice = "give a palace folder, or a Chroma server's `http://` or `https://` address"
     else:
         advice = "give another palace folder or server address"
     return f"In the sidebar's **{BOX}** box, {advice}. Leave it empty for the default palace."

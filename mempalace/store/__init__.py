@@ -329,7 +329,8 @@ def http_client(url: str, token: str = "") -> Any:
             raise PalaceUnavailableError(
                 f"The server at {url} refused MemPalace's token ({exc}). Set server_token in config.toml or "
                 "MEMPALACE_SERVER_TOKEN to the token its proxy expects.") from exc
-        raise PalaceUnavailableError(f"No Chroma server answers at {url}: {exc}") from exc
+        said = "" if "could not connect" in str(exc).lower() else f" ({exc})"  # chromadb's own words, when they add any
+        raise PalaceUnavailableError(f"No Chroma server answers at {url}{said}.") from exc
     return client
 
 
