@@ -67,8 +67,9 @@ class Layout:
     radius: Mapping[str, float] = field(default_factory=dict)  # each room's dot, in px (`room_radius`)
 
 
-def layout(rooms: list[RoomNode], height: int = 620) -> Layout:
-    """The network's layout for a frame FRAME_WIDTH × `height` px, every wing in its own colour."""
+def layout(rooms: list[RoomNode], height: int = 620, palette: Iterable[str] = ()) -> Layout:
+    """The network's layout for a frame FRAME_WIDTH × `height` px, every wing in its own colour: its
+    place among `palette` (the palace's wings) and the wings drawn, so a filter never recolours one."""
     wings = sorted({w for room in rooms for w in room.wings})
     spot, wrap = _wing_spots(wings, FRAME_WIDTH, height)
     crowd: dict[tuple[str, ...], int] = {}
@@ -79,7 +80,8 @@ def layout(rooms: list[RoomNode], height: int = 620) -> Layout:
     scale = dot_scale(rooms, 4 * frame[0] * frame[1])
     radius = {room.room: room_radius(room, scale) for room in rooms}
     placed = apart(anchors, [_room_extent(room, radius[room.room]) for room in rooms], walls, frame)
-    colours = dict(zip(wings, distinct(len(wings), avoid=(TUNNEL, ROOM))))
+    order = sorted(set(palette) | set(wings))
+    colours = {w: c for w, c in zip(order, distinct(len(order), avoid=(TUNNEL, ROOM))) if w in spot}
     return Layout(tuple(wings), colours, spot, tuple((room, (x, y)) for room, (x, y, _) in zip(rooms, placed)), wrap,
                   frozenset(room.room for room, (_, _, labelled) in zip(rooms, placed) if not labelled), radius)
 
@@ -109,10 +111,10 @@ def label_width(text: str, size: float = ROOM_PX) -> float:
     return sum(1.0 if unicodedata.east_asian_width(c) in "WF" else CHAR_EM for c in text) * size
 
 
-def network_page(rooms: list[RoomNode], matched: int, height: int = 620) -> Drawn:
+def network_page(rooms: list[RoomNode], matched: int, height: int = 620, palette: Iterable[str] = ()) -> Drawn:
     """A pyvis page for `rooms`, laid out here (see `layout`) so the browser draws it at once and at
     full size; every name is escaped."""
-    plan = layout(rooms, height)
+    plan = layout(rooms, height, palette)
     colour, wrap = plan.colour, plan.wrap
     net = Network(height=f"{height}px", width="100%", cdn_resources="in_line", bgcolor="#ffffff")
     net.set_options(json.dumps(OPTIONS))

@@ -6,6 +6,7 @@ view. Every name is escaped here."""
 from __future__ import annotations
 
 import html
+from collections.abc import Iterable
 
 from mempalace.models import RoomNode
 from mempalace.wording import counted
@@ -32,12 +33,12 @@ class _Bounds:
         self.top, self.bottom = min(self.top, y - up), max(self.bottom, y + down)
 
 
-def network_svg(rooms: list[RoomNode], height: int = 620, hall: str | None = None) -> str:
+def network_svg(rooms: list[RoomNode], height: int = 620, hall: str | None = None, palette: Iterable[str] = ()) -> str:
     """Wings as coloured boxes round the edge, rooms as dots (tunnels orange) joined to their wings by
     lines in the wing's colour, as wide as the tunnel is informative; hover text names everything.
     The drawing is `height` px tall at most (less when it is wide and flat); a click names the place,
     in `hall` when the network is filtered by one."""
-    plan = layout(rooms, height)
+    plan = layout(rooms, height, palette)  # `palette`: the palace's wings, which fix each one's colour
     bounds = _Bounds()
     edges, dots = [], []
     for room, (x, y) in plan.room_at:

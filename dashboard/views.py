@@ -131,7 +131,10 @@ def network(_p: ScopedPalace, key: tuple[str, tuple[str, ...], int], wings: tupl
     (dashboard.network) when `interactive`."""
     nodes, _ = build_graph(_p)
     rooms, matched = choose_rooms(nodes, wings, min_wings, hall)
-    return network_page(rooms, matched) if interactive else Drawn(network_svg(rooms, hall=hall), matched, len(rooms))
+    palette = {w for node in nodes.values() for w in node.wings}  # a wing keeps its colour whatever the filters
+    if interactive:
+        return network_page(rooms, matched, palette=palette)
+    return Drawn(network_svg(rooms, hall=hall, palette=palette), matched, len(rooms))
 
 
 @st.cache_data(show_spinner=False, max_entries=32)

@@ -177,3 +177,12 @@ def pyvis_nodes(rooms: list[RoomNode]) -> dict[str, dict]:
     """{id: node} of the pyvis page's network data."""
     page = network_page(rooms, matched=len(rooms)).html
     return {n["id"]: n for n in json.loads(re.search(r"nodes = new vis\.DataSet\((\[.*?\])\);\n", page).group(1))}
+
+
+def test_a_wing_keeps_its_colour_whatever_the_filters_leave_out():
+    rooms = [node("a-b", ("wing_a", "wing_b")), node("c-d", ("wing_c", "wing_d")), node("b-d", ("wing_b", "wing_d"))]
+    palette = ("wing_a", "wing_b", "wing_c", "wing_d")
+    everything = layout(rooms, palette=palette).colour
+    some = layout(rooms[1:], palette=palette).colour  # wing_a's rooms filtered out
+    assert set(some) == {"wing_b", "wing_c", "wing_d"} and all(some[w] == everything[w] for w in some)
+    assert len(set(everything.values())) == 4
