@@ -124,13 +124,19 @@ def taxonomy_bars(places: list[dict]) -> str:
     rows = []
     for wing, rooms in bars.wings:
         total = sum(n for _, n in rooms)
-        segments = "".join(  # the rest's segment names only its wing
+        segments = "".join(  # the rest's segment names only its wing, and says so
             f'<span style="width:{100 * n / most:.3f}%;background:{colour[room]}"'
-            f'{_place(f"{wing} · {room or OTHER_ROOMS}: {_drawers(n)}", wing=wing, room=room)}></span>'
-            for room, n in rooms)
+            f'{_place(_bar_tip(wing, room, n), wing=wing, room=room)}></span>' for room, n in rooms)
         rows.append(f'<span class="mp-label">{html.escape(wing)}</span><span class="mp-track">{segments}</span>'
                     f'<span class="mp-n">{total:,}</span>')
     return f'<div class="mp-chart"><div class="mp-rows">{"".join(rows)}</div>{_legend(bars.legend)}</div>'
+
+
+def _bar_tip(wing: str, room: str | None, drawers: int) -> str:
+    """A segment's hover text; the grey rest is several rooms, so its click lists the whole wing."""
+    if room is None:
+        return f"{wing} · {OTHER_ROOMS}: {_drawers(drawers)} (a click lists all of {wing})"
+    return f"{wing} · {room}: {_drawers(drawers)}"
 
 
 def _legend(entries: Iterable[tuple[str | None, str]]) -> str:

@@ -80,6 +80,8 @@ def test_wing_and_room_names_are_whole_escaped_and_say_their_place_on_hover():
         assert "<b>" not in markup and "<script>" not in markup and "<i>" not in markup
         assert segments(markup, "data-wing") == ['wing_<b>"x"</b>']
     assert segments(charts.taxonomy_bars(odd), "title") == ['wing_<b>"x"</b> · r&d <script>: 2 drawers']
+    rest = [t for t in segments(charts.taxonomy_bars(PLACES), "title") if "other rooms" in t]
+    assert rest and all(t.endswith(f"(a click lists all of {t.split(' · ')[0]})") for t in rest)  # it lists the wing
     assert segments(charts.hall_heatmap(odd), "data-hall") == ['hall_<i>"y"']
     assert segments(charts.hall_heatmap(odd), "title") == ['wing_<b>"x"</b> · hall_<i>"y": 2 drawers']
 
