@@ -7,6 +7,7 @@ labels, legends and hover text. Every series gets its own colour; the rest is gr
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -30,7 +31,7 @@ CSS = """
 .mp-chart { font-size: 0.8rem; line-height: 1.3; }
 .mp-rows { display: grid; grid-template-columns: fit-content(45%) minmax(6rem, 1fr) auto; gap: 3px 0.5rem;
            align-items: center; }
-.mp-label { overflow-wrap: anywhere; text-align: right; }
+.mp-label { overflow-wrap: break-word; text-align: right; }  /* at a separator (<wbr>), mid-word only if it must */
 .mp-track { display: flex; height: 1.1rem; }
 .mp-n { opacity: 0.7; font-variant-numeric: tabular-nums; }
 [data-wing] { cursor: pointer; }
@@ -41,7 +42,10 @@ CSS = """
 .mp-heat { display: grid; gap: 2px; align-items: center; overflow-x: auto; }
 .mp-heat .mp-label, .mp-rows .mp-label { min-width: 4.5rem; }  /* a narrow page wraps names, not letters */
 .mp-cell { text-align: center; padding: 0.15rem 0.2rem; border-radius: 2px; font-variant-numeric: tabular-nums; }
-.mp-hall { text-align: center; overflow-wrap: anywhere; opacity: 0.8; }
+.mp-hall { text-align: center; opacity: 0.8; }
+@media (max-width: 1100px) {  /* a narrow page stands the hall names up, so all six columns fit */
+  .mp-hall { writing-mode: vertical-rl; transform: rotate(180deg); justify-self: center; }
+}
 .mp-time { display: flex; align-items: flex-end; justify-content: center; gap: 1px; height: 9rem; border-bottom: 1px solid #bbb; }
 .mp-bar { flex: 1 1 0; max-width: 3rem; background: #4e79a7; min-height: 1px; }
 .mp-axis { display: flex; justify-content: space-between; opacity: 0.7; margin-top: 0.2rem; }
@@ -127,7 +131,7 @@ def taxonomy_bars(places: list[dict]) -> str:
         segments = "".join(  # the rest's segment names only its wing, and says so
             f'<span style="width:{100 * n / most:.3f}%;background:{colour[room]}"'
             f'{_place(_bar_tip(wing, room, n), wing=wing, room=room)}></span>' for room, n in rooms)
-        rows.append(f'<span class="mp-label">{html.escape(wing)}</span><span class="mp-track">{segments}</span>'
+        rows.append(f'<span class="mp-label">{breakable(wing)}</span><span class="mp-track">{segments}</span>'
                     f'<span class="mp-n">{total:,}</span>')
     return f'<div class="mp-chart"><div class="mp-rows">{"".join(rows)}</div>{_legend(bars.legend)}</div>'
 
@@ -137,6 +141,14 @@ def _bar_tip(wing: str, room: str | None, drawers: int) -> str:
     if room is None:
         return f"{wing} · {OTHER_ROOMS}: {_drawers(drawers)} (a click lists all of {wing})"
     return f"{wing} · {room}: {_drawers(drawers)}"
+
+
+def breakable(name: str) -> str:
+    """A name as escaped HTML that may wrap after its separators (`wing_` / `driftwood`), not mid-word."""
+    return _SEPARATOR.sub(r"\1<wbr>", html.escape(name))
+
+
+_SEPARATOR = re.compile(r"([_\-./])")
 
 
 def _legend(entries: Iterable[tuple[str | None, str]]) -> str:
@@ -173,7 +185,7 @@ def hall_heatmap(places: list[dict]) -> str:
     cells = ['<span></span>'] + [f'<span class="mp-hall">{html.escape((h or NO_HALL_LABEL).removeprefix("hall_"))}</span>'
                                  for h in halls]
     for wing in wings:
-        cells.append(f'<span class="mp-label">{html.escape(wing)}</span>')
+        cells.append(f'<span class="mp-label">{breakable(wing)}</span>')
         for hall in halls:
             n = counts.get((wing, hall), 0)
             if not n:
@@ -182,7 +194,7 @@ def hall_heatmap(places: list[dict]) -> str:
             fill = heat(0.15 + 0.85 * (n - least) / (most - least) if most > least else 1.0)
             cells.append(f'<span class="mp-cell" style="background:{fill};color:{text_on(fill)}"'
                          f'{_place(f"{wing} · {hall or NO_HALL_LABEL}: {_drawers(n)}", wing=wing, hall=hall or NO_HALL)}>{n:,}</span>')
-    layout = f"grid-template-columns:fit-content(45%) repeat({len(halls)},minmax(2.2rem,1fr))"
+    layout = f"grid-template-columns:fit-content(45%) repeat({len(halls)},minmax(min-content,1fr))"
     return f'<div class="mp-chart"><div class="mp-heat" style="{layout}">{"".join(cells)}</div></div>'
 
 

@@ -68,10 +68,15 @@ def test_a_few_rooms_need_no_grey():
     assert sorted(name for name, _ in legend) == ROOMS[:3] and OTHER not in {c for _, c in legend}
 
 
+def test_a_long_name_may_wrap_after_its_separators_only():
+    assert charts.breakable("wing_drift-wood.v2") == "wing_<wbr>drift-<wbr>wood.<wbr>v2"
+    assert charts.breakable("<b>_x") == "&lt;b&gt;_<wbr>x"
+
+
 def test_wing_and_room_names_are_whole_escaped_and_say_their_place_on_hover():
     odd = [{"wing": 'wing_<b>"x"</b>', "room": "r&d <script>", "hall": 'hall_<i>"y"', "drawers": 2}]
     for markup in (charts.taxonomy_bars(PLACES), charts.hall_heatmap(PLACES)):
-        labels = [html.unescape(t) for t in re.findall(r'<span class="mp-label">([^<]*)</span>', markup)]
+        labels = [html.unescape(t.replace("<wbr>", "")) for t in re.findall(r'<span class="mp-label">((?:[^<]|<wbr>)*)</span>', markup)]
         assert sorted(labels) == sorted(WINGS)  # every wing, its whole name
     legend = [html.unescape(t) for t in re.findall(r'class="mp-swatch"[^>]*></span>([^<]*)</span>',
                                                    charts.taxonomy_bars(PLACES))]
