@@ -41,8 +41,9 @@ _PRIVATE_USE = re.compile("[\ue000-\uf8ff]")
 _SLACK_MARKUP = re.compile(r"<([@#!][^<>|\s]+|(?:https?://|mailto:)[^<>|\s]+)(?:\|([^<>]*))?>")
 _SLACK_ESCAPE = re.compile("&(lt|gt|amp);")
 _SLACK_ONLY = re.compile(r"<(?:@[UWB][A-Z0-9]{4,}|#C[A-Z0-9]{4,}|!(?:here|channel|everyone))(?:\|[^<>]*)?>|"
-                         r"<(?:https?://|mailto:)[^<>|\s]+\|[^<>]+>")
+                         r"<(?:https?://|mailto:)[^<>|\s]+(?:\|[^<>]+)?>")
 _SLACK_CHARACTERS = {"lt": "<", "gt": ">", "amp": "&"}
+_SLACK_CODE = re.compile(r"```\n?(.+?)\n?```", re.S)  # Slack's code block, fences on the text's own lines
 # A drawer writes each message as "Speaker: text": a text that opens with a block (heading, list,
 # table, quote, code fence) renders as one only once the label stands apart.
 _LABEL_BEFORE_BLOCK = re.compile(
@@ -77,12 +78,14 @@ def display_text(content: str, mentions: Mapping[str, str] | None) -> str:
     """The text as shown, not as stored: ChatGPT's citation marks removed (an entity card keeps its
     name); for Slack's text (`mentions` given, even empty) its markup read: `<@U1>` → `@name` (the
     id when `mentions` lacks it), `<#C1|general>` → `#general`, `<!here>` → `@here`,
-    `<https://x|label>` → `[label](https://x)`, `&lt;` `&gt;` `&amp;` → `<` `>` `&`; and a speaker's
+    `<https://x|label>` → `[label](https://x)`, `&lt;` `&gt;` `&amp;` → `<` `>` `&`, a ```code``` run
+    (Slack writes it inside a line) as a fenced block; and a speaker's
     label put on a line of its own when the message opens with a block ("Kai: ### Plan")."""
     text = _without_marks(content)
     if mentions is not None:
         text = _SLACK_MARKUP.sub(lambda found: _slack(found.group(1), found.group(2), mentions), text)
         text = _SLACK_ESCAPE.sub(lambda found: _SLACK_CHARACTERS[found.group(1)], text)
+        text = _SLACK_CODE.sub(lambda found: f"\n\n```\n{found.group(1)}\n```\n\n", text)
     return _LABEL_BEFORE_BLOCK.sub("\\1\n\n", text)
 
 
@@ -91,7 +94,7 @@ def plain_text(content: str, extra: Mapping | None) -> str:
     Slack's markup read as `display_text` reads it but a link as its label. `extra` is the drawer's
     metadata: with its format known, only a Slack drawer's markup is read; a card listed from the
     catalog or a search hit knows no format, and then only forms Slack alone writes (`<@U…>`,
-    `<#C…|…>`, `<!here>`, `<url|label>`) are read, each on its own."""
+    `<#C…|…>`, `<!here>`, `<url|label>`) and `<url>` are read, each on its own."""
     text = _without_marks(content)
     if extra and "format" in extra:
         mentions = mentions_of(extra)

@@ -61,7 +61,7 @@ SLACK = {"format": "slack", "mentions": '{"U0BMYT2FL": "Harry Potter"}'}
     ("hi <@U0BMYT2FL> in <#C0G9QF9GZ|general>: <https://x.org|R&amp;D docs> &amp; <!here>", {},
      "hi @U0BMYT2FL in #general: R&D docs &amp; @here"),
     ("Grew fast.\ue200cite\ue202turn0search1\ue201 Next.", None, "Grew fast. Next."),
-    ("a &lt;b&gt; <https://x.org> <b>", None, "a &lt;b&gt; <https://x.org> <b>"),  # nothing only Slack writes
+    ("a &lt;b&gt; <https://x.org> <b>", None, "a &lt;b&gt; https://x.org <b>"),  # an address in <>: its address
     # a drawer known not to be Slack's keeps its text as written, Slack-like or not
     ("Use <https://example.com|click here>. HTML: &lt;div&gt; <!here>", {"format": "chatgpt"},
      "Use <https://example.com|click here>. HTML: &lt;div&gt; <!here>"),
@@ -76,6 +76,12 @@ def test_a_closed_cards_snippet_is_the_text_as_read_and_escaped():
     snippet = card_html(drawer, ["done"]).split('class="mp-snippet">', 1)[1]
     assert snippet.startswith('<div style="white-space:pre-wrap;font-size:0.92em;line-height:1.45">'
                               "ping @U0BMYT2FL: a &lt;script&gt; label <mark>done</mark></div>"), snippet
+
+
+def test_a_slack_code_run_is_shown_as_a_code_block():
+    shown = display_text("Hermione: ```for c in cities:\n    print(c)``` done", {})
+    assert "\n```\nfor c in cities:\n    print(c)\n```\n" in shown
+    assert display_text("plain ```x``` text", None) == "plain ```x``` text"  # only Slack's text
 
 
 def test_a_label_stands_apart_from_a_block_its_message_opens_with():
