@@ -70,9 +70,20 @@ def chosen_palace(text: str, settings: Settings, team: bool) -> Palace:
     return palace
 
 
+FORMS = ("search_applied", "drawers_applied")  # what the Search and Drawers forms last took from the URL
+
+
+def forget_forms() -> None:
+    """A run that stops before the page leaves its form's fields blank in the browser once the page
+    is back: forgetting what the forms took from the URL makes them load it again, so nothing is lost."""
+    for name in FORMS:
+        st.session_state.pop(name, None)
+
+
 def offer_to_create(target: Target, text: str) -> None:
     """"No palace at …" and a button; returns only once it is clicked (the caller then creates it),
     else stops the run."""
+    forget_forms()
     st.title("No palace here")
     st.warning(md(f"No palace at {target.path}"))
     hint = " For a Chroma server, write http:// before its address." if HOST_PORT.match(text.strip()) else ""
@@ -84,6 +95,7 @@ def offer_to_create(target: Target, text: str) -> None:
 
 def cannot_open(exc: MempalaceError, team: bool) -> None:
     """Why the palace cannot be opened, in the main area and the sidebar, and what to do; stops the run."""
+    forget_forms()
     st.sidebar.error(md(str(exc)))
     st.title("Cannot open this palace")
     st.error(md(str(exc)))

@@ -27,7 +27,7 @@ def search_form(p: ScopedPalace) -> dict[str, str]:
     """Draw the form, loaded from the URL when it changed there; returns its values (as URL strings)."""
     params = {k: st.query_params.get(k, v) for k, v in FIELDS.items()}
     dropped: list[tuple[str, str]] = []
-    linked = st.session_state.get("search_applied") != params
+    linked = st.session_state.get("search_applied") != params  # a link, the address bar, or a run that stopped
     if linked:  # a link or the address bar: load it into the form
         for field, value in params.items():
             st.session_state[f"search_{field}"] = _day(value) if field in ("after", "before") else value

@@ -64,3 +64,17 @@ def test_another_scheme_is_refused_in_the_main_area_and_the_box_stays_usable(pag
     type_in_box(page, "")  # fixed: back to the default palace
     expect(alerts(page, "error")).to_have_count(0)
     expect(alerts(main, "info").filter(has_text="The palace is empty")).to_be_visible()
+
+
+def test_a_wrong_palace_then_the_right_one_keeps_the_search_form(page: Page, server: Dashboard) -> None:
+    """The run that shows the error does not draw the page; once the palace is right again, the
+    form shows the search the URL still holds (it came back blank, and the next rerun lost it)."""
+    open_app(page, server, "search?q=minivan+plans&mode=semantic")
+    main = main_block(page)
+    expect(main.get_by_role("textbox", name="Search your palace")).to_have_value("minivan plans")
+    type_in_box(page, "ftp://whatever")
+    expect(alerts(main, "error")).to_contain_text("ftp:// is not a way to reach a palace")
+    type_in_box(page, "")
+    expect(main.get_by_role("textbox", name="Search your palace")).to_have_value("minivan plans")
+    expect(main.get_by_role("combobox", name="Mode")).to_have_value("Semantic")
+    assert "q=minivan+plans" in page.url and "mode=semantic" in page.url
