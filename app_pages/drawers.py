@@ -20,6 +20,7 @@ if st.query_params.get("drawer"):  # a deep link to one drawer: one outside your
         linked = p.get_drawer(st.query_params["drawer"])
     except MempalaceError as exc:
         st.error(unlinked(str(exc)))  # it quotes the link's id
+        st.page_link(DRAWERS_PAGE, label="All drawers", icon=":material/list:")
         st.stop()
     show_drawer(p, linked, "linked", actions=actions, expanded=True)
     st.page_link(DRAWERS_PAGE, label=md(f"All drawers in {linked.wing} / {linked.room}"),

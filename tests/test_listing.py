@@ -205,6 +205,13 @@ def test_move_and_delete_ask_first_then_say_what_they_did(settings):
     assert [t.value for t in at.toast] == [r"Deleted the drawer from wing\_priya / planning / hall\_facts\."]
 
 
+def test_a_deep_link_to_a_drawer_that_is_gone_says_so_and_links_to_the_list(settings):
+    seed(settings)
+    at = drawers_page(drawer="no-such-drawer")
+    assert at.main.error and "no-such-drawer" in at.main.error[0].value.replace("\\", "")
+    assert [(link.label, link.proto.page) for link in at.main.get("page_link")] == [("All drawers", "drawers")]
+
+
 def test_deleting_from_a_deep_link_says_so_and_goes_back_to_its_place(settings):
     seed(settings)
     target = "conv-old-0"
