@@ -59,12 +59,15 @@ def snippet(card):
 
 
 def first_result(page: Page) -> dict[str, str]:
-    """The first card's badges and snippet; opened (a run draws its content), its raw text and id."""
+    """The first card's snippet (closed); opened (a run draws its content, without the snippet), its
+    badges, raw text and id."""
+    closed = snippet(main_block(page).locator(CARD).first)["text"]
     details = open_card(main_block(page).locator(CARD).first)
     with rerun(page):
         details.get_by_text("Raw text").first.click()  # the stored text, as it is, instead of rendered
     codes = details.get_by_test_id("stCode")
-    return {"badges": details.locator(".mp-place").inner_text(), "snippet": snippet(details)["text"],
+    expect(details.locator(".mp-snippet")).to_have_count(0)  # the whole text is shown: not the snippet too
+    return {"badges": details.locator(".mp-place").inner_text(), "snippet": closed,
             "text": codes.first.locator("code").inner_text(), "id": codes.nth(1).inner_text().strip()}
 
 
