@@ -124,8 +124,8 @@ def show_drawer_text(p: ScopedPalace, drawer_id: str, content: str, key: str = "
     if full:
         st.caption("Metadata")
         st.html(metadata_table(full))
-    if actions is not None and (full or drawer):
-        actions(full or drawer)  # type: ignore[arg-type]
+    if actions is not None and full:
+        actions(full)
     around = tuple(d for d in around if d.id != drawer_id)
     if around:
         st.caption("Neighbouring drawers from the same conversation")

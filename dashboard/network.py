@@ -94,10 +94,18 @@ def dot_scale(rooms: list[RoomNode], area: float) -> float:
     return min(RADIUS_SCALE, math.sqrt(DOT_SHARE * area / (math.pi * drawers))) if drawers else RADIUS_SCALE
 
 
+def room_box(room: RoomNode, r: float, labelled: bool = True) -> tuple[float, float, float]:
+    """What a room draws round its spot, its dot of radius `r` and (if `labelled`) its label under
+    it: (half width, px above the spot, px below it)."""
+    if not labelled:
+        return r, r, r
+    return max(r, label_width(room_label(room)) / 2), r, r + ROOM_PX + 4
+
+
 def _room_extent(room: RoomNode, r: float) -> tuple[float, float, float, float]:
-    """A room's dot (radius `r`) and label as a box round its spot: (half width, px above the spot, px
-    below it), then the dot's own half size."""
-    return max(r, label_width(room_label(room)) / 2) + _SPACE, r + _SPACE, r + ROOM_PX + 4 + _SPACE, r + _SPACE
+    """`room_box` with `_SPACE` kept clear round it, then the dot's own half size, for `apart`."""
+    half, up, down = room_box(room, r)
+    return half + _SPACE, up + _SPACE, down + _SPACE, r + _SPACE
 
 
 def room_label(room: RoomNode) -> str:

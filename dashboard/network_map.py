@@ -13,7 +13,7 @@ from mempalace.wording import counted
 
 from .colours import text_on
 from .network import (BOX_MARGIN, FRAME_WIDTH, INK, LINE_EM, ROOM, ROOM_PX, ROOM_RIM, TUNNEL, TUNNEL_RIM, WING_PX,
-                      Layout, edge_width, label_width, layout, room_label, room_tip, wing_box, wing_lines,
+                      Layout, edge_width, layout, room_box, room_label, room_tip, wing_box, wing_lines,
                       wing_tip)
 from .render import place_data
 
@@ -48,11 +48,7 @@ def network_svg(rooms: list[RoomNode], height: int = 620, hall: str | None = Non
                          f'stroke-width="{edge_width(room):.2f}"/>')
         labelled = room.room not in plan.unlabelled
         dots.append(_room_svg(room, x, y, plan.radius[room.room], hall, labelled))
-        r = plan.radius[room.room]
-        if labelled:
-            bounds.take(x, y, max(r, label_width(room_label(room)) / 2), r, r + ROOM_PX + 4)
-        else:
-            bounds.take(x, y, r, r, r)
+        bounds.take(x, y, *room_box(room, plan.radius[room.room], labelled))
     boxes = [_wing_svg(wing, rooms, plan, hall) for wing in plan.wings]
     for wing in plan.wings:
         w, h = wing_box(wing, plan.wrap)
