@@ -20,7 +20,7 @@ from .filters import FILING_ORDER, FILTERS, place_token, place_tokens, where_cla
 from .vector_reads import VectorReads
 from .vocabulary import WordCounts, WordTokens
 
-SCHEMA_VERSION = "5"
+SCHEMA_VERSION = "6"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS drawers(
     rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, content TEXT NOT NULL,
@@ -28,7 +28,7 @@ CREATE TABLE IF NOT EXISTS drawers(
     source_file TEXT NOT NULL DEFAULT '', chunk_index INTEGER NOT NULL DEFAULT 0,
     parent_id TEXT NOT NULL DEFAULT '', filed_at TEXT NOT NULL DEFAULT '',
     seq INTEGER NOT NULL DEFAULT 0, vector BLOB, place TEXT NOT NULL DEFAULT '', dated TEXT NOT NULL DEFAULT '',
-    said TEXT NOT NULL DEFAULT '', title TEXT NOT NULL DEFAULT '');
+    said TEXT NOT NULL DEFAULT '', title TEXT NOT NULL DEFAULT '', aliases TEXT NOT NULL DEFAULT '');
 CREATE INDEX IF NOT EXISTS drawers_place ON drawers(wing, room, hall);
 CREATE INDEX IF NOT EXISTS drawers_source ON drawers(source_file, chunk_index);
 CREATE INDEX IF NOT EXISTS drawers_room ON drawers(room, dated);
@@ -36,6 +36,7 @@ CREATE INDEX IF NOT EXISTS drawers_wing_dated ON drawers(wing, room, dated);
 CREATE INDEX IF NOT EXISTS drawers_wing_filed ON drawers(wing, filed_at);
 CREATE INDEX IF NOT EXISTS drawers_wing_day ON drawers(wing, dated, parent_id);
 CREATE INDEX IF NOT EXISTS drawers_parent ON drawers(parent_id);
+CREATE INDEX IF NOT EXISTS drawers_aliases ON drawers(aliases, room) WHERE aliases != '';
 CREATE TABLE IF NOT EXISTS room_counts(
     wing TEXT NOT NULL, room TEXT NOT NULL, hall TEXT NOT NULL, n INTEGER NOT NULL,
     PRIMARY KEY(wing, room, hall)) WITHOUT ROWID;
@@ -84,6 +85,7 @@ class Row:
     dated: str = ""  # the day the drawer's conversation happened (else the day it was filed), YYYY-MM-DD
     said: str = ""  # the day the conversation happened, when its source says (else "")
     title: str = ""  # the conversation's title, when its source has one
+    aliases: str = ""  # the room's earlier names, space-separated
 
 
 @dataclass(frozen=True)
@@ -169,17 +171,21 @@ class Catalog(WordCounts, DateCounts, VectorReads):
                 self._db.execute("DELETE FROM drawers WHERE id = ?", (row.id,))
                 self._db.execute(
                     "INSERT INTO drawers(id, content, wing, room, hall, source_file, chunk_index,"
-                    " parent_id, filed_at, seq, vector, place, dated, said, title) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    " parent_id, filed_at, seq, vector, place, dated, said, title, aliases)"
+                    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                     (row.id, row.content, row.wing, row.room, row.hall, row.source_file, row.chunk_index,
                      row.parent_id, row.filed_at, row.seq,
                      None if row.vector is None else np.asarray(row.vector, np.float32).tobytes(),
                      place_tokens(wing=row.wing, room=row.room, hall=row.hall, source_file=row.source_file),
-                     row.dated, row.said, row.title),
+                     row.dated, row.said, row.title, row.aliases),
                 )
 
-    def move(self, ids: Sequence[str], seq: int, **place: str | None) -> None:
-        """Give the drawers `ids` a new wing, room and/or hall (None keeps what each has)."""
+    def move(self, ids: Sequence[str], seq: int, aliases: str | None = None, **place: str | None) -> None:
+        """Give the drawers `ids` a new wing, room and/or hall (None keeps what each has), and with a new
+        room its `aliases` (earlier names)."""
         with self._transaction():
+            if aliases is not None:
+                self._db.executemany("UPDATE drawers SET aliases = ? WHERE id = ?", [(aliases, i) for i in ids])
             for values in self._by_ids("d.id, d.wing, d.room, d.hall, d.source_file", ids):
                 new = {k: place.get(k) if place.get(k) is not None else v
                        for k, v in zip(("wing", "room", "hall"), values[1:4])}
@@ -272,6 +278,19 @@ class Catalog(WordCounts, DateCounts, VectorReads):
             " ORDER BY d.chunk_index, d.rowid", (value, found[2] - around, found[2] + around)).fetchall()
         return [_row(values) for values in rows]
 
+    def room_aliases(self) -> dict[str, str]:
+        """{earlier name: the room that holds it now}, from the drawers that carry aliases."""
+        found: dict[str, str] = {}
+        for room, aliases in self._db.execute("SELECT DISTINCT room, aliases FROM drawers WHERE aliases != ''"
+                                              " ORDER BY room, aliases"):
+            for alias in aliases.split():
+                found.setdefault(alias, room)
+        return found
+
+    def aliases_of(self, ids: Sequence[str]) -> set[str]:
+        """Every earlier name the drawers `ids` carry."""
+        return {a for (text,) in self._by_ids("d.aliases", ids) for a in text.split()}
+
     def halls_in_use(self) -> tuple[str, ...]:
         """The halls (not '') that some drawer is in, other tools' included."""
         return tuple(r[0] for r in self._db.execute("SELECT DISTINCT hall FROM room_counts WHERE hall != '' AND n > 0"))
@@ -323,12 +342,12 @@ class Catalog(WordCounts, DateCounts, VectorReads):
         return [(r[0], float(r[1])) for r in rows]
 
 _ROW_COLUMNS = ("d.id, d.content, d.wing, d.room, d.hall, d.source_file, d.chunk_index, d.parent_id, d.filed_at,"
-                " d.seq, d.vector, d.dated, d.said, d.title")
+                " d.seq, d.vector, d.dated, d.said, d.title, d.aliases")
 
 
 def _row(values: Sequence[Any]) -> Row:
     vector = None if values[10] is None else np.frombuffer(values[10], dtype=np.float32)
-    return Row(*values[:10], vector=vector, dated=values[11], said=values[12], title=values[13])
+    return Row(*values[:10], vector=vector, dated=values[11], said=values[12], title=values[13], aliases=values[14])
 
 
 class _Transaction:

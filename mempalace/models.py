@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+ROOM_ALIASES = "room_aliases"  # metadata: the room's earlier names, space-separated, which still find it
 ROOM_BY = "room_by"  # metadata: who chose a drawer's room, "ingest" (re-roomable) or "person" (never moved)
 HALLS = ("hall_facts", "hall_events", "hall_discoveries", "hall_preferences", "hall_advice")
 NO_HALL = "none"  # as a hall filter: the drawers in no hall
@@ -198,6 +199,20 @@ class MergeSuggestion:
     target_count: int
     source_wings: tuple[str, ...]
     target_wings: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class RoomRename:
+    """What renaming a room did."""
+
+    old: str
+    new: str
+    moved: int
+    wings: tuple[str, ...]
+    aliases: tuple[str, ...]  # every earlier name that still finds the room
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import re
 import unicodedata
 
@@ -73,3 +74,9 @@ def hall_name(name: object | None) -> str | None:
     if full not in HALLS:
         raise InvalidInputError(f"Unknown hall {name!r}: use one of {', '.join(HALLS)}.")
     return full
+
+
+def closest_names(name: str, known: object) -> str:
+    """A " Did you mean …?" sentence naming up to three of `known` close to `name`, or nothing."""
+    close = difflib.get_close_matches(name, list(known), n=3, cutoff=0.6)  # type: ignore[call-overload]
+    return f" Did you mean {', '.join(close)}?" if close else ""

@@ -19,9 +19,10 @@ from .dates import date_range
 from .chunking import split_verbatim
 from .config import Settings, load_settings
 from .embedding import EmbedderLoader
-from .errors import DrawerNotFoundError, InvalidInputError
+from .errors import DrawerNotFoundError, InvalidInputError, PlaceNotFoundError
 from .inventory import INGEST, PERSON, RoomedDrawer, chooser, reroom_targets, room_inventory
-from .models import ROOM_BY, AddResult, Drawer, DrawerDraft, DuplicateMatch, PalaceStatus, SearchHit
+from .models import (ROOM_ALIASES, ROOM_BY, AddResult, Drawer, DrawerDraft, DuplicateMatch, PalaceStatus, RoomRename,
+                     SearchHit)
 from .naming import hall_change, hall_filter, hall_name, room_slug, wing_name
 from .records import (access_path, best_first, check_content, draft_metadata, drawer_from_record, drawer_from_row,
                       drawer_id_of, extra_metadata, id_list, in_wings, match)
@@ -116,7 +117,7 @@ class Palace(TaxonomyView):
         """File `content` verbatim, split into consecutive drawers if long; refuse near-duplicates (in
         the wings `within`, when given: a scoped view's)."""
         self._check_content(content)
-        wing, room, hall = wing_name(wing), room_slug(room), hall_name(hall)
+        wing, room, hall = wing_name(wing), self.resolve_room(room_slug(room)), hall_name(hall)
         extra = extra_metadata(meta)
         pieces = split_verbatim(content, self.settings.drawer_chars)
         parent = "parent_" + hashlib.sha256(content.encode("utf-8")).hexdigest()[:24]
@@ -186,7 +187,8 @@ class Palace(TaxonomyView):
         if wing is None and room is None and hall is None:
             raise InvalidInputError("Say where to move the drawer: a wing, a room or a hall.")
         current = self.get_drawer(drawer_id)
-        place = {"wing": None if wing is None else wing_name(wing), "room": None if room is None else room_slug(room),
+        place = {"wing": None if wing is None else wing_name(wing),
+                 "room": None if room is None else self.resolve_room(room_slug(room)),
                  "hall": None if hall is None else hall_change(hall)}
         self._sync.ensure_fresh()
         self._move([current.id], place)
@@ -198,7 +200,7 @@ class Palace(TaxonomyView):
         """Move many drawers in one write (metadata only: text, vectors and ids stay; hall "" takes them
         out of their hall); returns how many. A room given here is a person's choice."""
         place = {"wing": wing_name(wing) if wing is not None else None,
-                 "room": room_slug(room) if room is not None else None,
+                 "room": self.resolve_room(room_slug(room)) if room is not None else None,
                  "hall": hall_change(hall)}
         if all(v is None for v in place.values()):
             raise InvalidInputError("Say where to move the drawers: a wing, a room or a hall.")
@@ -212,13 +214,40 @@ class Palace(TaxonomyView):
     def move_rooms(self, rooms: Sequence[str], target: str) -> tuple[int, tuple[str, ...]]:
         """Move every drawer of the stored rooms `rooms` (in every wing) into room `target` in one
         step; returns how many moved and from which wings."""
-        target = room_slug(target)
+        target = self.resolve_room(room_slug(target))
         self._sync.ensure_fresh()
         ids = [i for room in id_list(rooms) for i in self._catalog.ids_where({"room": room})]
         wings = tuple(sorted({w for w, room, _, _ in self._catalog.room_counts() if room in rooms}))
         if ids:
-            self._move(ids, {"room": target}, action="move-rooms")
+            earlier = self._catalog.aliases_of(ids + self._catalog.ids_where({"room": target}))
+            aliases = (earlier | {_slug_or_name(r) for r in id_list(rooms)}) - {target}
+            self._move(ids, {"room": target}, action="move-rooms", aliases=" ".join(sorted(aliases)))
         return len(ids), wings
+
+    @_serialized
+    def rename_room(self, room: str, new: str, *, chosen_by: str = PERSON) -> RoomRename:
+        """Give room `room` (in every wing) the name `new` in one write; its old name and earlier
+        names stay aliases that find it. A person's rename makes the room theirs: ingest never
+        renames it again, nor re-rooms its drawers."""
+        old = self.stored_room(room)
+        target = room_slug(new)
+        if target == old:
+            raise InvalidInputError(f"Room {old!r} already has that name.")
+        if target in self.list_rooms():
+            raise InvalidInputError(f"Room {target!r} exists already: `mempalace merge-rooms {old} {target}` "
+                                    "joins the two rooms.")
+        ids = self._catalog.ids_where({"room": old})
+        aliases = (self._catalog.aliases_of(ids) | {_slug_or_name(old)}) - {target}
+        wings = tuple(sorted({w for w, r, _, _ in self._catalog.room_counts() if r == old}))
+        self._move(ids, {"room": target}, chosen_by, "rename-room", aliases=" ".join(sorted(aliases)), was=old)
+        return RoomRename(old, target, len(ids), wings, tuple(sorted(aliases)))
+
+    @_serialized
+    def room_named_by_person(self, room: str) -> bool:
+        """Whether a person chose room `room`'s name or put a drawer in it (ingest then never renames it)."""
+        self._sync.ensure_fresh()
+        ids = self._catalog.ids_where({"room": room})
+        return any(c == PERSON for c in self.room_choosers(ids).values())
 
     @_serialized
     def room_inventory(self) -> list[RoomedDrawer]:
@@ -339,7 +368,7 @@ class Palace(TaxonomyView):
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= self.settings.max_limit:
             raise InvalidInputError(f"The limit must be a whole number from 1 to {self.settings.max_limit}.")
         filters = {
-            "wing": wing_name(wing) if wing else None, "room": room_slug(room) if room else None,
+            "wing": wing_name(wing) if wing else None, "room": self.resolve_room(room_slug(room)) if room else None,
             "hall": hall_filter(hall), "source_file": source_file or None,
             **date_range(after, before),
         }
@@ -365,19 +394,21 @@ class Palace(TaxonomyView):
         check_content(content, self.settings.max_content_chars)
 
     def _move(self, ids: list[str], place: dict[str, str | None], chosen_by: str = PERSON,
-              action: str = "move") -> None:
+              action: str = "move", aliases: str | None = None, **detail: str) -> None:
         """Apply `place` (None: unchanged; "": removed, which only a hall can be) to the drawers; a
-        new room records who chose it."""
+        new room records who chose it, and `aliases` (its earlier names) when given."""
         changes = {k: v for k, v in place.items() if v is not None}
         seq = new_stamp()
         stored = {k: v or None for k, v in changes.items()}  # None deletes the key in Chroma
         if "room" in changes:
             stored[ROOM_BY] = chosen_by
+        if aliases is not None:
+            stored[ROOM_ALIASES] = aliases or None
         with self._sync.writing("change", ids, seq):
             self._store.update_metadata(ids, [{**stored, SEQ_KEY: seq}] * len(ids))
-            self._catalog.move(ids, seq, **changes)
+            self._catalog.move(ids, seq, aliases=aliases, **changes)
             self._sync.finish_write(seq=seq)
-        self._record(action, ids, **changes)
+        self._record(action, ids, **changes, **detail)
 
     def _record(self, action: str, ids: Sequence[str], **detail: Any) -> None:
         """Append a write to the audit log, under the actor of this thread (see mempalace.access)."""
@@ -385,6 +416,11 @@ class Palace(TaxonomyView):
 
     def _embed(self, texts: list[str]) -> Any:
         return self._embedder.get().embed(texts)
+
+    @property
+    def embeds_meaning(self) -> bool:
+        """Whether the model places a phrase near texts about it (a test's hashed bag of words does not)."""
+        return bool(getattr(self._embedder.get(), "embeds_meaning", True))
 
     def _similar(self, vectors: Any, threshold: float, exclude: set[str],
                  within: tuple[str, ...] | None = None) -> list[DuplicateMatch]:
@@ -397,3 +433,11 @@ class Palace(TaxonomyView):
         unseen = [i for i in found if i not in rows]
         rows.update({r.id: catalog_row(r) for r in self._store.get(unseen)} if unseen else {})
         return [match(rows[i], s) for i, s in found.items() if i in rows]
+
+
+def _slug_or_name(name: str) -> str:
+    """A room name as an alias: its slug, or as stored when it has none (another tool's odd name)."""
+    try:
+        return room_slug(name)
+    except InvalidInputError:
+        return name

@@ -9,14 +9,14 @@ from .audit import ACCESS_FILE
 from .catalog import Row
 from .dates import first_day
 from .errors import InvalidInputError
-from .models import ROOM_BY, Drawer, DrawerDraft, DuplicateMatch
+from .models import ROOM_ALIASES, ROOM_BY, Drawer, DrawerDraft, DuplicateMatch
 from .naming import hall_name, room_slug, wing_name
 from .opening import CATALOG_FILE
 from .store import SEQ_KEY, Record
 from .sync import GENERAL_ROOM, UNSORTED_WING
 
 RESERVED_KEYS = {"wing", "room", "hall", "source_file", "chunk_index", "chunk_count", "parent_id",
-                 "filed_at", "added_by", ROOM_BY, SEQ_KEY}
+                 "filed_at", "added_by", ROOM_BY, ROOM_ALIASES, SEQ_KEY}
 
 
 def extra_metadata(meta: dict[str, Any]) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .access import HIDDEN_WING, Grant, acting_as
-from .errors import DrawerNotFoundError, InvalidInputError
+from .errors import DrawerNotFoundError, InvalidInputError, PlaceNotFoundError
 from .models import AddResult, Drawer, DrawerDraft, DuplicateMatch, SearchHit
 from .naming import room_slug, wing_name
 from .palace import Palace
@@ -168,8 +168,18 @@ class ScopedPalace:
     def widespread_words(self, words: Any, share: float = 0.5, min_wing_drawers: int = 20) -> frozenset[str]:
         return self._palace.widespread_words(words, share, min_wing_drawers)
 
+    def word_documents(self, words: Any) -> tuple[int, dict[str, int]]:
+        return self._palace.word_documents(words)  # counts only: how rare a word is, for room names
+
+    def room_named_by_person(self, room: str) -> bool:
+        return self._palace.room_named_by_person(room)
+
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         return self._palace.embed(texts)
+
+    @property
+    def embeds_meaning(self) -> bool:
+        return self._palace.embeds_meaning
 
     # -- drawers ---------------------------------------------------------------------------------
 
@@ -286,6 +296,28 @@ class ScopedPalace:
         with acting_as(self.grant.actor):
             moved = self._palace.move_drawers(ids, room=room_slug(target), audit_as="move-rooms") if ids else 0
         return moved, wings
+
+    @_checked_then_written
+    def rename_room(self, room: str, new: str) -> Any:
+        """As `Palace.rename_room`, for a grant that may merge rooms in every wing the room is in."""
+        name = self.stored_room(room)
+        for wing in sorted(w for w, rooms in self._palace.taxonomy().items() if name in rooms):
+            self.grant.check("merge", wing)
+        with acting_as(self.grant.actor):
+            return self._palace.rename_room(name, new)
+
+    def resolve_room(self, name: str) -> str:
+        return self._palace.resolve_room(name)
+
+    def room_aliases(self) -> dict[str, str]:
+        rooms = self.list_rooms()
+        return {a: r for a, r in self._palace.room_aliases().items() if r in rooms}
+
+    def stored_room(self, name: object) -> str:
+        found = self._palace.stored_room(name)
+        if found not in self.list_rooms():
+            raise PlaceNotFoundError(f"No room {name!r} in this palace.")
+        return found
 
     def room_inventory(self) -> list[Any]:
         return [d for d in self._palace.room_inventory() if self.grant.may("reroom", d.wing)]

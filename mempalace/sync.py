@@ -29,6 +29,7 @@ from typing import Any
 from .catalog import Catalog, JournalEntry, Row
 from .dates import first_day
 from .errors import MempalaceError
+from .models import ROOM_ALIASES
 from .store import SEQ_KEY, ChromaStore, Record
 
 LAG_MICROSECONDS = 60_000_000
@@ -63,6 +64,7 @@ def catalog_row(record: Record) -> Row:
         dated=first_day(meta.get("conversation_date"), meta.get("date"), meta.get("filed_at")),
         said=first_day(meta.get("conversation_date"), meta.get("date")),
         title=str(meta.get("conversation_title") or ""),
+        aliases=str(meta.get(ROOM_ALIASES) or ""),
     )
 
 

@@ -8,10 +8,10 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from .catalog import Catalog
-from .errors import InvalidInputError
+from .errors import InvalidInputError, PlaceNotFoundError
 from .models import NO_HALL, Drawer
 from .records import drawer_from_row
-from .naming import wing_name
+from .naming import closest_names, room_slug, wing_name
 from .sync import CatalogSync
 from .vocabulary import content_words
 
@@ -119,6 +119,13 @@ class TaxonomyView:
                                                                         min_wing_drawers))
             return frozenset(w for w in wanted if known.get(w))
 
+    def word_documents(self, words: Iterable[str]) -> tuple[int, dict[str, int]]:
+        """(drawers in the palace, {word: how many of them hold it}) for the content words of `words`."""
+        wanted = content_words(words)
+        with self._guard:
+            self._taxonomy_sync.ensure_fresh()
+            return self.count(), self._taxonomy_catalog.documents(wanted) if wanted else {}
+
     def taxonomy(self) -> dict[str, dict[str, int]]:
         """{wing: {room: drawer count}}, wings and rooms in name order."""
         return {wing: dict(rooms) for wing, rooms in self._tree().items()}
@@ -140,6 +147,36 @@ class TaxonomyView:
             return dict(sorted(rooms.items()))
 
         return dict(self._memoized(("rooms", wanted), build))
+
+    def room_aliases(self) -> dict[str, str]:
+        """{earlier room name: the room it names now}."""
+        return dict(self._memoized(("aliases", None), self._taxonomy_catalog.room_aliases))
+
+    def resolve_room(self, name: str) -> str:
+        """The room `name` stands for: itself (or its slug) when a room has it, else the room it is an
+        earlier name of; unknown names come back as given. Rooms are read only when needed."""
+        try:
+            slug = room_slug(name)
+        except InvalidInputError:
+            return name
+        target = self.room_aliases().get(slug)
+        if (target is None and slug == name) or name in self._tree_rooms():
+            return name
+        if slug in self._tree_rooms():
+            return slug
+        return target or name
+
+    def stored_room(self, name: object) -> str:
+        """`name` as a stored room (exactly, by its slug or as an alias), or PlaceNotFoundError."""
+        if not isinstance(name, str) or not name.strip():
+            raise InvalidInputError("A room name is required.")
+        found = self.resolve_room(name)
+        if found not in self._tree_rooms():
+            raise PlaceNotFoundError(f"No room {name!r} in this palace.{closest_names(name, self._tree_rooms())}")
+        return found
+
+    def _tree_rooms(self) -> dict[str, int]:
+        return self.list_rooms()
 
     def hall_counts(self, wing: str | None = None) -> dict[str, int]:
         """{hall: drawer count}; drawers without a hall are counted under ''."""
@@ -197,10 +234,14 @@ class TaxonomyView:
     def drawer_ids(self, wing: str | None = None, room: str | None = None, hall: str | None = None,
                    within: tuple[str, ...] | None = None) -> list[str]:
         """Ids of the drawers in a place, names exactly as stored (rooms other tools filed may be unslugged)."""
-        filters = within_wings(_text_names(wing=wing, room=room, hall=hall), within)
+        filters = within_wings(_text_names(wing=wing, room=self._as_stored(room), hall=hall), within)
         with self._guard:
             self._taxonomy_sync.ensure_fresh()
             return self._taxonomy_catalog.ids_where(filters)
+
+    def _as_stored(self, room: object) -> object:
+        """A room filter as stored: an earlier name finds the room that has it now."""
+        return self.resolve_room(room) if isinstance(room, str) and room else room
 
     def revision(self) -> int:
         """A number that changes whenever the palace's content may have changed (for caches elsewhere)."""
@@ -233,7 +274,7 @@ class TaxonomyView:
         for value in (offset, limit):
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise InvalidInputError("offset and limit must be whole numbers, 0 or more.")
-        filters = within_wings(_text_names(wing=wing, room=room, hall=hall), within)
+        filters = within_wings(_text_names(wing=wing, room=self._as_stored(room), hall=hall), within)
         with self._guard:
             self._taxonomy_sync.ensure_fresh()
             total = self._taxonomy_catalog.matching_count(filters)

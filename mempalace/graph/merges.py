@@ -16,6 +16,7 @@ rooms by name are scored, a block of rows at a time, so memory stays bounded wit
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import numpy as np
 
@@ -147,10 +148,10 @@ def merge_rooms(palace: Palace, source: str, target: str) -> MergeResult:
     """Move every drawer of room `source` (in every wing) into room `target`: metadata only, so text,
     vectors and ids stay. Drawers filed under an unnormalised spelling of `target` join it too."""
     stored = set(palace.list_rooms())
-    source_name = _stored_room(source, stored)
+    source_name = _stored_room(source, stored, palace.resolve_room)
     if not isinstance(target, str):
         raise InvalidInputError(f"A room name must be text, not {type(target).__name__}.")
-    target_slug = room_slug(target)
+    target_slug = palace.resolve_room(room_slug(target))
     names = tuple(n for n in dict.fromkeys([source_name, target]) if n in stored and n != target_slug)
     if not names or target == source_name:
         raise InvalidInputError(f"Room {source_name!r} cannot be merged into itself.")
@@ -158,8 +159,8 @@ def merge_rooms(palace: Palace, source: str, target: str) -> MergeResult:
     return MergeResult(source_name, target_slug, moved, wings, names)
 
 
-def _stored_room(name: str, stored: set[str]) -> str:
-    """`name` as stored: exactly, or by its slug."""
+def _stored_room(name: str, stored: set[str], resolve: Callable[[str], str]) -> str:
+    """`name` as stored: exactly, by its slug, or as an earlier name of a room."""
     if not isinstance(name, str):
         raise InvalidInputError(f"A room name must be text, not {type(name).__name__}.")
     if not name.strip():
@@ -169,4 +170,6 @@ def _stored_room(name: str, stored: set[str]) -> str:
     slug = room_slug(name)
     if slug in stored:
         return slug
+    if resolve(slug) in stored:
+        return resolve(slug)
     raise PlaceNotFoundError(f"No room {name!r} in this palace.{closest_names(slug, dict.fromkeys(stored))}")

@@ -15,14 +15,14 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from itertools import combinations
 
 from ..access import HIDDEN_WING
 from ..errors import InvalidInputError, PlaceNotFoundError
 from ..models import Edge, GraphStats, RoomNode, TraversalStep, Tunnel
-from ..naming import room_slug, wing_name
+from ..naming import closest_names, room_slug, wing_name
 from ..palace import Palace
 
 MAX_HOPS = 20
@@ -129,7 +129,7 @@ def traverse(palace: Palace, start_room: str, max_hops: int = 2) -> list[Travers
     if isinstance(max_hops, bool) or not isinstance(max_hops, int) or not 0 <= max_hops <= MAX_HOPS:
         raise InvalidInputError(f"max_hops must be a whole number from 0 to {MAX_HOPS}, not {max_hops!r}.")
     index = room_index(palace)
-    start = _known_room(index, start_room)
+    start = _known_room(index, start_room, palace.resolve_room)
     steps = [_step(index, start, 0, ())]
     seen, frontier = {start}, [start]
     expanded: set[str] = set()
@@ -173,7 +173,8 @@ def _stats(index: RoomIndex) -> GraphStats:
     )
 
 
-def _known_room(index: RoomIndex, name: str) -> str:
+def _known_room(index: RoomIndex, name: str, resolve: Callable[[str], str]) -> str:
+    """`name` as a room of the graph: as stored, by its slug, or as an earlier name of one."""
     if not isinstance(name, str):
         raise InvalidInputError(f"A room name must be text, not {type(name).__name__}.")
     if not name.strip():
@@ -183,6 +184,8 @@ def _known_room(index: RoomIndex, name: str) -> str:
     slug = room_slug(name)
     if slug in index.rooms:
         return slug
+    if resolve(slug) in index.rooms:
+        return resolve(slug)
     if slug in index.hidden or name in index.hidden:
         raise PlaceNotFoundError(f"Room {slug!r} is left out of the graph (the graph_hidden_rooms setting).")
     raise PlaceNotFoundError(f"No room {name!r} in this palace.{closest_names(slug, index.rooms)}")
@@ -199,9 +202,3 @@ def _known_wing(index: RoomIndex, name: str) -> str:
         close = [bare[w] for w in difflib.get_close_matches(wing.removeprefix("wing_"), list(bare), n=3, cutoff=0.6)]
         raise PlaceNotFoundError(f"No wing {name!r} in this palace." + (f" Did you mean {', '.join(close)}?" if close else ""))
     return wing
-
-
-def closest_names(name: str, known: Mapping[str, object]) -> str:
-    """A " Did you mean …?" sentence naming up to three close names, or nothing."""
-    close = difflib.get_close_matches(name, list(known), n=3, cutoff=0.6)
-    return f" Did you mean {', '.join(close)}?" if close else ""
