@@ -170,6 +170,7 @@ class HashEmbedder:
 
     name = "hash"
     dimension = DIMENSION
+    embeds_meaning = False
     _WORD = re.compile(r"\w+", re.UNICODE)
 
     def embed(self, texts: list[str]) -> np.ndarray:

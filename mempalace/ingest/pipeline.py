@@ -20,6 +20,7 @@ import numpy as np
 from .. import blobs, formats
 from ..errors import MalformedSourceError, MempalaceError, SourceRefusedError, UnsupportedFormatError
 from ..formats.base import Conversation, Source
+from ..inventory import INGEST
 from ..models import DrawerDraft
 from ..naming import room_slug, wing_name
 from ..palace import Palace
@@ -36,7 +37,7 @@ def ingest(palace: Palace, source: str | os.PathLike[str] | bytes, filename: str
            wing: str | None = None, room: str | None = None, format_name: str | None = None,
            dry_run: bool = False, progress: Progress | None = None) -> IngestReport:
     """Ingest one file, folder (Slack export) or uploaded bytes; problems are reported, not raised."""
-    run = Run(wing=wing_name(wing) if wing else None, room=room_slug(room) if room else None)
+    run = Run(wing=wing_name(wing) if wing else None, room=palace.resolve_room(room_slug(room)) if room else None)
     outcome = _prepare(palace, run, source, filename, format_name, dry_run, walked=False)
     if isinstance(outcome, IngestReport):
         return outcome
@@ -52,7 +53,7 @@ def ingest_paths(palace: Palace, paths: Iterable[str | os.PathLike[str]], wing: 
 
     `progress` hears (done, total) while a group of files is embedded; `on_report` each final report.
     """
-    run = Run(wing=wing_name(wing) if wing else None, room=room_slug(room) if room else None)
+    run = Run(wing=wing_name(wing) if wing else None, room=palace.resolve_room(room_slug(room)) if room else None)
     reports: list[IngestReport] = []
     pending: list[Plan] = []
 
@@ -112,13 +113,19 @@ def _finish(palace: Palace, plans: list[Plan], run: Run, dry_run: bool, progress
     _drop_repeats(plans)
     try:
         classify(palace, plans, progress, remember=dry_run)
-        assign_rooms(palace, plans, run)
+        renames = assign_rooms(palace, plans, run)
     except MempalaceError as exc:
         return [IngestReport(source=p.source, format=p.format, conversations=p.conversations, errors=(str(exc),),
                              dry_run=dry_run) for p in plans]
+    said = tuple(f"room {old} {'would be' if dry_run else 'is'} renamed {new} (its old name still finds it)"
+                 for old, new in sorted(renames.items()))
     if dry_run:
-        return [_report(plan, added=(), near=0, replaced=len(plan.replaces), dry_run=True) for plan in plans]
-    return _file_group(palace, plans)
+        return [_report(plan, added=(), near=0, replaced=len(plan.replaces), dry_run=True, notes=said if n == 0 else ())
+                for n, plan in enumerate(plans)]
+    for old, new in sorted(renames.items()):
+        palace.rename_room(old, new, chosen_by=INGEST)
+    reports = _file_group(palace, plans)
+    return [replace(r, notes=r.notes + said) if n == 0 else r for n, r in enumerate(reports)]
 
 
 def _drop_repeats(plans: list[Plan]) -> None:

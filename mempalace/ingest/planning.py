@@ -180,27 +180,33 @@ def _places(run: Run, new: list[int], earlier: dict[int, tuple[str, str | None, 
     return places
 
 
-def assign_rooms(palace: Palace, plans: list[Plan], run: Run) -> None:
-    """Give the embedded drafts waiting for a room their rooms, conversation by conversation."""
+def assign_rooms(palace: Palace, plans: list[Plan], run: Run) -> dict[str, str]:
+    """Give the embedded drafts waiting for a room their rooms, conversation by conversation, then
+    name the rooms they opened or grew from all they hold; returns the stored rooms to rename."""
     parts = [(plan, part, rows) for plan in plans for part, rows in _pending_rows(plan)]
     if not parts:
-        return
+        return {}
     if run.rooms is None:  # the last ingest's room choice, if nothing changed the palace since
         run.rooms = palace.take(ROOM_STATE) or topic_rooms(palace)
     for plan, part, rows in parts:
         run.rooms.observe(part.wing, plan.vectors[rows])
+    chosen: dict[str, str] = {}
     for plan in plans:
-        chosen: dict[str, str] = {}
         for owner, part, rows in parts:
             if owner is plan:
                 text_of = dict(zip(part.ids, part.texts))
                 texts = [text_of[plan.drafts[r].id] for r in rows]
                 rooms = run.rooms.assign(part.wing, plan.vectors[rows], texts, part.title, part.names)
                 chosen.update(zip((plan.drafts[r].id for r in rows), rooms))
+    stored = set(palace.list_rooms())
+    renamed = run.rooms.settle_names(lambda room: palace.room_named_by_person(room))
+    chosen = {i: renamed.get(room, room) for i, room in chosen.items()}
+    for plan in plans:
         plan.drafts = [replace(d, room=chosen[d.id]) if d.id in chosen else d for d in plan.drafts]
         plan.drawers = [replace(d, room=chosen[d.id]) if d.status == "new" and d.id in chosen else d
                         for d in plan.drawers]
         plan.pending = []
+    return {old: new for old, new in renamed.items() if old in stored}
 
 
 def _pending_rows(plan: Plan) -> list[tuple[Pending, list[int]]]:
@@ -221,8 +227,9 @@ def keep_rooms(palace: Palace, run: Run, dry_run: bool) -> None:
 def topic_rooms(palace: Palace) -> TopicRooms:
     """Room choice that knows the palace's rooms (from a sample of each one's drawers) and wings."""
     rooms = TopicRooms(RoomChooser(palace.list_rooms(), palace.widespread_words),
-                       wing_vectors=palace.wing_vectors(WING_SAMPLE), embed=remembering_embed(palace),
+                       wing_vectors=palace.wing_vectors(WING_SAMPLE), embed=remembering_embed(palace) if palace.embeds_meaning else None,
                        wing_sizes=palace.list_wings())
+    rooms.count_words_with(palace.word_documents)
     for room, samples in sorted(palace.room_samples(PROFILE_DRAWERS).items()):
         remember_room(rooms, room, samples)
     held: Counter[tuple[str, str]] = Counter()

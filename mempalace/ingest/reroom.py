@@ -65,8 +65,10 @@ def _replay(palace: Palace, drawers: list, person: list) -> list[RoomMove]:
     wing_vectors: dict[str, list[np.ndarray]] = {}
     for d in drawers:
         wing_vectors.setdefault(d.wing, []).append(d.vector)
-    rooms = TopicRooms(RoomChooser({d.room for d in person}, palace.widespread_words),
-                       wing_vectors={w: np.stack(v) for w, v in wing_vectors.items()}, embed=palace.embed)
+    taken = {d.room for d in drawers}  # new rooms never take a name in use, so each can keep its own
+    rooms = TopicRooms(RoomChooser(taken, palace.widespread_words),
+                       wing_vectors={w: np.stack(v) for w, v in wing_vectors.items()}, embed=palace.embed if palace.embeds_meaning else None)
+    rooms.count_words_with(palace.word_documents, replaying=True)
     samples: dict[str, list] = {}
     for d in person:
         if len(samples.setdefault(d.room, [])) < PROFILE_DRAWERS:
@@ -75,13 +77,19 @@ def _replay(palace: Palace, drawers: list, person: list) -> list[RoomMove]:
         remember_room(rooms, room, picked)
     for (wing, room), held in sorted(Counter((d.wing, d.room) for d in person).items()):
         rooms.set_room_size(room, wing, held)
-    moves = []
+    chosen: list[tuple[object, str]] = []
     for group in _conversations([d for d in drawers if d.room_by == INGEST]):
-        chosen = rooms.assign(group[0].wing, np.stack([d.vector for d in group]),
-                              [people_words(d.content, group[0].speakers) for d in group], group[0].title,
-                              (*group[0].speakers, "continued"))
-        moves += [RoomMove(d.id, d.wing, d.room, room) for d, room in zip(group, chosen) if room != d.room]
-    return moves
+        rooms_of = rooms.assign(group[0].wing, np.stack([d.vector for d in group]),
+                                [people_words(d.content, group[0].speakers) for d in group], group[0].title,
+                                (*group[0].speakers, "continued"))
+        chosen += list(zip(group, rooms_of))
+    held: dict[str, Counter[str]] = {}
+    for d, room in chosen:
+        held.setdefault(room, Counter())[d.room] += 1
+    prior = {room: max(c.items(), key=lambda kv: (kv[1], kv[0]))[0] for room, c in held.items()}
+    renamed = rooms.settle_names(lambda room: room in samples, prior)
+    return [RoomMove(d.id, d.wing, d.room, renamed.get(room, room)) for d, room in chosen
+            if renamed.get(room, room) != d.room]
 
 
 def _conversations(drawers: list) -> list[list]:

@@ -18,17 +18,20 @@ import math
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
 from ..vocabulary import STOP_WORDS
 from ..errors import InvalidInputError
 from ..naming import room_slug, spell_symbols
-from .frequency import name_weight, specificity, zipf
+from .frequency import specificity, zipf
+from .lexicon import HONORIFICS, can_head, can_stand_alone, given_names
 
 GENERAL = "general"
 _WORD = re.compile(r"[^\W\d_][\w+#]*")
 _LONG_TOKEN = re.compile(r"\S{41,}")  # blobs, hashes, URLs: dropped first, which keeps the next pattern linear
-_NOT_PROSE = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+|\S*[/\\]\S*|\S+@\S+|\b\w*\d\w*\b|`[^`\n]*`|\S*[_=<>{}$]\S*|\S+\.[a-z0-9]{1,5}\b|\b[0-9a-f]{8,}\b")
+_NOT_PROSE = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+|\S*[/\\:]\w\S*|\S+@\S+|\b\w*\d\w*\b|`[^`\n]*`|\S*[_=<>{}$]\S*"
+                        r"|\S+\.\w\S*|\b[0-9a-f]{8,}\b", re.IGNORECASE)
 _SENTENCE = re.compile(r"[.!?;:,()\[\]{}\"`|/\\]+\s|\n+")
 _FILLER = frozenset("""
 yes yeah yep okay ok thanks thank please sure let lets know like just really think want need get got
@@ -68,9 +71,21 @@ _TITLE_RUN = re.compile(r"\b[A-Z][a-z]+\b(?:[ \t]+[A-Z][a-z]+\b)*")
 RARE_ZIPF = 2.5  # a Title Case run with a word this rare (Bilinski, Dumesnil) is a name, not a concept
 _LOWER_WORD = re.compile(r"\b[a-z]+\b")
 _NEVER_TOPICS = STOP_WORDS | _FILLER | _GENERIC | _NUMBER_WORDS | _CALENDAR
-PAIR_WEIGHT, TITLE_WEIGHT = 2.5, 2.0
+PAIR_WEIGHT = 1.3  # a two-word phrase over its words alone ("sleep training" over "training")
+COVERAGE_POWER = 1.5  # how much more a phrase most parts use counts than one a few use
+WING_SHARE = 0.3  # the share of a phrase's score that depends on how many of the room's wings use it
+PROPER_WEIGHT = 0.6  # a capitalised-only word (a place, a product, or an unlisted surname) used in one wing
+MIN_COVERAGE = 0.3  # a room's name is a phrase at least this share of its parts (and two) use
+HEAD_SHARE = 0.7  # a pair's head word alone names the room when it fits this nearly as well
+LEXICAL_POWER = 0.25  # how much the phrase's own score counts beside its nearness in meaning
+TITLE_WEIGHT = 2.0  # a phrase in every part's title scores this many times one in none
+FIT_FLOOR = 0.01  # the least nearness in meaning a candidate is given
+SCORED_PHRASES = 200  # the most used phrases of a room that are scored
+_CAPITAL_PAIR = re.compile(r"\b([A-Z][a-z]+)\.?[ \t]+(?=([A-Z][a-z][\w'-]*))")
+_CODE_PLACES = frozenset("master main branch branches origin head repo repos commit commits".split())  # git's words
+_WEAK_ALONE = frozenset("cost costs price prices syntax traceback error errors output master main branch repo session".split())
 TOOL_MARK = "→"  # how transcripts of coding agents summarise a tool call in a drawer
-NAME_CANDIDATES = 8  # the best-scored phrases a `rank` function chooses among
+NAME_CANDIDATES = 30  # the best-scored phrases a `rank` function chooses among
 GENERIC_CHECKED = 30  # the best candidates checked against the palace's widespread words
 MAX_WORD = 30  # longer "words" are sequences or unspaced scripts, not topic names
 
@@ -97,65 +112,232 @@ def _fold(text: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
 
 
-class RoomChooser:
-    """Chooses rooms for the conversations of one ingest, remembering the rooms it has handed out."""
+@dataclass(frozen=True)
+class Part:
+    """What one conversation part says, for naming the room it is in: its phrases by key (sorted light
+    stems) with how firmly it uses each (0.7 once, 0.95 twice, 1.0 more or in its title), each one's
+    commonest spelling here, and the keys it spells only capitalised (a place, a product)."""
 
-    def __init__(self, existing_rooms: Iterable[str],
-                 widespread_words: Callable[[Iterable[str]], Iterable[str]] | None = None):
-        """`existing_rooms` are names already taken: a new room never reuses one (meaning decided the
-        part belongs in none of them). `widespread_words(words)` names those found in most drawers
-        of most wings (optional)."""
-        self._widespread_words = widespread_words
-        self._known: dict[str, str] = {}
-        for slug in sorted(existing_rooms):
-            if slug != GENERAL:
-                self._known.setdefault(room_key(slug), slug)
+    wing: str
+    support: Mapping[str, float]
+    surface: Mapping[str, str]
+    proper: frozenset[str] = frozenset()
+    titled: frozenset[str] = frozenset()
 
-    def choose(self, texts: Sequence[str], title: str | None = None, names: Iterable[str] = (),
-               rank: Callable[[list[str]], Sequence[float]] | None = None) -> str:
-        """The room for a conversation (or a segment of one) made of `texts`. `rank(phrases)`, if
-        given, says how well each of the best few candidates sums the texts up; the best is chosen."""
-        ignored = ignored_words(texts, names)
-        sentences = [sentence for text in texts for sentence in _sentences(text, ignored)]
-        runs = [run for sentence in sentences for run in sentence]
-        titled = [run for sentence in _sentences(title or "", ignored) for run in sentence]
-        scores: Counter[str] = Counter()
-        surface: dict[str, Counter[str]] = {}
-        for run, weight in [(r, 1.0) for r in runs] + [(r, TITLE_WEIGHT) for r in titled]:
-            for size, bonus in ((1, 1.0), (2, PAIR_WEIGHT)):
+
+Specificity = Callable[[Sequence[str]], Mapping[str, float]]  # words → how much each says about one room (0..1)
+Ranker = Callable[[list[str]], Sequence[float]]
+
+
+def read_part(texts: Sequence[str], title: str | None = None, names: Iterable[str] = (), wing: str = "") -> Part:
+    """The phrases (one or two content words in a row) of a part's texts and title."""
+    spoken = {w for n in names for w in _WORD.findall(_fold(n.lower()))} | handles(names)
+    ignored = _NEVER_TOPICS | spoken
+    people = _people([*texts, title or ""], spoken)
+    counts: Counter[str] = Counter()
+    spellings: dict[str, Counter[str]] = {}
+    lower_seen: set[str] = set()
+    titled: set[str] = set()
+    for source, text in [(False, t) for t in texts] + [(True, title or "")]:
+        for run in _runs(text, ignored, people, lower_seen):
+            for size in (1, 2):
                 for start in range(len(run) - size + 1):
                     words = run[start : start + size]
                     if size == 2 and stem(words[0]) == stem(words[1]):
                         continue  # "thread thread" is not a topic
                     key = "-".join(sorted(stem(w) for w in words))
-                    scores[key] += weight * bonus * sum(name_weight(w) for w in words) / size
-                    surface.setdefault(key, Counter())[" ".join(words)] += 1
-        title_keys = {"-".join(sorted(stem(w) for w in pair)) for run in titled for pair in zip(run, run[1:])}
-        title_keys |= {stem(w) for run in titled for w in run}
-        order = sorted(scores, key=lambda k: (scores[k], k.count("-"), k), reverse=True)
-        generic = self._generic_stems(order[:GENERIC_CHECKED], surface)
-        eligible = [k for k in order if k not in self._known and (k in title_keys or not set(k.split("-")) <= generic)]
-        if not eligible:
-            return GENERAL
-        best = eligible[0]
-        if rank and len(eligible) > 1:
-            shortlist = [k for k in eligible[:NAME_CANDIDATES] if k in surface]
-            fits = rank([surface[k].most_common(1)[0][0] for k in shortlist])
-            best = shortlist[max(range(len(shortlist)), key=lambda i: (fits[i], -i))] if shortlist else best
-        try:
-            slug = room_slug(surface[best].most_common(1)[0][0])
-        except InvalidInputError:
-            return GENERAL
-        self._known[best] = slug
+                    counts[key] += 1
+                    spellings.setdefault(key, Counter())[" ".join(words)] += 1
+                    if source:
+                        titled.add(key)
+    support = {k: 1.0 if k in titled else min(1.0, 0.45 + 0.25 * n) for k, n in counts.items()}
+    surface = {k: max(c.items(), key=lambda kv: (kv[1], kv[0]))[0] for k, c in spellings.items()}
+    proper = frozenset(k for k, s in surface.items() if not set(s.split()) & lower_seen)
+    return Part(wing, support, surface, proper, frozenset(titled))
+
+
+class RoomChooser:
+    """Names rooms: from one part when a room opens, from all its parts once they are known, never
+    with a name another room holds."""
+
+    def __init__(self, existing_rooms: Iterable[str],
+                 widespread_words: Callable[[Iterable[str]], Iterable[str]] | None = None,
+                 specificity: Specificity | None = None, wings: Iterable[str] = ()):
+        """`existing_rooms` are names already taken; `widespread_words(words)` names those found in most
+        drawers of most wings; `specificity(words)` how rare each word is in the palace (optional);
+        `wings`: the palace's wings, whose own names never name a room."""
+        self._widespread_words = widespread_words
+        self.specificity = specificity
+        self._known: dict[str, str] = {}
+        self._wing_words: set[str] = set()
+        self.add_wings(wings)
+        for slug in sorted(existing_rooms):
+            if slug != GENERAL:
+                self._known.setdefault(room_key(slug), slug)
+
+    def add_wings(self, wings: Iterable[str]) -> None:
+        for wing in wings:
+            self._wing_words |= {w for w in re.split(r"[\W_]+", wing.lower()) if w and w != "wing"}
+
+    def choose(self, texts: Sequence[str], title: str | None = None, names: Iterable[str] = (),
+               rank: Ranker | None = None, wing: str = "") -> str:
+        """The name for a new room holding one part made of `texts`; taken from now on."""
+        slug = self.best([read_part(texts, title, names, wing)], rank)[0]
+        if slug != GENERAL:
+            self._known[room_key(slug)] = slug
         return slug
 
-    def _generic_stems(self, keys: list[str], surface: dict[str, Counter[str]]) -> set[str]:
-        """The stems of `keys` whose words are everyone's words in this palace."""
-        if not self._widespread_words or not keys:
-            return set()
-        words = {w for k in keys for w in (surface[k].most_common(1)[0][0].split() if k in surface
-                                           else self._known[k].split("-"))}
-        return {stem(w) for w in self._widespread_words(words)}
+    def best(self, parts: Sequence[Part], rank: Ranker | None = None, current: str | None = None
+             ) -> tuple[str, float, float]:
+        """(name, its score, the score of `current`) for a room holding `parts`: of the phrases many of
+        them use that are specific to it, the one nearest the room's meaning (`rank`, KeyBERT's idea),
+        or the best-scored without `rank`. Names held by other rooms are passed over, `current` is not."""
+        scored = self._scores(parts)
+        own = room_key(current) if current else None
+        order = sorted((k for k in scored if k == own or k not in self._known), key=lambda k: (-scored[k][0], k))
+        if not order:
+            return GENERAL, 0.0, 0.0
+        shortlist = order[:NAME_CANDIDATES] + ([own] if own in order[NAME_CANDIDATES:] else [])
+        spelling = {k: scored[k][1][0] for k in shortlist}
+        top = scored[order[0]][0]
+        final = {k: scored[k][0] / top for k in shortlist}
+        if rank:
+            fits = self._fits(shortlist, {k: scored[k][1] for k in shortlist}, rank, spelling)
+            final = {k: fits[k] * final[k] ** LEXICAL_POWER for k in shortlist}
+        for key in sorted(shortlist, key=lambda k: (-final[k], k)):
+            try:
+                name = room_slug(_head_of(key, spelling, final) if rank else spelling[key])
+            except InvalidInputError:
+                continue
+            return name, final[key], final.get(own, 0.0) if own else 0.0
+        return GENERAL, 0.0, 0.0
+
+    @staticmethod
+    def _fits(keys: list[str], spellings: Mapping[str, Sequence[str]], rank: Ranker, chosen: dict[str, str]
+              ) -> dict[str, float]:
+        """Each phrase's nearness to the room's meaning, by its nearest spelling (`chosen` is set to it)."""
+        flat = [(k, s) for k in keys for s in spellings[k]]
+        fits = rank([s for _, s in flat])
+        final: dict[str, float] = {}
+        for (key, text), fit in zip(flat, fits):
+            if float(fit) > final.get(key, -2.0):
+                final[key], chosen[key] = float(fit), text
+        return {k: max(v, FIT_FLOOR) for k, v in final.items()}
+
+    def release(self, slug: str) -> None:
+        """`slug` is no longer a room's name (it was renamed)."""
+        self._known.pop(room_key(slug), None)
+
+    def take(self, slug: str) -> None:
+        self._known[room_key(slug)] = slug
+
+    def _scores(self, parts: Sequence[Part]) -> dict[str, tuple[float, list[str]]]:
+        """Phrase key → (score, spellings, commonest first) for the phrases enough parts use: how many
+        parts use it (each wing weighed alike), in how many wings, and how specific to this room its
+        words are in the palace (class-based TF-IDF)."""
+        if not parts:
+            return {}
+        per_wing = Counter(p.wing for p in parts)
+        weight = {p.wing: 1.0 / math.sqrt(n) for p, n in ((p, per_wing[p.wing]) for p in parts)}
+        total = sum(weight[p.wing] for p in parts)
+        used: Counter[str] = Counter()
+        users: Counter[str] = Counter()
+        titles: Counter[str] = Counter(k for p in parts for k in p.titled)
+        wings: dict[str, set[str]] = {}
+        spelled: dict[str, Counter[str]] = {}
+        everywhere_proper: dict[str, bool] = {}
+        for part in parts:
+            for key, support in part.support.items():
+                used[key] += weight[part.wing] * support
+                users[key] += 1
+                wings.setdefault(key, set()).add(part.wing)
+                spelled.setdefault(key, Counter())[part.surface[key]] += 1
+                everywhere_proper[key] = everywhere_proper.get(key, True) and key in part.proper
+        needed = max(2.0, MIN_COVERAGE * len(parts)) if len(parts) > 1 else 1.0
+        order = sorted((k for k in used if users[k] >= needed), key=lambda k: (-used[k], k))[:SCORED_PHRASES]
+        if len(parts) == 1:
+            order = [k for k in order if parts[0].support[k] > 0.7] or order
+        spellings = {k: [s for s, _ in sorted(spelled[k].items(), key=lambda kv: (-kv[1], kv[0]))] for k in order}
+        words = sorted({w for k in order for w in spellings[k][0].split()})
+        rare = dict(self.specificity(words)) if self.specificity and words else {}
+        widespread = set(self._widespread_words(words)) if self._widespread_words and words else set()
+        scores: dict[str, tuple[float, list[str]]] = {}
+        for key in order:
+            phrase = spellings[key][0].split()
+            if not self._nameable(phrase, widespread):
+                continue
+            specific = sum(rare.get(w, 1.0) for w in phrase) / len(phrase)
+            score = (used[key] / total) ** COVERAGE_POWER * specific * (PAIR_WEIGHT if len(phrase) == 2 else 1.0)
+            score *= 1.0 - WING_SHARE + WING_SHARE * len(wings[key]) / len(per_wing)
+            score *= 1.0 + (TITLE_WEIGHT - 1.0) * titles[key] / len(parts)
+            if everywhere_proper[key] and len(wings[key]) < 2 and not phrase[0].isupper():
+                score *= PROPER_WEIGHT
+            scores[key] = (score, spellings[key])
+        return scores
+
+    def _nameable(self, phrase: list[str], widespread: set[str]) -> bool:
+        """A topic's name ends in a noun, repeats no wing's name and is not everyone's words."""
+        if not can_head(phrase[-1]) or any(w in self._wing_words for w in phrase):
+            return False
+        if len(phrase) == 1 and (phrase[0] in _WEAK_ALONE or not can_stand_alone(phrase[0])):
+            return False
+        if any(w in _CODE_PLACES for w in phrase):
+            return False
+        return not set(phrase) <= widespread
+
+
+def handles(names: Iterable[str]) -> set[str]:
+    """The usual handles of people with a first and last name: `hfaran`, `hamzaf`, `hamzafaran`."""
+    found = set()
+    for name in names:
+        words = _WORD.findall(_fold(name.lower()))
+        if len(words) >= 2:
+            first, last = words[0], words[-1]
+            found |= {first[0] + last, first + last[0], first + last}
+    return found
+
+
+def _head_of(key: str, spelling: Mapping[str, str], final: Mapping[str, float]) -> str:
+    """A two-word name's head alone when that scores nearly as well (`insomnia` over `chronic insomnia`):
+    a librarian names the topic, not its detail."""
+    words = spelling[key].split()
+    head = stem(words[-1])
+    if len(words) == 2 and head in final and final[head] >= HEAD_SHARE * final[key]:
+        return spelling[head]
+    return spelling[key]
+
+
+def _people(texts: Sequence[str], spoken: set[str]) -> set[str]:
+    """Words that are people here when capitalised: given names, and the capitalised word after a
+    given name, a speaker's name or a title (`Dr. Okafor`, `Hal Higdon`)."""
+    people = set(given_names())
+    for text in texts:
+        for first, second in _CAPITAL_PAIR.findall(_fold(text)):
+            lead = first.lower()
+            if lead in people or lead in HONORIFICS or lead in spoken:
+                people.add(second.lower())
+    return people
+
+
+def _runs(text: str, ignored: frozenset[str] | set[str], people: set[str], lower_seen: set[str]) -> list[list[str]]:
+    """Runs of consecutive content words of `text`, lowercased; a capitalised person's name breaks a
+    run. Words written in lower case are added to `lower_seen`."""
+    runs: list[list[str]] = []
+    prepared = spell_symbols(_fold(text))
+    for piece in _SENTENCE.split(_NOT_PROSE.sub(" . ", _LONG_TOKEN.sub(" . ", prepared))):
+        run: list[str] = []
+        for token in _WORD.findall(piece):
+            word = token.lower()
+            short = len(word) < 3 and not (len(word) == 2 and token.isupper())
+            if word in ignored or short or len(word) > MAX_WORD or (token[0].isupper() and word in people):
+                runs.append(run)
+                run = []
+                continue
+            if token[0].islower():
+                lower_seen.add(word)
+            run.append(word)
+        runs.append(run)
+    return [r for r in runs if r]
 
 
 def word_signature(texts: Sequence[str], names: Iterable[str] = (),

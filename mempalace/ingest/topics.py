@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from .rooms import GENERAL, RoomChooser, ignored_words, word_signature
+from .rooms import GENERAL, _WORD, Part, RoomChooser, ignored_words, read_part, word_signature
 
 SEGMENT_PENALTY = 0.55  # the cost of one more topic in a conversation, against how far drawers stray from it
 LONGEST_SEGMENT = 12  # drawers: a long chat is looked at in parts at least this small
@@ -30,6 +30,8 @@ CROWDING = 2.5  # a room holding share s of a wing of n drawers needs JOIN_SIMIL
 CROWD_SIZE = 100.0
 WORDLESS_SHARE = 0.5  # a part without topic words joins a room only this much as alike as others need
 WORD_CANDIDATES = 20  # rooms, nearest by meaning, whose words are compared too
+RENAME_GAIN = 1.25  # a room ingest named is renamed when a name scores this much better than its own
+SMALL_PALACE = 100.0  # drawers: word rarity in a palace of n drawers counts n / (n + this) against English's
 
 
 def topic_segments(vectors: np.ndarray, penalty: float | None = None,
@@ -68,6 +70,9 @@ class RoomProfile:
     counted: Counter[str] = field(default_factory=Counter)
     wings: Counter[str] = field(default_factory=Counter)  # drawers per wing
     unread: list[list[str]] = field(default_factory=list)  # stored texts, one list per conversation
+    raw: np.ndarray | None = None  # the sum of its drawers' unit vectors, as embedded
+    parts: list[Part] = field(default_factory=list)  # what its conversations say, for naming it
+    unnamed: list[tuple[str, list[str]]] = field(default_factory=list)  # stored (wing, texts) not read for names
 
     norm: float | None = None  # of `words`, kept until they change
 
@@ -86,6 +91,17 @@ class RoomProfile:
                 self.counted.update(word_signature([text], ignored=ignored))
             self.norm = None
         return self.counted
+
+    def add_raw(self, vectors: np.ndarray) -> None:
+        total = np.asarray(vectors, np.float32).sum(axis=0)
+        self.raw = total if self.raw is None else self.raw + total
+
+    def all_parts(self) -> list[Part]:
+        """Every part known to be in the room, stored samples read now."""
+        while self.unnamed:
+            wing, texts = self.unnamed.pop(0)
+            self.parts.append(read_part(texts, wing=wing))
+        return self.parts
 
     def word_likeness(self, words: Counter[str], norm: float) -> float:
         """Cosine between a part's word signature (of length `norm`) and the room's."""
@@ -111,8 +127,36 @@ class TopicRooms:
         self._wings: dict[str | None, tuple[np.ndarray, int]] = {}
         self._sizes: Counter[str] = Counter(wing_sizes or {})
         self._recent: dict[str, str] = {}  # wing -> the room it was last given
+        self._born: set[str] = set()  # rooms opened since the last `settle_names`
+        self._grown: set[str] = set()  # stored rooms given parts since then
+        self._new_words: Counter[str] = Counter()  # drawers holding each word, among those not stored yet
+        self._new_drawers = 0
+        self._stored_words: Callable[[Sequence[str]], tuple[int, dict[str, int]]] | None = None
+        self._replaying = False
+        if namer.specificity is None:
+            namer.specificity = self.specificity
+        namer.add_wings(wing_sizes or {})
         for wing, vectors in sorted((wing_vectors or {}).items()):
             self.observe(wing, vectors, counted=wing_sizes is not None)
+
+    def count_words_with(self, stored_words: Callable[[Sequence[str]], tuple[int, dict[str, int]]],
+                         replaying: bool = False) -> None:
+        """`stored_words(words)` says (drawers stored, how many hold each word): word rarity for names;
+        `replaying`: the drawers to assign are stored already (a re-rooming), so they count once."""
+        self._stored_words = stored_words
+        self._replaying = replaying
+
+    def specificity(self, words: Sequence[str]) -> dict[str, float]:
+        """How rare each word is among the palace's drawers, stored and new (1 for the rarest), trusted
+        less while the palace is small."""
+        stored, held = self._stored_words(words) if self._stored_words else (0, {})
+        total = stored + self._new_drawers
+        if total < 2:
+            return {}
+        trust = total / (total + SMALL_PALACE)
+        top = math.log(total + 1)
+        return {w: 1.0 - trust * (1.0 - math.log((total + 1) / (held.get(w, 0) + self._new_words[w] + 1)) / top)
+                for w in words}
 
     def observe(self, wing: str, vectors: np.ndarray, counted: bool = False) -> None:
         """Count more of a wing's drawers into its mean and the palace's (before they get rooms);
@@ -121,6 +165,7 @@ class TopicRooms:
             return
         if not counted:
             self._sizes[wing] += len(vectors)
+        self._namer.add_wings([wing])
         for key in (wing, None):
             total, count = self._wings.get(key, (np.zeros(vectors.shape[1], np.float64), 0))
             self._wings[key] = (total + vectors.sum(axis=0), count + len(vectors))
@@ -138,7 +183,9 @@ class TopicRooms:
         meaning = self.centred(wing, np.asarray(vectors, np.float32), observed=True).sum(axis=0)
         profile = self._profiles.setdefault(room, RoomProfile(np.zeros_like(meaning)))
         profile.add(meaning, Counter(), wing, len(vectors))
+        profile.add_raw(vectors)
         profile.unread.append(list(texts))
+        profile.unnamed.append((wing, list(texts)))
 
     def centred(self, wing: str, vectors: np.ndarray, observed: bool = False) -> np.ndarray:
         """Unit vectors less what the other chats share: the mean of the wing's other drawers, shrunk
@@ -161,6 +208,10 @@ class TopicRooms:
                names: Iterable[str] = ()) -> list[str]:
         """A room for each drawer of one conversation (its vectors and people's words, in order)."""
         names = tuple(names)
+        if not self._replaying:
+            for text in texts:
+                self._new_words.update({w.lower() for w in _WORD.findall(text)})
+            self._new_drawers += len(texts)
         centred = self.centred(wing, np.asarray(vectors, np.float32), observed=True)
         ignored = ignored_words(texts, names)
         words = [word_signature([t], ignored=ignored) for t in texts]
@@ -172,12 +223,17 @@ class TopicRooms:
                 signature.update(w)
             room = self._nearest(wing, meaning, signature)
             if room is None:
-                room = self._namer.choose(list(texts[start:end]), title, names, self._ranker(vectors[start:end]))
+                room = self._namer.choose(list(texts[start:end]), title, names, self._ranker(vectors[start:end]), wing)
+                self._born.add(room)
+            elif room not in self._born:
+                self._grown.add(room)
             if room == GENERAL:
                 room = self._room_without_words(wing, meaning, signature, rooms)
             if room != GENERAL:
-                self._profiles.setdefault(room, RoomProfile(np.zeros_like(meaning))).add(meaning, signature, wing,
-                                                                                          end - start)
+                profile = self._profiles.setdefault(room, RoomProfile(np.zeros_like(meaning)))
+                profile.add(meaning, signature, wing, end - start)
+                profile.add_raw(vectors[start:end])
+                profile.parts.append(read_part(list(texts[start:end]), title, names, wing))
             rooms += [room] * (end - start)
         later = next((r for r in reversed(rooms) if r != GENERAL), GENERAL)
         if later != GENERAL:
@@ -194,8 +250,45 @@ class TopicRooms:
         """How near each phrase's vector is to the part's mean vector (KeyBERT's idea, on our embedder)."""
         if self._embed is None:
             return None
-        mean = np.asarray(vectors, np.float32).mean(axis=0)
+        mean = np.asarray(vectors, np.float32).sum(axis=0)
+        mean = mean / max(float(np.linalg.norm(mean)), 1e-9)
         return lambda phrases: [float(v @ mean) for v in self._embed(phrases)]
+
+    def settle_names(self, locked: Callable[[str], bool] | None = None, prior: Mapping[str, str] | None = None
+                     ) -> dict[str, str]:
+        """Name the rooms opened or grown since the last call from all of their parts: {old: new} for
+        each one renamed. A room opened meanwhile takes its best name, or the name its drawers held
+        before (`prior`, in a re-rooming) unless a name scores RENAME_GAIN times that; a stored room
+        whose name ingest chose (`locked(room)` is False) is renamed only when a name scores
+        RENAME_GAIN times its own."""
+        renamed: dict[str, str] = {}
+        size = {r: sum(self._profiles[r].wings.values()) if r in self._profiles else 0 for r in self._born | self._grown}
+        for room in sorted(size, key=lambda r: (-size[r], r)):  # the biggest room's claim on a name first
+            profile = self._profiles.get(room)
+            if profile is None or room == GENERAL:
+                continue
+            parts = profile.all_parts()
+            rank = self._ranker(profile.raw[None, :]) if profile.raw is not None else None
+            held = (prior or {}).get(room) if room in self._born else None
+            if held in self._profiles or (locked and held and locked(held)):
+                held = None
+            name, score, own = self._namer.best(parts, rank, current=held or room)
+            if held and name != held and (name == GENERAL or score < RENAME_GAIN * own):
+                name = held
+            if name in (room, GENERAL) or name in self._profiles:
+                continue
+            if room not in self._born and (len(parts) < 2 or score < RENAME_GAIN * own or (locked and locked(room))):
+                continue
+            self._rename(room, name)
+            renamed[room] = name
+        self._born, self._grown = set(), set()
+        return {old: _final(new, renamed) for old, new in renamed.items()}
+
+    def _rename(self, old: str, new: str) -> None:
+        self._profiles[new] = self._profiles.pop(old)
+        self._namer.release(old)
+        self._namer.take(new)
+        self._recent = {wing: new if room == old else room for wing, room in self._recent.items()}
 
     def _nearest(self, wing: str, meaning: np.ndarray, words: Counter[str], bar: float = 1.0) -> str | None:
         """The room most like this part if the likeness reaches `bar` × what the room needs; ties go
@@ -217,3 +310,11 @@ class TopicRooms:
                 best, best_margin = names[i], margin
         return best
 
+
+def _final(name: str, renamed: dict[str, str]) -> str:
+    """Where a chain of renames ends."""
+    seen = {name}
+    while name in renamed and renamed[name] not in seen:
+        name = renamed[name]
+        seen.add(name)
+    return name
