@@ -15,8 +15,6 @@ from __future__ import annotations
 import argparse
 import collections
 import contextlib
-import functools
-import importlib
 import itertools
 import json
 import re
@@ -25,11 +23,12 @@ import tempfile
 import time
 from pathlib import Path
 
+from _room_timer import RoomTimer
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "data"
 TRANSCRIPTS = SHARED / "transcripts"
 SAMPLES = ("claude_code", "slack_export/hfaran_testarchive", "codex_cli", "gemini_cli", "plain_text")
-TIMED = ["mempalace.ingest.planning:assign_rooms", "mempalace.ingest.rooms:RoomChooser.choose"]
 GENERIC_WORDS = frozenset("""
 update list install assist issue problem question help general misc other chat conversation discussion
 thread thanks sync meeting notes topic thing stuff plan idea work project team today week follow up new
@@ -41,45 +40,6 @@ _CUT_LABEL = re.compile(r"^[^\n:]{1,60} \(continued\): ")
 _LABEL = re.compile(r"^[A-Z][\w'.-]*(?: [A-Z][\w'.-]*){0,2}: ")
 _SPEAKER = re.compile(r"^([A-Z][A-Za-z]*): ", re.MULTILINE)
 _NAMES = re.compile(r"name of a person or speaker in this set:\s*([^;]+);")
-
-
-class RoomTimer:
-    """Wraps the first TIMED target that exists and sums the wall time spent inside it."""
-
-    def __init__(self, targets: list[str] = TIMED):
-        self.targets, self.seconds, self.calls, self.target, self._undo = targets, 0.0, 0, None, []
-
-    def __enter__(self) -> "RoomTimer":
-        for target in self.targets:
-            module_name, _, attr = target.partition(":")
-            *path, name = attr.split(".")
-            owner = functools.reduce(lambda o, part: getattr(o, part, None), path, importlib.import_module(module_name))
-            if getattr(owner, name, None) is not None:
-                self.target = target
-                self._patch(owner, name, getattr(owner, name), module_level=not path)
-                break
-        return self
-
-    def _patch(self, owner: object, name: str, original, module_level: bool) -> None:
-        """Replace `original` on its owner and, for a module function, where other modules imported it."""
-        @functools.wraps(original)
-        def timed(*args, **kwargs):
-            start = time.perf_counter()
-            try:
-                return original(*args, **kwargs)
-            finally:
-                self.seconds += time.perf_counter() - start
-                self.calls += 1
-
-        others = [m for k, m in list(sys.modules.items()) if module_level and k.startswith("mempalace")
-                  and m is not owner and getattr(m, name, None) is original]
-        for holder in [owner, *others]:
-            setattr(holder, name, timed)
-            self._undo.append((holder, name, original))
-
-    def __exit__(self, *_: object) -> None:
-        for holder, name, original in self._undo:
-            setattr(holder, name, original)
 
 
 @contextlib.contextmanager
@@ -236,6 +196,40 @@ def pair_scores(items: list[dict]) -> dict:
             "tp": tp, "fp": fp, "fn": fn}
 
 
+def plain(slug: str) -> str:
+    """A name as names.tsv judges it: lower case, a final plural `s` off each longer word (`pools` → `pool`)."""
+    return "-".join(t[:-1] if len(t) > 3 and t.endswith("s") and not t.endswith("ss") else t for t in tokens(slug))
+
+
+def name_scores(items: list[dict], folder: Path) -> dict | None:
+    """Per concept: its room (the commonest room of its items, tie to the first) and whether names.tsv
+    accepts that name. None when the set has no names.tsv."""
+    path = folder / "names.tsv"
+    if not path.is_file():
+        return None
+    rows = [line.rstrip("\n").split("\t") for line in path.read_text(encoding="utf-8").splitlines()[1:] if line.strip()]
+    accepted = {concept: {plain(n) for n in names.split()} for concept, names in rows}
+    named = {}
+    for concept in sorted(accepted):
+        rooms = [i["room"] for i in items if i["concept"] == concept and i["room"]]
+        counts = collections.Counter(rooms)
+        room = next((r for r in rooms if counts[r] == max(counts.values())), None)
+        named[concept] = {"room": room, "ok": room is not None and plain(room) in accepted[concept]}
+    share = sum(v["ok"] for v in named.values()) / len(named) if named else 0.0
+    return {"share": round(share, 4), "concepts": named}
+
+
+def rebuild_share(palace) -> dict:
+    """What `rooms --rebuild --dry-run` proposes right after ingest: moves over drawers ingest filed."""
+    from mempalace.ingest.reroom import reroom
+
+    report = reroom(palace, dry_run=True)
+    share = len(report.moves) / report.considered if report.considered else 0.0
+    print(f"  rebuild right after ingest would move {len(report.moves)} of {report.considered} drawers"
+          f" ({100 * share:.1f} %)" + "".join(f"\n    {w}: {a} -> {b} ({n})" for w, a, b, n in report.summary()[:8]))
+    return {"moves": len(report.moves), "considered": report.considered, "share": round(share, 4)}
+
+
 def print_grid(items: list[dict], wings: list[str]) -> None:
     """The room of each item as a concept × wing table (a cell holds every item of that pair)."""
     concepts = sorted({i["concept"] for i in items})
@@ -255,9 +249,11 @@ def run_set(folder: Path, keep: Path | None, name: str) -> dict:
         batches = [(sorted((folder / w).glob("*.txt")), w) for w in data["wings"]]
         timing = timed_ingest(palace, batches)
         drawers = all_drawers(palace)
+        rebuild = rebuild_share(palace)
     rows, lost = drawer_starts(drawers, data)
     items = item_rooms(data["labels"], rows)
     scores = pair_scores(items)
+    names = name_scores(items, folder)
     by_room = collections.defaultdict(list)
     for i in items:
         by_room[i["room"] or "(none)"].append(f"{i['wing']}/{i['file']}:{i['concept']}")
@@ -267,6 +263,10 @@ def run_set(folder: Path, keep: Path | None, name: str) -> dict:
     print(f"  P {scores['precision']:.3f}  R {scores['recall']:.3f}  F1 {scores['f1']:.3f}"
           f"   TP {scores['tp']}  FP {scores['fp']}  FN {scores['fn']}")
     print_grid(items, data["wings"])
+    if names:
+        print(f"  names acceptable: {sum(v['ok'] for v in names['concepts'].values())} of {len(names['concepts'])}"
+              f" ({100 * names['share']:.0f} %): " + ", ".join(f"{c} {v['room']}{'' if v['ok'] else ' (x)'}"
+                                                            for c, v in names["concepts"].items()))
     print(f"  distinct rooms of the items: {len(by_room)}")
     for room, its in sorted(by_room.items(), key=lambda kv: (-len(kv[1]), kv[0])):
         print(f"    {room} ({len(its)}): {', '.join(its)}")
@@ -279,7 +279,7 @@ def run_set(folder: Path, keep: Path | None, name: str) -> dict:
     print_timing(timing)
     return {"set": str(folder), **scores, "items": items, "rooms": {r: v for r, v in by_room.items()},
             "person_rooms": person, "generic_rooms": generic, "palace_rooms": len(rooms), "tunnels": tunnels(drawers),
-            "drawers": len(drawers), "unlocated_drawers": lost, **timing}
+            "drawers": len(drawers), "unlocated_drawers": lost, "names": names, "rebuild": rebuild, **timing}
 
 
 def print_timing(t: dict) -> None:
@@ -337,12 +337,13 @@ def run_samples(root: Path, keep: Path | None) -> dict:
     with fresh_palace(keep, "samples") as (palace, _):
         timing = timed_ingest(palace, [(paths, None)])
         drawers = all_drawers(palace)
+        rebuild = rebuild_share(palace)
     profiles = wing_profiles(drawers, names_of, SAMPLE_GENERIC)
     print(f"\n== shared samples ({', '.join(p.name for p in paths)}): {len(drawers)} drawers,"
           f" {len({d.room for d in drawers})} rooms, {tunnels(drawers)} tunnels")
     print_profiles(profiles, show_rooms=True)
     print_timing(timing)
-    return {"wings": profiles, "drawers": len(drawers), "tunnels": tunnels(drawers), **timing}
+    return {"wings": profiles, "drawers": len(drawers), "tunnels": tunnels(drawers), "rebuild": rebuild, **timing}
 
 
 def run_locomo(path: Path, keep: Path | None) -> dict:
@@ -358,6 +359,7 @@ def run_locomo(path: Path, keep: Path | None) -> dict:
         batches = [(locomo.write_sessions(s, work / "transcripts" / s["sample_id"]), s["sample_id"]) for s in samples]
         timing = timed_ingest(palace, batches)
         drawers = all_drawers(palace)
+        rebuild = rebuild_share(palace)
     profiles = wing_profiles(drawers, lambda wing, _: speakers.get(wing, set()), SAMPLE_GENERIC)
     top = max((p["largest_share"] for p in profiles.values()), default=0.0)
     print(f"\n== LoCoMo ({len(samples)} conversations): {len(drawers)} drawers,"
@@ -365,7 +367,7 @@ def run_locomo(path: Path, keep: Path | None) -> dict:
           f" {100 * top:.0f} %")
     print_profiles(profiles, show_rooms=False)
     print_timing(timing)
-    return {"wings": profiles, "drawers": len(drawers), "tunnels": tunnels(drawers), "max_share": top, **timing}
+    return {"wings": profiles, "drawers": len(drawers), "tunnels": tunnels(drawers), "max_share": top, "rebuild": rebuild, **timing}
 
 
 def main() -> None:
