@@ -16,9 +16,11 @@ from .views import key
 HOW_ROOMS_ARE_CHOSEN = (
     "Ingest cuts each conversation where its topic changes and files each part in the room whose drawers "
     "it is most like, in any wing, by meaning (the embedding of the text, minus what all of a wing's chats "
-    "share) and by its specific words. A part like no room yet opens a new one, named by the phrase of its "
-    "own words nearest its meaning; people's names, dates, numbers and everyday words never name a room. "
-    "So the same concept gets the same room in every wing, and that room is a tunnel.")
+    "share) and by its specific words. So the same concept gets the same room in every wing, and that room is "
+    "a tunnel. A room is named from all its conversations: of the phrases enough of them use that are specific "
+    "to it, the one nearest the room's meaning. Places and products may name a room; people, dates, numbers "
+    "and everyday words never do. As a room grows, ingest renames it when a clearly better name appears "
+    "(never a name a person gave); its old names keep finding it, in filters, links and `room=`.")
 
 
 def reroom_panel(p: ScopedPalace) -> None:

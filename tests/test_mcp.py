@@ -22,7 +22,7 @@ from mempalace.cli.mcp import MAX_SEARCH_LIMIT, build_server
 
 TOOLS = {"status", "list_wings", "list_rooms", "get_taxonomy", "search", "check_duplicate", "add_drawer",
          "get_drawer", "update_drawer", "delete_drawer", "ingest", "traverse", "find_tunnels", "graph_stats",
-         "suggest_room_merges"}
+         "suggest_room_merges", "rename_room"}
 
 
 def threaded(test):
@@ -188,6 +188,12 @@ async def test_an_agent_files_memories_finds_the_duplicate_searches_and_follows_
         stats = await call(client, "graph_stats")
         assert stats["tunnel_rooms"] == 1 and stats["total_wings"] == 2
         assert "suggestions" in await call(client, "suggest_room_merges")
+        renamed = await call(client, "rename_room", room="gpu-pricing", new_name="gpu-costs")
+        assert (renamed["new"], renamed["aliases"]) == ("gpu-costs", ["gpu-pricing"])
+        listed = await call(client, "list_rooms")
+        assert listed["aliases"] == {"gpu-pricing": "gpu-costs"} and "gpu-costs" in listed["rooms"]
+        steps = (await call(client, "traverse", start_room="gpu-pricing", max_hops=1))["steps"]
+        assert steps and steps[0]["room"] == "gpu-costs"
 
 
 @threaded

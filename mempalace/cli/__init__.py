@@ -51,6 +51,7 @@ class _LazyGroup(click.Group):
     LAZY = {
         "graph-stats": "graph:graph_stats_command", "tunnels": "graph:tunnels",
         "traverse": "graph:traverse_command", "merge-rooms": "graph:merge_rooms_command",
+        "rename-room": "graph:rename_room_command",
         "mcp": "mcp:mcp_command", "serve": "serve:serve_command", "token": "token:token_group",
         "audit": "token:audit_command",
     }
@@ -134,7 +135,11 @@ def rooms(ctx: click.Context, palace: Palace, wing: str | None, suggest_merges: 
     if min_score is not None:
         raise click.UsageError("--min-score goes with --suggest-merges.")
     found = palace.list_rooms(wing)
-    emit(ctx, found, lambda: "\n".join(f"{n:6d}  {r}" for r, n in found.items()) or "No rooms yet.")
+    earlier: dict[str, list[str]] = {}
+    for alias, room in sorted(palace.room_aliases().items()):
+        earlier.setdefault(room, []).append(alias)
+    emit(ctx, found, lambda: "\n".join(f"{n:6d}  {r}" + (f"  (was {', '.join(earlier[r])})" if r in earlier else "")
+                                       for r, n in found.items()) or "No rooms yet.")
 
 
 def show_reroom(ctx: click.Context, report: "ReroomReport") -> None:

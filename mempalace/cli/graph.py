@@ -74,6 +74,17 @@ def merge_rooms_command(ctx: click.Context, palace: Palace, source: str, target:
          + (f" in {', '.join(result.wings)}." if result.wings else "."))
 
 
+@click.command(name="rename-room")
+@click.argument("room")
+@click.argument("new_name")
+@palace_command()
+def rename_room_command(ctx: click.Context, palace: Palace, room: str, new_name: str) -> None:
+    """Give ROOM the name NEW_NAME in every wing; its old names keep finding it, and ingest never renames it."""
+    result = palace.rename_room(room, new_name)
+    emit(ctx, result, lambda: f"Renamed {result.old!r} to {result.new!r} ({counted(result.moved, 'drawer')});"
+         f" {', '.join(result.aliases)} still find{'s' if len(result.aliases) == 1 else ''} it.")
+
+
 def show_merge_suggestions(ctx: click.Context, palace: Palace, min_score: float) -> None:
     """`rooms --suggest-merges`: likely duplicate room names, best first."""
     found = suggest_room_merges(palace, min_score=min_score)
@@ -85,4 +96,4 @@ def _suggestion_line(s: MergeSuggestion) -> str:
             f"{'; '.join(s.reasons)}\n      mempalace merge-rooms -- {shlex.quote(s.source)} {shlex.quote(s.target)}")
 
 
-GRAPH_COMMANDS = [graph_stats_command, tunnels, traverse_command, merge_rooms_command]
+GRAPH_COMMANDS = [graph_stats_command, tunnels, traverse_command, merge_rooms_command, rename_room_command]

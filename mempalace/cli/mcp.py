@@ -144,7 +144,9 @@ def _map_tools(tool: Registrar, scope: Scope) -> None:
 
     @tool("Rooms with their drawer counts, in one wing or in all of them.")
     def list_rooms(wing: Annotated[str | None, Field(description="Only this wing.")] = None) -> dict[str, Any]:
-        return {"rooms": scope().list_rooms(wing)}
+        seen = scope()
+        rooms = seen.list_rooms(wing)
+        return {"rooms": rooms, "aliases": {a: r for a, r in seen.room_aliases().items() if r in rooms}}
 
     @tool("The whole map: wing → room → drawer count.")
     def get_taxonomy() -> dict[str, Any]:
@@ -225,6 +227,11 @@ def _graph_tools(tool: Registrar, scope: Scope) -> None:
           "graph_stats")
     def stats() -> dict[str, Any]:
         return graph_stats(scope())
+
+    @tool("Give a room a new name in every wing; its old names keep finding it (as `room=` anywhere). "
+          "A name a person gives is never changed by ingest.", "rename_room")
+    def rename(room: Room, new_name: Annotated[str, Field(description="The room's new name.")]) -> dict[str, Any]:
+        return scope().rename_room(room, new_name).to_dict()
 
     @tool("Pairs of rooms that are probably the same concept spelled differently, best first.",
           "suggest_room_merges")

@@ -1,0 +1,141 @@
+"""Room names people can trust: places and products may name rooms, people never; renames keep old
+names working everywhere (search, browse, add, the CLI); a person's name for a room is never undone;
+re-ingesting renames nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from _cli import as_json, ok
+from mempalace.cli import main
+from mempalace.errors import InvalidInputError
+from mempalace.ingest import ingest
+from mempalace.ingest.rooms import RoomChooser, read_part
+
+LISBON = ["We land in Lisbon on Friday; what should we see in Lisbon first?",
+          "For Lisbon, start with Alfama and the tram 28, then Belem for the pasteis.",
+          "Is three days in Lisbon enough, or should we add Sintra?"]
+TERRAFORM = ["Moving our infrastructure to Terraform: which modules first?",
+             "Start the Terraform state in a remote backend, then import the VPC into Terraform.",
+             "Terraform plan shows 40 changes after the import."]
+WITH_PEOPLE = ["Marisol said the pottery glaze cracked again in the kiln.",
+               "Ask Marisol about the glaze recipe; Dr. Okafor thinks the pottery kiln runs hot.",
+               "The glaze on the pottery needs a slower cool down, Marisol agrees."]
+
+
+def tokens(room: str) -> set[str]:
+    return set(room.split("-"))
+
+
+def meaning_ranker(texts: list[str]):
+    """Phrases ranked by nearness to `texts`' mean vector with the real model, as ingest ranks them."""
+    from mempalace.embedding import load_embedder
+
+    model = load_embedder("minilm-int8")
+    mean = model.embed(texts).sum(axis=0)
+    return lambda phrases: list(model.embed(phrases) @ (mean / np.linalg.norm(mean)))
+
+
+@pytest.mark.model
+def test_a_place_or_a_product_names_a_room() -> None:
+    for texts, word in ((LISBON, "lisbon"), (TERRAFORM, "terraform")):
+        room = RoomChooser([]).choose(texts, names=["User", "Assistant"], rank=meaning_ranker(texts))
+        assert word in tokens(room), room
+
+
+def test_a_mentioned_person_or_a_speaker_never_names_a_room() -> None:
+    room = RoomChooser([]).choose(WITH_PEOPLE, names=["Kenji", "Assistant"])
+    assert not tokens(room) & {"marisol", "okafor", "kenji", "dr"}, room
+    spoken = RoomChooser([]).choose(["Kenji: the glaze cracked", "Kenji again: the glaze"], names=["Kenji Watanabe"])
+    assert "kenji" not in tokens(spoken) and "watanabe" not in tokens(spoken), spoken
+
+
+def test_a_handle_made_of_a_speakers_name_is_a_person() -> None:
+    part = read_part(["Fix the glaze tests - kwatanabe", "Glaze tests pass - kwatanabe"], names=["Kenji Watanabe"])
+    assert not any("kwatanabe" in key for key in part.support)
+
+
+def test_a_room_is_named_from_all_its_parts() -> None:
+    first = ["The tomato blight spread to the peppers; should I spray copper?",
+             "Blight again on the lower leaves of the tomato plants."]
+    later = [["Planning the vegetable garden: raised beds or in-ground rows?", "The vegetable garden needs compost."],
+             ["Which vegetables grow in partial shade in a small vegetable garden?", "My vegetable garden gets 4 hours."],
+             ["Fall prep for the vegetable garden: mulch the beds.", "Cover crops for the vegetable garden over winter."]]
+    chooser = RoomChooser([])
+    alone = chooser.best([read_part(first)])[0]
+    together = chooser.best([read_part(first)] + [read_part(p) for p in later])[0]
+    assert "garden" not in tokens(alone) and "garden" in tokens(together), (alone, together)
+
+
+def test_a_renamed_room_is_found_by_its_old_name_everywhere(palace) -> None:
+    palace.add_drawer("The blight reached the tomatoes.", "wing_home", "blight")
+    palace.add_drawer("Raised beds for the vegetable patch.", "wing_work", "blight")
+    result = palace.rename_room("blight", "Vegetable Garden")
+    assert (result.old, result.new, result.moved, result.aliases) == ("blight", "vegetable-garden", 2, ("blight",))
+    assert set(palace.list_rooms()) == {"vegetable-garden"}
+    assert palace.room_aliases() == {"blight": "vegetable-garden"}
+    assert {h.room for h in palace.search("tomatoes", room="blight")} == {"vegetable-garden"}
+    assert palace.browse(room="blight")[0] == 2
+    added = palace.add_drawer("Mulch the beds before the frost.", "wing_home", "blight")
+    assert palace.get_drawer(added.drawer_ids[0]).room == "vegetable-garden"
+    assert palace.resolve_room("Blight") == "vegetable-garden"
+    with pytest.raises(InvalidInputError, match="already has that name"):
+        palace.rename_room("blight", "vegetable-garden")
+
+
+def test_renaming_twice_keeps_every_earlier_name(palace) -> None:
+    palace.add_drawer("The blight reached the tomatoes.", "wing_home", "blight")
+    palace.rename_room("blight", "tomatoes")
+    palace.rename_room("tomatoes", "vegetable-garden")
+    assert palace.room_aliases() == {"blight": "vegetable-garden", "tomatoes": "vegetable-garden"}
+    assert palace.browse(room="tomatoes")[0] == palace.browse(room="blight")[0] == 1
+
+
+def _transcript(path: Path, turns: list[tuple[str, str]]) -> Path:
+    path.write_text("".join(f"{speaker}: {text}\n" for speaker, text in turns), encoding="utf-8")
+    return path
+
+
+GARDEN = [("User", "The vegetable garden beds need compost before planting."),
+          ("Assistant", "Mix two inches of compost into the vegetable garden beds."),
+          ("User", "Which vegetables should go in the vegetable garden first?"),
+          ("Assistant", "Peas and lettuce go into the vegetable garden first.")]
+
+
+def test_a_persons_name_for_a_room_is_never_undone_and_reingest_renames_nothing(palace, tmp_path: Path) -> None:
+    first = _transcript(tmp_path / "garden.txt", GARDEN)
+    assert not ingest(palace, first, wing="wing_home").errors
+    (room,) = palace.list_rooms("wing_home")
+    palace.rename_room(room, "allotment")
+    assert not ingest(palace, first, wing="wing_home").errors  # the same file again
+    more = _transcript(tmp_path / "garden2.txt", [(s, t.replace("first", "next")) for s, t in GARDEN])
+    assert not ingest(palace, more, wing="wing_home").errors
+    assert "allotment" in palace.list_rooms("wing_home")
+    assert room not in palace.list_rooms()
+
+
+def test_reingesting_the_same_files_renames_nothing(palace, tmp_path: Path) -> None:
+    path = _transcript(tmp_path / "garden.txt", GARDEN)
+    ingest(palace, path, wing="wing_home")
+    before = (palace.list_rooms(), palace.room_aliases())
+    report = ingest(palace, path, wing="wing_home")
+    assert report.added == 0 and not report.errors
+    assert (palace.list_rooms(), palace.room_aliases()) == before
+
+
+def test_cli_renames_a_room_and_lists_its_old_name(tmp_path: Path) -> None:
+    runner = CliRunner()
+
+    def cli(*args: str):
+        return runner.invoke(main, ["--palace", str(tmp_path / "p"), *args])
+
+    ok(cli("add", "--wing", "wing_home", "--room", "blight", "The blight reached the tomatoes."))
+    renamed = as_json(cli("rename-room", "blight", "vegetable-garden", "--json"))
+    assert (renamed["old"], renamed["new"], renamed["aliases"]) == ("blight", "vegetable-garden", ["blight"])
+    assert "vegetable-garden  (was blight)" in ok(cli("rooms")).stdout
+    ok(cli("add", "--wing", "wing_home", "--room", "blight", "Mulch before the frost."))
+    assert as_json(cli("rooms", "--json")) == {"vegetable-garden": 2}
