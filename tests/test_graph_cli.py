@@ -342,7 +342,9 @@ def test_merge_rooms_text_across_wings_into_a_new_name(cli, seeded) -> None:
     assert (tunnel["room"], tunnel["wings"], tunnel["count"]) == ("identity-cutover", THREE_WINGS, 3)
     hits = as_json(cli("search", "forced re-login", "--room", "identity-cutover", "--json"))
     assert hits[0]["drawer_id"] == seeded["priya_auth"]
-    assert as_json(cli("search", "forced re-login", "--room", "auth-migration", "--json")) == []
+    old_name = as_json(cli("search", "forced re-login", "--room", "auth-migration", "--json"))  # now an alias
+    assert old_name[0]["drawer_id"] == seeded["priya_auth"] and old_name[0]["room"] == "identity-cutover"
+    assert "identity-cutover  (was auth-migration)" in ok(cli("rooms")).stdout
 
 
 def test_merge_rooms_into_a_room_stored_unnormalised_takes_its_drawers_too(cli, messy) -> None:

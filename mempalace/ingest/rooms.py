@@ -76,8 +76,8 @@ COVERAGE_POWER = 1.5  # how much more a phrase most parts use counts than one a 
 WING_SHARE = 0.3  # the share of a phrase's score that depends on how many of the room's wings use it
 PROPER_WEIGHT = 0.6  # a capitalised-only word (a place, a product, or an unlisted surname) used in one wing
 MIN_COVERAGE = 0.3  # a room's name is a phrase at least this share of its parts (and two) use
-HEAD_SHARE = 0.7  # a pair's head word alone names the room when it fits this nearly as well
-LEXICAL_POWER = 0.25  # how much the phrase's own score counts beside its nearness in meaning
+HEAD_SHARE = 0.8  # a pair's head word alone names the room when it fits this nearly as well
+LEXICAL_POWER = 0.1  # how much the phrase's own score counts beside its nearness in meaning
 TITLE_WEIGHT = 2.0  # a phrase in every part's title scores this many times one in none
 FIT_FLOOR = 0.01  # the least nearness in meaning a candidate is given
 SCORED_PHRASES = 200  # the most used phrases of a room that are scored
@@ -85,7 +85,7 @@ _CAPITAL_PAIR = re.compile(r"\b([A-Z][a-z]+)\.?[ \t]+(?=([A-Z][a-z][\w'-]*))")
 _CODE_PLACES = frozenset("master main branch branches origin head repo repos commit commits".split())  # git's words
 _WEAK_ALONE = frozenset("cost costs price prices syntax traceback error errors output master main branch repo session".split())
 TOOL_MARK = "→"  # how transcripts of coding agents summarise a tool call in a drawer
-NAME_CANDIDATES = 30  # the best-scored phrases a `rank` function chooses among
+NAME_CANDIDATES = 60  # the best-scored phrases a `rank` function chooses among
 GENERIC_CHECKED = 30  # the best candidates checked against the palace's widespread words
 MAX_WORD = 30  # longer "words" are sequences or unspaced scripts, not topic names
 

@@ -223,7 +223,7 @@ class TopicRooms:
                 signature.update(w)
             room = self._nearest(wing, meaning, signature)
             if room is None:
-                room = self._namer.choose(list(texts[start:end]), title, names, self._ranker(vectors[start:end]), wing)
+                room = self._namer.choose(list(texts[start:end]), title, names, None, wing)  # `settle_names` ranks
                 self._born.add(room)
             elif room not in self._born:
                 self._grown.add(room)
