@@ -32,6 +32,7 @@ class RoomedDrawer:
     room_by: str
     title: str | None
     speakers: tuple[str, ...]
+    filed_at: str = ""  # drawers one ingest filed together share it
 
 
 def chooser(meta: Mapping[str, Any]) -> str:
@@ -59,8 +60,9 @@ def room_inventory(store: ChromaStore, catalog: Catalog) -> list[RoomedDrawer]:
             continue
         speakers = tuple(s.strip() for s in str(m.get("speakers") or "").split(",") if s.strip())
         found.append(RoomedDrawer(row.id, row.wing, row.room, row.parent_id, row.chunk_index, row.content,
-                                  row.vector, chooser(m), m.get("conversation_title"), speakers))
-    return found
+                                  row.vector, chooser(m), m.get("conversation_title"), speakers, row.filed_at))
+    position = {d.id: int(meta[d.id].get("filed_n") or 0) for d in found}
+    return sorted(found, key=lambda d: (d.filed_at, position[d.id]))  # stable: older drawers keep catalog order
 
 
 def reroom_targets(store: ChromaStore, catalog: Catalog, moves: Sequence[tuple[str, str, str]]) -> dict[str, list[str]]:

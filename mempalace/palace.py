@@ -156,7 +156,7 @@ class Palace(TaxonomyView):
         if len(vectors) != len(drafts):
             raise InvalidInputError("file_drawers needs exactly one vector per drawer.")
         stamp, now = new_stamp(), datetime.now(timezone.utc).isoformat(timespec="microseconds")
-        metadatas = [draft_metadata(d, now, stamp) for d in drafts]
+        metadatas = [draft_metadata(d, now, stamp, n) for n, d in enumerate(drafts)]
         if not drafts:
             return
         self._sync.ensure_fresh()

@@ -15,8 +15,9 @@ from .opening import CATALOG_FILE
 from .store import SEQ_KEY, Record
 from .sync import GENERAL_ROOM, UNSORTED_WING
 
+FILED_N = "filed_n"  # a drawer's place among those filed with it: ingest's order, which re-rooming replays
 RESERVED_KEYS = {"wing", "room", "hall", "source_file", "chunk_index", "chunk_count", "parent_id",
-                 "filed_at", "added_by", ROOM_BY, ROOM_ALIASES, SEQ_KEY}
+                 "filed_at", FILED_N, "added_by", ROOM_BY, ROOM_ALIASES, SEQ_KEY}
 
 
 def extra_metadata(meta: dict[str, Any]) -> dict[str, Any]:
@@ -40,13 +41,13 @@ def best_first(matches: list[DuplicateMatch]) -> list[DuplicateMatch]:
     return sorted({m.drawer_id: m for m in matches}.values(), key=lambda m: (-m.similarity, m.drawer_id))
 
 
-def draft_metadata(draft: DrawerDraft, filed_at: str, stamp: int) -> dict[str, Any]:
+def draft_metadata(draft: DrawerDraft, filed_at: str, stamp: int, position: int = 0) -> dict[str, Any]:
     extra = extra_metadata(draft.extra)
     hall = hall_name(draft.hall)
     return {
         "wing": wing_name(draft.wing), "room": room_slug(draft.room), **({"hall": hall} if hall else {}),
         **({"source_file": draft.source_file} if draft.source_file else {}), "chunk_index": draft.chunk_index,
-        **({"parent_id": draft.parent_id} if draft.parent_id else {}), "filed_at": filed_at,
+        **({"parent_id": draft.parent_id} if draft.parent_id else {}), "filed_at": filed_at, FILED_N: position,
         "added_by": str(extra.pop("added_by", "mempalace")), SEQ_KEY: stamp, **extra, ROOM_BY: draft.room_by,
     }
 

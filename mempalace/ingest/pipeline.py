@@ -122,7 +122,7 @@ def _finish(palace: Palace, plans: list[Plan], run: Run, dry_run: bool, progress
     if dry_run:
         return [_report(plan, added=(), near=0, replaced=len(plan.replaces), dry_run=True, notes=said if n == 0 else ())
                 for n, plan in enumerate(plans)]
-    for old, new in sorted(renames.items()):
+    for old, new in renames.items():  # in the order chosen: a freed name may be taken next
         palace.rename_room(old, new, chosen_by=INGEST)
     reports = _file_group(palace, plans)
     return [replace(r, notes=r.notes + said) if n == 0 else r for n, r in enumerate(reports)]

@@ -61,35 +61,62 @@ def apply_moves(palace: Palace, moves: tuple[RoomMove, ...]) -> int:
 
 
 def _replay(palace: Palace, drawers: list, person: list) -> list[RoomMove]:
-    """Ingest's room choice again, conversation by conversation, over the drawers ingest filed."""
-    wing_vectors: dict[str, list[np.ndarray]] = {}
-    for d in drawers:
-        wing_vectors.setdefault(d.wing, []).append(d.vector)
+    """Ingest's room choice again over the drawers ingest filed, batch by batch as they were filed
+    (each batch's wings seen before its rooms are chosen), knowing the rooms people chose from the
+    start; rooms are named at the end, keeping the name most of their drawers have unless a name
+    scores RENAME_GAIN times it."""
     taken = {d.room for d in drawers}  # new rooms never take a name in use, so each can keep its own
     rooms = TopicRooms(RoomChooser(taken, palace.widespread_words),
-                       wing_vectors={w: np.stack(v) for w, v in wing_vectors.items()}, embed=palace.embed if palace.embeds_meaning else None)
+                       embed=palace.embed if palace.embeds_meaning else None)
     rooms.count_words_with(palace.word_documents, replaying=True)
     samples: dict[str, list] = {}
     for d in person:
         if len(samples.setdefault(d.room, [])) < PROFILE_DRAWERS:
             samples[d.room].append((d.wing, d.parent_id or d.id, d.content, d.vector))
+    for wing, held in sorted(_by_wing(person).items()):
+        rooms.observe(wing, np.stack(held))
     for room, picked in sorted(samples.items()):
         remember_room(rooms, room, picked)
     for (wing, room), held in sorted(Counter((d.wing, d.room) for d in person).items()):
         rooms.set_room_size(room, wing, held)
     chosen: list[tuple[object, str]] = []
-    for group in _conversations([d for d in drawers if d.room_by == INGEST]):
-        rooms_of = rooms.assign(group[0].wing, np.stack([d.vector for d in group]),
-                                [people_words(d.content, group[0].speakers) for d in group], group[0].title,
-                                (*group[0].speakers, "continued"))
-        chosen += list(zip(group, rooms_of))
+    for batch in _batches([d for d in drawers if d.room_by == INGEST]):
+        for wing, held in sorted(_by_wing(batch).items()):
+            rooms.observe(wing, np.stack(held))
+        for group in _conversations(batch):
+            rooms_of = rooms.assign(group[0].wing, np.stack([d.vector for d in group]),
+                                    [people_words(d.content, group[0].speakers) for d in group], group[0].title,
+                                    (*group[0].speakers, "continued"))
+            chosen += list(zip(group, rooms_of))
+    renamed = rooms.settle_names(lambda room: room in samples, _held_names(chosen))
+    return [RoomMove(d.id, d.wing, d.room, renamed.get(room, room)) for d, room in chosen
+            if renamed.get(room, room) != d.room]
+
+
+def _held_names(chosen: list[tuple[object, str]]) -> dict[str, str]:
+    """{room chosen now: the room most of its drawers are in}."""
     held: dict[str, Counter[str]] = {}
     for d, room in chosen:
         held.setdefault(room, Counter())[d.room] += 1
-    prior = {room: max(c.items(), key=lambda kv: (kv[1], kv[0]))[0] for room, c in held.items()}
-    renamed = rooms.settle_names(lambda room: room in samples, prior)
-    return [RoomMove(d.id, d.wing, d.room, renamed.get(room, room)) for d, room in chosen
-            if renamed.get(room, room) != d.room]
+    return {room: max(c.items(), key=lambda kv: (kv[1], kv[0]))[0] for room, c in held.items()}
+
+
+def _by_wing(drawers: list) -> dict[str, list[np.ndarray]]:
+    found: dict[str, list[np.ndarray]] = {}
+    for d in drawers:
+        found.setdefault(d.wing, []).append(d.vector)
+    return found
+
+
+def _batches(drawers: list) -> list[list]:
+    """Drawers in runs filed together (the same filing time), in filing order."""
+    runs: list[list] = []
+    for d in drawers:
+        if runs and runs[-1][-1].filed_at == d.filed_at:
+            runs[-1].append(d)
+        else:
+            runs.append([d])
+    return runs
 
 
 def _conversations(drawers: list) -> list[list]:

@@ -282,7 +282,7 @@ class TopicRooms:
             self._rename(room, name)
             renamed[room] = name
         self._born, self._grown = set(), set()
-        return {old: _final(new, renamed) for old, new in renamed.items()}
+        return renamed  # in order: a name one room gave up may be taken by a room renamed after it
 
     def _rename(self, old: str, new: str) -> None:
         self._profiles[new] = self._profiles.pop(old)
@@ -309,12 +309,3 @@ class TopicRooms:
             if margin >= 0.0 and (best is None or margin > best_margin):
                 best, best_margin = names[i], margin
         return best
-
-
-def _final(name: str, renamed: dict[str, str]) -> str:
-    """Where a chain of renames ends."""
-    seen = {name}
-    while name in renamed and renamed[name] not in seen:
-        name = renamed[name]
-        seen.add(name)
-    return name
