@@ -79,6 +79,7 @@ def _replay(palace: Palace, drawers: list, person: list) -> list[RoomMove]:
         remember_room(rooms, room, picked)
     for (wing, room), held in sorted(Counter((d.wing, d.room) for d in person).items()):
         rooms.set_room_size(room, wing, held)
+    people = (*sorted({s for d in drawers for s in d.speakers}), "continued")  # ingest knew its source's speakers
     chosen: list[tuple[object, str]] = []
     for batch in _batches([d for d in drawers if d.room_by == INGEST]):
         for wing, held in sorted(_by_wing(batch).items()):
@@ -86,7 +87,7 @@ def _replay(palace: Palace, drawers: list, person: list) -> list[RoomMove]:
         for group in _conversations(batch):
             rooms_of = rooms.assign(group[0].wing, np.stack([d.vector for d in group]),
                                     [people_words(d.content, group[0].speakers) for d in group], group[0].title,
-                                    (*group[0].speakers, "continued"))
+                                    people)
             chosen += list(zip(group, rooms_of))
     renamed = rooms.settle_names(lambda room: room in samples, _held_names(chosen))
     return [RoomMove(d.id, d.wing, d.room, renamed.get(room, room)) for d, room in chosen

@@ -85,6 +85,7 @@ _CAPITAL_PAIR = re.compile(r"\b([A-Z][a-z]+)\.?[ \t]+(?=([A-Z][a-z][\w'-]*))")
 _CODE_PLACES = frozenset("master main branch branches origin head repo repos commit commits".split())  # git's words
 _WEAK_ALONE = frozenset("cost costs price prices syntax traceback error errors output master main branch repo session".split())
 TOOL_MARK = "→"  # how transcripts of coding agents summarise a tool call in a drawer
+RESULT_MARK = "←"  # and its result
 NAME_CANDIDATES = 60  # the best-scored phrases a `rank` function chooses among
 GENERIC_CHECKED = 30  # the best candidates checked against the palace's widespread words
 MAX_WORD = 30  # longer "words" are sequences or unspaced scripts, not topic names
@@ -365,12 +366,12 @@ def ignored_words(texts: Sequence[str], names: Iterable[str]) -> frozenset[str]:
 
 
 def people_words(content: str, speakers: Iterable[str] = ()) -> str:
-    """A stored drawer's text as room choice reads a new one: without tool lines (`→ Bash: …`) and
+    """A stored drawer's text as room choice reads a new one: without tool lines (`→ Bash: …`, `← result`) and
     without the speakers' labels (`Kai: `, `Kai (continued): `) at the start of a message."""
     labels = tuple(f"{s}{tail}" for s in speakers for tail in (" (continued): ", ": "))
     lines = []
     for line in content.split("\n"):
-        if line.lstrip().startswith(TOOL_MARK):
+        if line.lstrip().startswith((TOOL_MARK, RESULT_MARK)):
             continue
         for label in labels:
             if line.startswith(label):
