@@ -79,6 +79,7 @@ MIN_COVERAGE = 0.3  # a room's name is a phrase at least this share of its parts
 HEAD_SHARE = 0.8  # a pair's head word alone names the room when it fits this nearly as well
 LEXICAL_POWER = 0.1  # how much the phrase's own score counts beside its nearness in meaning
 TITLE_WEIGHT = 2.0  # a phrase in every part's title scores this many times one in none
+SPELLING_SHARE = 0.5  # a spelling is ranked when at least this share as many parts use it as the commonest
 FIT_FLOOR = 0.01  # the least nearness in meaning a candidate is given
 SCORED_PHRASES = 200  # the most used phrases of a room that are scored
 _CAPITAL_PAIR = re.compile(r"\b([A-Z][a-z]+)\.?[ \t]+(?=([A-Z][a-z][\w'-]*))")
@@ -233,7 +234,7 @@ class RoomChooser:
         self._known[room_key(slug)] = slug
 
     def _scores(self, parts: Sequence[Part]) -> dict[str, tuple[float, list[str]]]:
-        """Phrase key → (score, spellings, commonest first) for the phrases enough parts use: how many
+        """Phrase key → (score, spellings commonest first) for the phrases enough parts use: how many
         parts use it (each wing weighed alike), in how many wings, and how specific to this room its
         words are in the palace (class-based TF-IDF)."""
         if not parts:
@@ -258,7 +259,7 @@ class RoomChooser:
         order = sorted((k for k in used if users[k] >= needed), key=lambda k: (-used[k], k))[:SCORED_PHRASES]
         if len(parts) == 1:
             order = [k for k in order if parts[0].support[k] > 0.7] or order
-        spellings = {k: [s for s, _ in sorted(spelled[k].items(), key=lambda kv: (-kv[1], kv[0]))] for k in order}
+        spellings = {k: _common_spellings(spelled[k]) for k in order}
         words = sorted({w for k in order for w in spellings[k][0].split()})
         rare = dict(self.specificity(words)) if self.specificity and words else {}
         widespread = set(self._widespread_words(words)) if self._widespread_words and words else set()
@@ -285,6 +286,13 @@ class RoomChooser:
         if any(w in _CODE_PLACES for w in phrase):
             return False
         return not set(phrase) <= widespread
+
+
+def _common_spellings(spelled: Counter[str]) -> list[str]:
+    """A phrase's spellings, commonest first, leaving out those far rarer than the commonest (a
+    `searching` once beside `search` everywhere)."""
+    ranked = sorted(spelled.items(), key=lambda kv: (-kv[1], kv[0]))
+    return [s for s, n in ranked if n >= SPELLING_SHARE * ranked[0][1]]
 
 
 def handles(names: Iterable[str]) -> set[str]:

@@ -31,6 +31,7 @@ CROWD_SIZE = 100.0
 WORDLESS_SHARE = 0.5  # a part without topic words joins a room only this much as alike as others need
 WORD_CANDIDATES = 20  # rooms, nearest by meaning, whose words are compared too
 RENAME_GAIN = 1.25  # a room ingest named is renamed when a name scores this much better than its own
+GROWN = 2  # or any better when it holds this many times the parts it had when named
 SMALL_PALACE = 100.0  # drawers: word rarity in a palace of n drawers counts n / (n + this) against English's
 
 
@@ -73,6 +74,7 @@ class RoomProfile:
     raw: np.ndarray | None = None  # the sum of its drawers' unit vectors, as embedded
     parts: list[Part] = field(default_factory=list)  # what its conversations say, for naming it
     unnamed: list[tuple[str, list[str]]] = field(default_factory=list)  # stored (wing, texts) not read for names
+    named_at: int = 0  # how many parts it held when its name was chosen
 
     norm: float | None = None  # of `words`, kept until they change
 
@@ -186,6 +188,7 @@ class TopicRooms:
         profile.add_raw(vectors)
         profile.unread.append(list(texts))
         profile.unnamed.append((wing, list(texts)))
+        profile.named_at += 1
 
     def centred(self, wing: str, vectors: np.ndarray, observed: bool = False) -> np.ndarray:
         """Unit vectors less what the other chats share: the mean of the wing's other drawers, shrunk
@@ -260,7 +263,8 @@ class TopicRooms:
         each one renamed. A room opened meanwhile takes its best name, or the name its drawers held
         before (`prior`, in a re-rooming) unless a name scores RENAME_GAIN times that; a stored room
         whose name ingest chose (`locked(room)` is False) is renamed only when a name scores
-        RENAME_GAIN times its own."""
+        RENAME_GAIN times its own, or better than it once the room holds GROWN times the parts it
+        had when named (so names settle as rooms grow, and never flicker)."""
         renamed: dict[str, str] = {}
         size = {r: sum(self._profiles[r].wings.values()) if r in self._profiles else 0 for r in self._born | self._grown}
         for room in sorted(size, key=lambda r: (-size[r], r)):  # the biggest room's claim on a name first
@@ -275,10 +279,15 @@ class TopicRooms:
             name, score, own = self._namer.best(parts, rank, current=held or room)
             if held and name != held and (name == GENERAL or score < RENAME_GAIN * own):
                 name = held
+            grown = len(parts) >= GROWN * max(profile.named_at, 1) and score > own
+            if room in self._born:
+                profile.named_at = len(parts)
             if name in (room, GENERAL) or name in self._profiles:
                 continue
-            if room not in self._born and (len(parts) < 2 or score < RENAME_GAIN * own or (locked and locked(room))):
+            if room not in self._born and (len(parts) < 2 or (locked and locked(room))
+                                           or not (score >= RENAME_GAIN * own or grown)):
                 continue
+            profile.named_at = len(parts)
             self._rename(room, name)
             renamed[room] = name
         self._born, self._grown = set(), set()
