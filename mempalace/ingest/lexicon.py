@@ -56,11 +56,11 @@ def _parts_of_speech() -> dict[str, frozenset[str]]:
     path = checked_file(*LEMMA_FILE)
     tags: dict[str, set[str]] = {}
     with gzip.open(path, "rt", encoding="utf-8") as handle:
-        for line in handle:  # form,part of speech,lemma[/lemma...]
-            form, tag, lemma = line.rstrip("\n").split(",", 2)
-            form = form.lower()
-            inflected = tag == "verb" and form not in lemma.lower().split("/") and not form.endswith("s")
-            tags.setdefault(form, set()).add("inflected" if inflected else tag)
+        lines = handle.read().lower().splitlines()
+    for line in lines:  # form,part of speech,lemma[/lemma...]
+        form, tag, lemma = line.split(",", 2)
+        inflected = tag == "verb" and form not in lemma.split("/") and not form.endswith("s")
+        tags.setdefault(form, set()).add("inflected" if inflected else tag)
     return {form: frozenset(found) for form, found in tags.items()}
 
 

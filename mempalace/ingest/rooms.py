@@ -184,7 +184,11 @@ class RoomChooser:
     def choose(self, texts: Sequence[str], title: str | None = None, names: Iterable[str] = (),
                rank: Ranker | None = None, wing: str = "") -> str:
         """The name for a new room holding one part made of `texts`; taken from now on."""
-        slug = self.best([read_part(texts, title, names, wing)], rank)[0]
+        return self.choose_for(read_part(texts, title, names, wing), rank)
+
+    def choose_for(self, part: Part, rank: Ranker | None = None) -> str:
+        """The name for a new room holding `part`; taken from now on."""
+        slug = self.best([part], rank)[0]
         if slug != GENERAL:
             self._known[room_key(slug)] = slug
         return slug

@@ -224,9 +224,10 @@ class TopicRooms:
             signature: Counter[str] = Counter()
             for w in words[start:end]:
                 signature.update(w)
+            part = read_part(list(texts[start:end]), title, names, wing)
             room = self._nearest(wing, meaning, signature)
             if room is None:
-                room = self._namer.choose(list(texts[start:end]), title, names, None, wing)  # `settle_names` ranks
+                room = self._namer.choose_for(part)  # `settle_names` ranks names by meaning
                 self._born.add(room)
             elif room not in self._born:
                 self._grown.add(room)
@@ -236,7 +237,7 @@ class TopicRooms:
                 profile = self._profiles.setdefault(room, RoomProfile(np.zeros_like(meaning)))
                 profile.add(meaning, signature, wing, end - start)
                 profile.add_raw(vectors[start:end])
-                profile.parts.append(read_part(list(texts[start:end]), title, names, wing))
+                profile.parts.append(part)
             rooms += [room] * (end - start)
         later = next((r for r in reversed(rooms) if r != GENERAL), GENERAL)
         if later != GENERAL:
