@@ -69,6 +69,7 @@ class AddResult:
     drawer_ids: tuple[str, ...]
     parent_id: str
     matches: tuple[DuplicateMatch, ...] = ()
+    did_you_mean: str | None = None  # an existing room that is probably the new room's concept
 
     @property
     def added(self) -> bool:

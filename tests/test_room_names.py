@@ -139,3 +139,32 @@ def test_cli_renames_a_room_and_lists_its_old_name(tmp_path: Path) -> None:
     assert "vegetable-garden  (was blight)" in ok(cli("rooms")).stdout
     ok(cli("add", "--wing", "wing_home", "--room", "blight", "Mulch before the frost."))
     assert as_json(cli("rooms", "--json")) == {"vegetable-garden": 2}
+
+
+def test_add_to_a_new_room_that_means_an_existing_one_suggests_it(tmp_path: Path) -> None:
+    runner = CliRunner()
+
+    def cli(*args: str):
+        return runner.invoke(main, ["--palace", str(tmp_path / "p"), *args])
+
+    ok(cli("add", "--wing", "wing_home", "--room", "auth-migration", "We moved login to OAuth."))
+    said = ok(cli("add", "--wing", "wing_work", "--room", "migrating auth", "Mobile login broke after the move."))
+    assert "did you mean 'auth-migration'?" in said.stdout
+    assert as_json(cli("rooms", "--json")) == {"auth-migration": 1, "migrating-auth": 1}  # never silently
+    filed = as_json(cli("add", "--wing", "wing_work", "--room", "Migrating Auths", "--closest-room",
+                        "SSO users need a new token.", "--json"))
+    assert filed["did_you_mean"] is None
+    assert as_json(cli("rooms", "--json"))["auth-migration"] == 2
+    unrelated = as_json(cli("add", "--wing", "wing_home", "--room", "sourdough", "Feed the starter.", "--json"))
+    assert unrelated["did_you_mean"] is None
+
+
+@pytest.mark.model
+def test_a_synonym_of_a_room_is_suggested(model_palace) -> None:
+    from mempalace.graph.merges import same_concept_room
+
+    model_palace.add_drawer("Our EKS cluster moves from 1.29 to 1.31.", "wing_ops", "kubernetes-upgrade")
+    model_palace.add_drawer("Sourdough starter smells of acetone.", "wing_home", "sourdough")
+    assert same_concept_room(model_palace, "k8s-upgrade") == "kubernetes-upgrade"
+    assert same_concept_room(model_palace, "kubernetes-upgrade") is None  # the room itself
+    assert same_concept_room(model_palace, "tax-forms") is None

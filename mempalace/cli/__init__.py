@@ -16,6 +16,7 @@ import click
 from ..access import Actor, acting_as, local_user
 from ..errors import InvalidInputError, MempalaceError
 from ..models import HALLS
+from ..naming import room_slug
 from ..palace import Palace
 from ..search import LEXICAL_WEIGHT
 from ..wording import counted
@@ -214,21 +215,31 @@ def hits_text(hits: list) -> str:
 @click.option("--room", required=True)
 @click.option("--hall")
 @click.option("--source", "source_file", help="Where the text came from (default: the --file path).")
+@click.option("--closest-room", is_flag=True,
+              help="If --room is new but an existing room is probably the same concept, file into that one.")
 @palace_command(create=True)
-def add(ctx: click.Context, palace: Palace, text: str | None, file: Path | None, **place: Any) -> None:
+def add(ctx: click.Context, palace: Palace, text: str | None, file: Path | None, closest_room: bool,
+        **place: Any) -> None:
     """File TEXT (or --file) verbatim into a wing and room."""
     content = _read_content(text, file)
     if file is not None and str(file) != "-" and not place["source_file"]:
         place["source_file"] = str(file)
-    result = palace.add_drawer(content, **place)
+    from ..graph.merges import same_concept_room
+
+    similar = same_concept_room(palace, place["room"])
+    if similar and closest_room:
+        place["room"], similar = similar, None
+    result = dataclasses.replace(palace.add_drawer(content, **place), did_you_mean=similar)
     if result.status == "duplicate":
         if ctx.obj["json"]:
             emit(ctx, result, str)
         matches = ", ".join(f"{m.drawer_id} ({m.similarity:.2f}, {m.wing}/{m.room})" for m in result.matches)
         raise MempalaceError(f"Not filed: too similar to {matches}.")
     ids = ", ".join(result.drawer_ids)
-    emit(ctx, result, lambda: f"Filed {counted(len(result.drawer_ids), 'drawer')}: {ids}" if result.added
-          else f"Already filed here: {ids}")
+    hint = (f"\nNew room {room_slug(place['room'])!r}: did you mean {similar!r}? `--closest-room` files into it."
+            if similar else "")
+    emit(ctx, result, lambda: (f"Filed {counted(len(result.drawer_ids), 'drawer')}: {ids}" if result.added
+                               else f"Already filed here: {ids}") + hint)
 
 
 def _read_content(text: str | None, file: Path | None) -> str:

@@ -27,6 +27,8 @@ from pydantic import Field
 from ..access import full_grant, is_loopback, local_user, token_grant
 from ..errors import AccessDeniedError, InvalidInputError, MempalaceError, PalaceNotFoundError
 from ..graph import find_tunnels, graph_stats, suggest_room_merges, traverse
+from ..graph.merges import same_concept_room
+from ..naming import room_slug
 from ..palace import Palace
 from ..scoped import ScopedPalace
 from .support import jsonable, place_options, user_errors
@@ -179,9 +181,17 @@ def _drawer_tools(tool: Registrar, scope: Scope, roots: list[Path]) -> None:
 
     @tool("File a memory verbatim: the exact words, never summarised. A near-duplicate of a stored "
           "drawer is refused and its matches are returned (status 'duplicate').")
-    def add_drawer(wing: Wing, room: Room, content: Text, hall: Hall = None) -> dict[str, Any]:
-        result = scope().add_drawer(content, wing, room, hall=hall)
-        return {"status": result.status, "drawer_ids": result.drawer_ids, "matches": result.matches}
+    def add_drawer(wing: Wing, room: Room, content: Text, hall: Hall = None,
+                   closest_room: Annotated[bool, Field(description="If `room` is new but an existing room is "
+                                                       "probably the same concept, file into that one.")] = False,
+                   ) -> dict[str, Any]:
+        seen = scope()
+        similar = same_concept_room(seen, room)
+        if similar and closest_room:
+            room, similar = similar, None
+        result = seen.add_drawer(content, wing, room, hall=hall)
+        return {"status": result.status, "drawer_ids": result.drawer_ids, "matches": result.matches,
+                "room": seen.resolve_room(room_slug(room)), "did_you_mean": similar}
 
     @tool("One drawer's verbatim text and place.")
     def get_drawer(drawer_id: DrawerId) -> dict[str, Any]:

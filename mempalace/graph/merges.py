@@ -28,6 +28,7 @@ from ..palace import Palace
 from .network import RoomInfo, closest_names, room_index
 
 DEFAULT_MIN_SCORE = 0.8
+SUGGEST_SCORE = 0.6  # "did you mean" (a question, not a merge): on the 140 hard pairs P 0.71, R 0.93
 NEIGHBOURS = 10
 SAMPLE_DRAWERS = 20
 NAMES, DRAWERS = 0.8, 0.2
@@ -70,6 +71,33 @@ def _unit(matrix: np.ndarray) -> np.ndarray:
 
 
 Scored = dict[tuple[int, int], tuple[float, tuple[str, ...]]]
+
+
+def same_concept_room(palace: Palace, name: str) -> str | None:
+    """The existing room that `name`, a room the palace does not have, probably means: the same
+    words in another form or order, or a room whose name (or earlier name) and drawers score
+    SUGGEST_SCORE by the merge formula. None when `name` is a room (or an alias) already, or
+    nothing is that near."""
+    rooms = set(palace.list_rooms())
+    if palace.resolve_room(name) in rooms or not rooms:
+        return None
+    known = {**{a: r for a, r in palace.room_aliases().items() if r in rooms}, **{r: r for r in rooms}}
+    for rule in (_loose, _word_key):
+        same = sorted(room for label, room in known.items() if rule(label) == rule(name))
+        if same:
+            return same[0]
+    labels = sorted(known)
+    vectors = _unit(palace.embed([" ".join(_WORDS.findall(n)) or n for n in [name, *labels]]))
+    by_label = vectors[1:] @ vectors[0]
+    centroids = palace.room_centroids(SAMPLE_DRAWERS)
+    score: dict[str, float] = {}
+    for label, alike in zip(labels, by_label):
+        room = known[label]
+        held = centroids.get(room)
+        drawers = float(_unit(held[None, :])[0] @ vectors[0]) if held is not None else float(alike)
+        score[room] = max(score.get(room, -1.0), NAMES * float(alike) + DRAWERS * drawers)
+    best = max(sorted(score), key=lambda r: score[r])
+    return best if score[best] >= SUGGEST_SCORE else None
 
 
 def _formula_pairs(by_name: np.ndarray, by_drawers: np.ndarray, has_drawers: np.ndarray, min_score: float) -> Scored:
