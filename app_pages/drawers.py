@@ -28,6 +28,7 @@ if st.query_params.get("drawer"):  # a deep link to one drawer: one outside your
     st.stop()
 
 asked = {f: st.query_params.get(f, ANY) for f in FIELDS}
+asked["room"] = p.resolve_room(asked["room"]) if asked["room"] != ANY else ANY  # an earlier name: its room now
 linked = st.session_state.get("drawers_applied") != asked
 if linked:  # a link or the address bar: load it into the filters
     for field, value in asked.items():

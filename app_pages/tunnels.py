@@ -5,6 +5,7 @@ import streamlit as st
 
 from dashboard import charts
 from dashboard.render import md
+from dashboard.rename import rename_panel
 from dashboard.reroom import HOW_ROOMS_ARE_CHOSEN, reroom_panel
 from dashboard.tables import merge_panel, tunnel_table, walk_table
 from dashboard.views import SEARCH_PAGE, key, merges, network, palace, stats, tunnels, walk
@@ -59,6 +60,7 @@ if st.toggle("Walk the network from a room you choose", key="walk_open"):  # dra
         st.error(md(str(exc)))
 
 merge_panel(p, merges(p, key(p)))
+rename_panel(p, rooms)
 
 if p.may("reroom"):
     reroom_panel(p)

@@ -26,6 +26,7 @@ DAYS = {"min_value": dt.date(1970, 1, 1), "max_value": dt.date(2100, 12, 31)}
 def search_form(p: ScopedPalace) -> dict[str, str]:
     """Draw the form, loaded from the URL when it changed there; returns its values (as URL strings)."""
     params = {k: st.query_params.get(k, v) for k, v in FIELDS.items()}
+    params["room"] = p.resolve_room(params["room"]) if params["room"] != ANY else ANY  # an earlier name: its room
     dropped: list[tuple[str, str]] = []
     linked = st.session_state.get("search_applied") != params  # a link, the address bar, or a run that stopped
     if linked:  # a link or the address bar: load it into the form

@@ -439,9 +439,10 @@ def test_tunnels_page_draws_the_network_and_lists_tunnels_and_a_walk(story):
     assert list(found[found["room"] == "gpu-pricing"].iloc[0]["wings"]) == ["wing_kai", "wing_priya"]
     assert "2 tunnels; 2 in the whole palace." in [c.value for c in at.caption]
 
-    assert len(at.dataframe) == 1 and not at.main.button  # the walk and re-rooming are drawn on request
+    assert len(at.dataframe) == 1 and not at.main.button  # the walk, renames and re-rooming: on request
     assert [t.label for t in at.main.toggle] == ["Move rooms about: the interactive network (pyvis, slower to draw)",
-                                                 "Walk the network from a room you choose", "Re-room the palace"]
+                                                 "Walk the network from a room you choose", "Rename a room",
+                                                 "Re-room the palace"]
     at.toggle(key="walk_open").set_value(True).run()
     assert at.selectbox(key="walk_start").value == "auth-migration"  # the first room, alphabetically
     walk = at.dataframe[1].value
@@ -630,3 +631,23 @@ def test_markup_in_names_stored_by_other_tools_is_never_rendered(story, settings
             assert {'"><img src=x onerror=alert(3)>'} <= network_rooms(at)
         if name == "search":
             assert any("&lt;img src=x onerror=alert(3)&gt;" in h.value for h in at.html)
+
+
+def test_a_renamed_rooms_old_name_opens_it_and_editors_rename_on_tunnels(story, settings):
+    with Palace.open(settings=settings) as palace:
+        palace.rename_room("gpu-pricing", "gpu-costs")
+    for page, field in (("drawers", "drawers_room"), ("search", "search_room")):
+        at = open_page(page, room="gpu-pricing")  # a bookmark from before the rename
+        assert at.selectbox(key=field).value == "gpu-costs" and not at.warning
+        assert at.query_params["room"] == "gpu-costs"
+    at = open_page("tunnels")
+    assert any(md("gpu-pricing → gpu-costs") in c.value for c in at.caption)
+    at.toggle(key="rename_open").set_value(True).run()
+    at.selectbox(key="rename_room").select("gpu-costs").run()
+    at.text_input(key="rename_new").input("GPU spend").run()
+    at.button(key="rename_go").click().run()
+    assert not at.exception
+    palace = app_palace(at)
+    assert "gpu-spend" in palace.list_rooms() and "gpu-costs" not in palace.list_rooms()
+    assert palace.room_aliases() == {"gpu-pricing": "gpu-spend", "gpu-costs": "gpu-spend"}
+    assert palace.room_named_by_person("gpu-spend")
