@@ -168,3 +168,58 @@ def test_a_synonym_of_a_room_is_suggested(model_palace) -> None:
     assert same_concept_room(model_palace, "k8s-upgrade") == "kubernetes-upgrade"
     assert same_concept_room(model_palace, "kubernetes-upgrade") is None  # the room itself
     assert same_concept_room(model_palace, "tax-forms") is None
+
+
+def _chat(path: Path, lines: list[str]) -> Path:
+    return _transcript(path, [("User" if n % 2 == 0 else "Assistant", text) for n, text in enumerate(lines)])
+
+
+BEDS = ["Building raised beds for my vegetable garden: cedar or pine boards?",
+        "Cedar raised beds last ten years; line pine raised beds and they last five.",
+        "How deep should the raised beds be?",
+        "Ten inches of soil in raised beds is enough for most crops; fill the raised beds with compost."]
+GARDENS = [["I want to start a vegetable garden this spring in the backyard.",
+            "For a first vegetable garden, start with raised beds, good compost and easy crops like lettuce and beans.",
+            "How big should the vegetable garden be?",
+            "Two raised beds of four by eight feet are plenty for a first vegetable garden."],
+           ["Which vegetables can I grow in a shady vegetable garden?",
+            "Leafy greens, peas and herbs handle shade; fruiting crops need six hours of sun in a vegetable garden.",
+            "And when do I plant the vegetable garden?",
+            "Sow peas and greens after the last frost, then beans and squash once the soil warms."],
+           ["Getting the vegetable garden ready for winter: what should I do?",
+            "Pull spent crops, add compost, mulch the beds and sow a cover crop in the vegetable garden.",
+            "Do I leave the roots in the garden beds?",
+            "Yes, cut plants at the soil line: the roots feed the soil of the vegetable garden."]]
+
+
+@pytest.mark.model
+def test_a_room_named_from_its_first_chat_is_renamed_as_it_grows(model_palace, tmp_path: Path) -> None:
+    ingest(model_palace, _chat(tmp_path / "beds.txt", BEDS), wing="wing_a")
+    (first,) = model_palace.list_rooms()
+    for n, lines in enumerate(GARDENS):
+        report = ingest(model_palace, _chat(tmp_path / f"garden{n}.txt", lines), wing=f"wing_{'bcd'[n]}")
+        assert not report.errors, report.errors
+    rooms = model_palace.list_rooms()
+    assert len(rooms) == 1 and "garden" in next(iter(rooms)), rooms
+    (now,) = rooms
+    assert now != first and model_palace.room_aliases() == {first: now}
+    assert {h.room for h in model_palace.search("cedar boards", room=first)} == {now}
+
+
+SHARED_TOOL = ["Docker keeps rebuilding the whole image when I change one line of the Django app.",
+               "Order the Dockerfile so requirements install before the app code is copied.",
+               "Docker compose also restarts the database each time.",
+               "Mount the app as a volume in docker compose for development instead."]
+OTHER_USE = ["Our team's wiki runs in Docker; we need a policy for archiving stale onboarding pages.",
+             "Tag each wiki page with an owner and a review date; archive pages nobody reviewed in a year.",
+             "Who decides what counts as stale documentation for new hires?",
+             "Each page owner; the onboarding checklist links only reviewed documentation."]
+
+
+@pytest.mark.model
+def test_two_unrelated_chats_sharing_a_tool_word_get_two_rooms(model_palace, tmp_path: Path) -> None:
+    ingest(model_palace, _chat(tmp_path / "build.txt", SHARED_TOOL), wing="wing_a")
+    ingest(model_palace, _chat(tmp_path / "wiki.txt", OTHER_USE), wing="wing_b")
+    assert not set(model_palace.list_rooms("wing_a")) & set(model_palace.list_rooms("wing_b")), (
+        model_palace.list_rooms("wing_a"), model_palace.list_rooms("wing_b"))
+    assert not any("docker" == room for room in model_palace.list_rooms())
