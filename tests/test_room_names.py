@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -14,7 +13,7 @@ from _cli import as_json, ok
 from mempalace.cli import main
 from mempalace.errors import InvalidInputError
 from mempalace.ingest import ingest
-from mempalace.ingest.rooms import RoomChooser, read_part
+from mempalace.ingest.rooms import Meaning, RoomChooser, read_part
 
 LISBON = ["We land in Lisbon on Friday; what should we see in Lisbon first?",
           "For Lisbon, start with Alfama and the tram 28, then Belem for the pasteis.",
@@ -31,13 +30,12 @@ def tokens(room: str) -> set[str]:
     return set(room.split("-"))
 
 
-def meaning_ranker(texts: list[str]):
-    """Phrases ranked by nearness to `texts`' mean vector with the real model, as ingest ranks them."""
+def meaning_ranker(texts: list[str]) -> Meaning:
+    """What ingest ranks names against: the real model and `texts`' mean vector."""
     from mempalace.embedding import load_embedder
 
     model = load_embedder("minilm-int8")
-    mean = model.embed(texts).sum(axis=0)
-    return lambda phrases: list(model.embed(phrases) @ (mean / np.linalg.norm(mean)))
+    return Meaning(model.embed, model.embed(texts).sum(axis=0))
 
 
 @pytest.mark.model

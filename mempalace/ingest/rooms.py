@@ -21,6 +21,8 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from ..vocabulary import STOP_WORDS
 from ..errors import InvalidInputError
 from ..naming import room_slug, spell_symbols
@@ -80,6 +82,8 @@ HEAD_SHARE = 0.8  # a pair's head word alone names the room when it fits this ne
 LEXICAL_POWER = 0.1  # how much the phrase's own score counts beside its nearness in meaning
 TITLE_WEIGHT = 2.0  # a phrase in every part's title scores this many times one in none
 SPELLING_SHARE = 0.5  # a spelling is ranked when at least this share as many parts use it as the commonest
+CENTRAL_PHRASES = 10  # the best-scored phrases whose mean vector is the topic's centre
+CENTRAL_POWER = 0.5  # how much nearness to that centre counts beside nearness to the room's drawers
 FIT_FLOOR = 0.01  # the least nearness in meaning a candidate is given
 SCORED_PHRASES = 200  # the most used phrases of a room that are scored
 _CAPITAL_PAIR = re.compile(r"\b([A-Z][a-z]+)\.?[ \t]+(?=([A-Z][a-z][\w'-]*))")
@@ -128,7 +132,22 @@ class Part:
 
 
 Specificity = Callable[[Sequence[str]], Mapping[str, float]]  # words → how much each says about one room (0..1)
-Ranker = Callable[[list[str]], Sequence[float]]
+@dataclass(frozen=True)
+class Meaning:
+    """What candidate names are ranked against: the embedder and the room's mean drawer vector."""
+
+    embed: Callable[[list[str]], np.ndarray]
+    centre: np.ndarray
+
+    def vectors(self, phrases: list[str]) -> np.ndarray:
+        found = np.asarray(self.embed(phrases), np.float32)
+        return found / np.maximum(np.linalg.norm(found, axis=1, keepdims=True), 1e-9)
+
+    def fits(self, vectors: np.ndarray) -> np.ndarray:
+        return vectors @ (self.centre / max(float(np.linalg.norm(self.centre)), 1e-9))
+
+
+Ranker = Meaning
 
 
 def read_part(texts: Sequence[str], title: str | None = None, names: Iterable[str] = (), wing: str = "") -> Part:
@@ -208,7 +227,7 @@ class RoomChooser:
         top = scored[order[0]][0]
         final = {k: scored[k][0] / top for k in shortlist}
         if rank:
-            fits = self._fits(shortlist, {k: scored[k][1] for k in shortlist}, rank, spelling)
+            fits = self._fits(shortlist, {k: scored[k][1] for k in shortlist}, rank, spelling, final)
             final = {k: fits[k] * final[k] ** LEXICAL_POWER for k in shortlist}
         for key in sorted(shortlist, key=lambda k: (-final[k], k)):
             try:
@@ -219,16 +238,22 @@ class RoomChooser:
         return GENERAL, 0.0, 0.0
 
     @staticmethod
-    def _fits(keys: list[str], spellings: Mapping[str, Sequence[str]], rank: Ranker, chosen: dict[str, str]
-              ) -> dict[str, float]:
-        """Each phrase's nearness to the room's meaning, by its nearest spelling (`chosen` is set to it)."""
+    def _fits(keys: list[str], spellings: Mapping[str, Sequence[str]], meaning: Meaning, chosen: dict[str, str],
+              lexical: Mapping[str, float]) -> dict[str, float]:
+        """Each phrase's nearness to the room's meaning, by its nearest spelling (`chosen` is set to it),
+        times how central it is among the room's best-scored phrases (`kitchen` among `cabinets`,
+        `sink` and `appliances`): the topic, not one of its details."""
         flat = [(k, s) for k in keys for s in spellings[k]]
-        fits = rank([s for _, s in flat])
-        final: dict[str, float] = {}
-        for (key, text), fit in zip(flat, fits):
-            if float(fit) > final.get(key, -2.0):
-                final[key], chosen[key] = float(fit), text
-        return {k: max(v, FIT_FLOOR) for k, v in final.items()}
+        vectors = meaning.vectors([s for _, s in flat])
+        fits = meaning.fits(vectors)
+        best: dict[str, tuple[float, int]] = {}
+        for n, ((key, text), fit) in enumerate(zip(flat, fits)):
+            if key not in best or float(fit) > best[key][0]:
+                best[key], chosen[key] = (float(fit), n), text
+        core = sorted(keys, key=lambda k: (-lexical[k], k))[:CENTRAL_PHRASES]
+        centre = vectors[[best[k][1] for k in core]].mean(axis=0)
+        central = {k: float(vectors[best[k][1]] @ centre) / max(float(np.linalg.norm(centre)), 1e-9) for k in keys}
+        return {k: max(best[k][0], FIT_FLOOR) * max(central[k], FIT_FLOOR) ** CENTRAL_POWER for k in keys}
 
     def release(self, slug: str) -> None:
         """`slug` is no longer a room's name (it was renamed)."""
@@ -264,21 +289,22 @@ class RoomChooser:
         if len(parts) == 1:
             order = [k for k in order if parts[0].support[k] > 0.7] or order
         spellings = {k: _common_spellings(spelled[k]) for k in order}
-        words = sorted({w for k in order for w in spellings[k][0].split()})
+        words = sorted({w for k in order for s in spellings[k] for w in s.split()})
         rare = dict(self.specificity(words)) if self.specificity and words else {}
         widespread = set(self._widespread_words(words)) if self._widespread_words and words else set()
         scores: dict[str, tuple[float, list[str]]] = {}
         for key in order:
-            phrase = spellings[key][0].split()
-            if not self._nameable(phrase, widespread):
+            named = [s for s in spellings[key] if self._nameable(s.split(), widespread)]
+            if not named:
                 continue
+            phrase = named[0].split()
             specific = sum(rare.get(w, 1.0) for w in phrase) / len(phrase)
             score = (used[key] / total) ** COVERAGE_POWER * specific * (PAIR_WEIGHT if len(phrase) == 2 else 1.0)
             score *= 1.0 - WING_SHARE + WING_SHARE * len(wings[key]) / len(per_wing)
             score *= 1.0 + (TITLE_WEIGHT - 1.0) * titles[key] / len(parts)
             if everywhere_proper[key] and len(wings[key]) < 2 and not phrase[0].isupper():
                 score *= PROPER_WEIGHT
-            scores[key] = (score, spellings[key])
+            scores[key] = (score, named)
         return scores
 
     def _nameable(self, phrase: list[str], widespread: set[str]) -> bool:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .rooms import GENERAL, _WORD, Part, RoomChooser, ignored_words, read_part, word_signature
+from .rooms import GENERAL, _WORD, Meaning, Part, RoomChooser, ignored_words, read_part, word_signature
 
 SEGMENT_PENALTY = 0.55  # the cost of one more topic in a conversation, against how far drawers stray from it
 LONGEST_SEGMENT = 12  # drawers: a long chat is looked at in parts at least this small
@@ -250,13 +250,11 @@ class TopicRooms:
         return (next((r for r in earlier if r != GENERAL), None) or self._nearest(wing, meaning, words, WORDLESS_SHARE)
                 or self._recent.get(wing) or GENERAL)
 
-    def _ranker(self, vectors: np.ndarray) -> Callable[[list[str]], Sequence[float]] | None:
-        """How near each phrase's vector is to the part's mean vector (KeyBERT's idea, on our embedder)."""
+    def _ranker(self, vectors: np.ndarray) -> Meaning | None:
+        """The part's or room's mean vector, for ranking names by meaning (KeyBERT's idea, on our embedder)."""
         if self._embed is None:
             return None
-        mean = np.asarray(vectors, np.float32).sum(axis=0)
-        mean = mean / max(float(np.linalg.norm(mean)), 1e-9)
-        return lambda phrases: [float(v @ mean) for v in self._embed(phrases)]
+        return Meaning(self._embed, np.asarray(vectors, np.float32).sum(axis=0))
 
     def settle_names(self, locked: Callable[[str], bool] | None = None, prior: Mapping[str, str] | None = None
                      ) -> dict[str, str]:
