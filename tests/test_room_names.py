@@ -221,3 +221,10 @@ def test_two_unrelated_chats_sharing_a_tool_word_get_two_rooms(model_palace, tmp
     assert not set(model_palace.list_rooms("wing_a")) & set(model_palace.list_rooms("wing_b")), (
         model_palace.list_rooms("wing_a"), model_palace.list_rooms("wing_b"))
     assert not any("docker" == room for room in model_palace.list_rooms())
+
+
+def test_a_command_word_and_a_plural_in_ies_do_not_make_new_names() -> None:
+    part = read_part(["mix phx.server doesnt seem to start", "run mix phx.server again"])
+    assert "mix" not in part.support
+    chooser = RoomChooser(["city"])
+    assert chooser.choose(["The cities layer needs more cities.", "Cities again: the cities map."]) != "cities"

@@ -34,6 +34,7 @@ _WORD = re.compile(r"[^\W\d_][\w+#]*")
 _LONG_TOKEN = re.compile(r"\S{41,}")  # blobs, hashes, URLs: dropped first, which keeps the next pattern linear
 _NOT_PROSE = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+|\S*[/\\:]\w\S*|\S+@\S+|\b\w*\d\w*\b|`[^`\n]*`|\S*[_=<>{}$]\S*"
                         r"|\S+\.\w\S*|\b[0-9a-f]{8,}\b", re.IGNORECASE)
+_COMMAND_WORD = re.compile(r"(?<![\w.])[a-z][\w-]*(?=[ \t]+[\w-]+\.[a-z][\w.]*)")  # `mix` in `mix phx.server`
 _SENTENCE = re.compile(r"[.!?;:,()\[\]{}\"`|/\\]+\s|\n+")
 _FILLER = frozenset("""
 yes yeah yep okay ok thanks thank please sure let lets know like just really think want need get got
@@ -106,9 +107,14 @@ def stem(word: str) -> str:
     return word
 
 
+def name_stem(word: str) -> str:
+    """`stem`, and `cities` as `city`: names that differ so are one name (word signatures keep `stem`)."""
+    return stem(word[:-3] + "y") if word.endswith("ies") and len(word) > 4 else stem(word)
+
+
 def room_key(slug: str) -> str:
-    """The same key for `auth-migration`, `migrating-auth` and `Auth Migrations`."""
-    return "-".join(sorted(stem(part) for part in slug.split("-") if part))
+    """The same key for `auth-migration`, `migrating-auth`, `Auth Migrations`; `city` and `cities`."""
+    return "-".join(sorted(name_stem(part) for part in slug.split("-") if part))
 
 
 def _fold(text: str) -> str:
@@ -164,9 +170,9 @@ def read_part(texts: Sequence[str], title: str | None = None, names: Iterable[st
             for size in (1, 2):
                 for start in range(len(run) - size + 1):
                     words = run[start : start + size]
-                    if size == 2 and stem(words[0]) == stem(words[1]):
+                    if size == 2 and name_stem(words[0]) == name_stem(words[1]):
                         continue  # "thread thread" is not a topic
-                    key = "-".join(sorted(stem(w) for w in words))
+                    key = "-".join(sorted(name_stem(w) for w in words))
                     counts[key] += 1
                     spellings.setdefault(key, Counter())[" ".join(words)] += 1
                     if source:
@@ -340,7 +346,7 @@ def _head_of(key: str, spelling: Mapping[str, str], final: Mapping[str, float]) 
     """A two-word name's head alone when that scores nearly as well (`insomnia` over `chronic insomnia`):
     a librarian names the topic, not its detail."""
     words = spelling[key].split()
-    head = stem(words[-1])
+    head = name_stem(words[-1])
     if len(words) == 2 and head in final and final[head] >= HEAD_SHARE * final[key]:
         return spelling[head]
     return spelling[key]
@@ -362,7 +368,7 @@ def _runs(text: str, ignored: frozenset[str] | set[str], people: set[str], lower
     """Runs of consecutive content words of `text`, lowercased; a capitalised person's name breaks a
     run. Words written in lower case are added to `lower_seen`."""
     runs: list[list[str]] = []
-    prepared = spell_symbols(_fold(text))
+    prepared = _COMMAND_WORD.sub(" . ", spell_symbols(_fold(text)))
     for piece in _SENTENCE.split(_NOT_PROSE.sub(" . ", _LONG_TOKEN.sub(" . ", prepared))):
         run: list[str] = []
         for token in _WORD.findall(piece):
