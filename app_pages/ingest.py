@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from dashboard.rename import offer_similar_room
 from dashboard.render import md
 from dashboard.uploads import file_all, preview, show_preview
 from dashboard.views import link_to_search, palace
@@ -21,7 +22,9 @@ wing_options = [*([FROM_FILE] if anywhere else []), *wings,
 wing_choice = cols[0].selectbox("Wing", wing_options, accept_new_options=True, key="ingest_wing",
                                 help="Pick a wing or type a new one; by default each file names its own "
                                      "(project, channel or file name).")
-room = cols[1].text_input("Room (optional)", placeholder="chosen from each conversation's words").strip() or None
+room = cols[1].text_input("Room (optional)", placeholder="chosen from each conversation's words",
+                          key="ingest_room").strip() or None
+offer_similar_room(p, room, "ingest_room")
 wing = None if wing_choice in (None, FROM_FILE) else wing_choice
 if wing is None and not anywhere:
     st.info("Pick or type one of your wings to file into.")

@@ -1,5 +1,5 @@
-"""Renaming rooms on the Tunnels page: earlier names that still find their rooms, and a form for
-those who may merge rooms (a rename makes the name theirs: ingest never changes it)."""
+"""Room names people give: renaming on the Tunnels page (earlier names that still find their rooms, a
+form for those who may merge rooms; a rename makes the name theirs) and "did you mean" on Ingest."""
 
 from collections.abc import Sequence
 
@@ -7,6 +7,7 @@ import streamlit as st
 
 from dashboard.render import md
 from mempalace import MempalaceError
+from mempalace.graph.merges import same_concept_room
 from mempalace.scoped import ScopedPalace
 
 SHOWN_ALIASES = 20
@@ -30,3 +31,17 @@ def rename_panel(p: ScopedPalace, rooms: Sequence[str]) -> None:
             st.rerun()
         except MempalaceError as exc:
             st.error(md(str(exc)))
+
+
+def offer_similar_room(p: ScopedPalace, room: str | None, field: str) -> None:
+    """Under a room typed for filing: when it is new but probably an existing room's concept, say so
+    and offer that room (it replaces what was typed in the widget `field`); never silently."""
+    try:
+        similar = same_concept_room(p, room) if room else None
+    except MempalaceError:
+        return  # not a room name at all: filing says why
+    if similar:
+        row = st.columns([4, 1], vertical_alignment="center")
+        row[0].info(md(f"{room} is a new room: did you mean {similar}?"))
+        row[1].button(md(f"Use {similar}"), key=f"{field}_similar",
+                      on_click=lambda: st.session_state.update({field: similar}))

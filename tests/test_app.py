@@ -651,3 +651,16 @@ def test_a_renamed_rooms_old_name_opens_it_and_editors_rename_on_tunnels(story, 
     assert "gpu-spend" in palace.list_rooms() and "gpu-costs" not in palace.list_rooms()
     assert palace.room_aliases() == {"gpu-pricing": "gpu-spend", "gpu-costs": "gpu-spend"}
     assert palace.room_named_by_person("gpu-spend")
+
+
+def test_ingest_offers_the_existing_room_a_typed_room_probably_means(story):
+    at = open_page("ingest")
+    at.text_input(key="ingest_room").input("migrating auth").run()
+    assert [i.value for i in at.info][0] == md("migrating auth is a new room: did you mean auth-migration?")
+    at.button(key="ingest_room_similar").click().run()
+    assert not at.exception
+    assert at.text_input(key="ingest_room").value == "auth-migration"
+    assert not [b for b in at.button if b.key == "ingest_room_similar"]
+    assert not any("did you mean" in i.value for i in at.info)
+    at.text_input(key="ingest_room").input("gardening").run()
+    assert not any("did you mean" in i.value for i in at.info)
