@@ -219,6 +219,15 @@ def name_scores(items: list[dict], folder: Path) -> dict | None:
     return {"share": round(share, 4), "concepts": named}
 
 
+def split_suggestions(items: list[dict], suggested: set[frozenset]) -> dict:
+    """The pairs of rooms one concept's items are split across, and how many `--suggest-merges` lists."""
+    pairs = set()
+    for concept in {i["concept"] for i in items}:
+        rooms = sorted({i["room"] for i in items if i["concept"] == concept and i["room"]})
+        pairs |= {frozenset(p) for p in itertools.combinations(rooms, 2)}
+    return {"pairs": sorted(sorted(p) for p in pairs), "found": sum(p in suggested for p in pairs)}
+
+
 def rebuild_share(palace) -> dict:
     """What `rooms --rebuild --dry-run` proposes right after ingest: moves over drawers ingest filed."""
     from mempalace.ingest.reroom import reroom
@@ -250,10 +259,14 @@ def run_set(folder: Path, keep: Path | None, name: str) -> dict:
         timing = timed_ingest(palace, batches)
         drawers = all_drawers(palace)
         rebuild = rebuild_share(palace)
+        from mempalace.graph import suggest_room_merges
+
+        suggested = {frozenset((m.source, m.target)) for m in suggest_room_merges(palace)}
     rows, lost = drawer_starts(drawers, data)
     items = item_rooms(data["labels"], rows)
     scores = pair_scores(items)
     names = name_scores(items, folder)
+    splits = split_suggestions(items, suggested)
     by_room = collections.defaultdict(list)
     for i in items:
         by_room[i["room"] or "(none)"].append(f"{i['wing']}/{i['file']}:{i['concept']}")
@@ -263,6 +276,8 @@ def run_set(folder: Path, keep: Path | None, name: str) -> dict:
     print(f"  P {scores['precision']:.3f}  R {scores['recall']:.3f}  F1 {scores['f1']:.3f}"
           f"   TP {scores['tp']}  FP {scores['fp']}  FN {scores['fn']}")
     print_grid(items, data["wings"])
+    print(f"  splits (a concept's rooms): {len(splits['pairs'])} room pairs, {splits['found']} of them in"
+          f" --suggest-merges; {len(suggested) - splits['found']} other suggestions")
     if names:
         print(f"  names acceptable: {sum(v['ok'] for v in names['concepts'].values())} of {len(names['concepts'])}"
               f" ({100 * names['share']:.0f} %): " + ", ".join(f"{c} {v['room']}{'' if v['ok'] else ' (x)'}"
@@ -279,7 +294,8 @@ def run_set(folder: Path, keep: Path | None, name: str) -> dict:
     print_timing(timing)
     return {"set": str(folder), **scores, "items": items, "rooms": {r: v for r, v in by_room.items()},
             "person_rooms": person, "generic_rooms": generic, "palace_rooms": len(rooms), "tunnels": tunnels(drawers),
-            "drawers": len(drawers), "unlocated_drawers": lost, "names": names, "rebuild": rebuild, **timing}
+            "drawers": len(drawers), "unlocated_drawers": lost, "names": names, "rebuild": rebuild,
+            "splits": splits, **timing}
 
 
 def print_timing(t: dict) -> None:
