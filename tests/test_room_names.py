@@ -228,3 +228,28 @@ def test_a_command_word_and_a_plural_in_ies_do_not_make_new_names() -> None:
     assert "mix" not in part.support
     chooser = RoomChooser(["city"])
     assert chooser.choose(["The cities layer needs more cities.", "Cities again: the cities map."]) != "cities"
+
+
+def test_a_name_one_room_gives_up_can_go_to_the_next_and_renames_apply_in_that_order(palace) -> None:
+    import numpy as np
+
+    from mempalace.ingest.topics import TopicRooms
+
+    rooms = TopicRooms(RoomChooser(["talk", "reminders"]))
+    vector = np.ones((1, 8), np.float32)
+    garden = ["The vegetable garden beds need compost.", "Vegetable garden beds and compost again."]
+    chat = ["Let us talk about the talk show.", "The talk show talk was fun."]
+    for room, texts, extra in (("talk", garden, 3), ("reminders", chat, 1)):
+        rooms.remember(room, "wing_a", vector, texts[:1])
+        profile = rooms._profiles[room]
+        profile.parts += [read_part(texts, wing=f"wing_{n}") for n in range(extra + 1)]
+        profile.wings["wing_a"] += extra
+        rooms._grown.add(room)
+    renamed = rooms.settle_names()
+    (first, garden), second = renamed.items()
+    assert first == "talk" and "garden" in garden and second == ("reminders", "talk"), renamed
+    palace.add_drawer("garden notes", "wing_a", "talk")
+    palace.add_drawer("show notes", "wing_a", "reminders")
+    for old, new in renamed.items():  # as ingest applies them: in the order chosen
+        palace.rename_room(old, new)
+    assert set(palace.list_rooms()) == {garden, "talk"}
