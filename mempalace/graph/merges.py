@@ -21,7 +21,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ..errors import InvalidInputError, PlaceNotFoundError
-from ..ingest.rooms import stem
+from ..ingest.words import stem
 from ..models import MergeResult, MergeSuggestion
 from ..naming import room_slug
 from ..palace import Palace

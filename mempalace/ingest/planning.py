@@ -21,7 +21,8 @@ from ..palace import Palace
 from .chunks import MESSAGE_GAP, Chunk, chunk_conversation, prose, read_through, without_cut_labels
 from .halls import HallClassifier
 from .report import PlannedDrawer
-from .rooms import GENERAL, RoomChooser, people_words
+from .rooms import GENERAL, RoomChooser
+from .words import people_words
 from .topics import TopicRooms
 from .vector_cache import embed_cached, remembering_embed
 

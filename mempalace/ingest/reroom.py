@@ -16,7 +16,8 @@ import numpy as np
 from ..inventory import INGEST
 from ..palace import Palace
 from .planning import PROFILE_DRAWERS, remember_room
-from .rooms import RoomChooser, people_words
+from .rooms import RoomChooser
+from .words import people_words
 from .topics import TopicRooms
 
 

@@ -1,79 +1,31 @@
-"""Names for new rooms, from a part of a conversation's own words (which room a part joins is
-`topics`' choice, by meaning).
+"""Room names, from what a room's conversations say (which room a part joins is `topics`' choice,
+by meaning).
 
-Candidates are the runs of content words in the text: single words and adjacent pairs, with stop
-words, filler, generic chat words, calendar and number words, the speakers' names and other
-people's names removed. Each occurrence scores the words' naming weight (from `wordfreq`: known but
-not everyday words name topics best), a pair 2.5 times that, title words double. A candidate made
-only of words found in most drawers of most wings is everyone's word ("photo" in chats full of
-shared pictures) and is passed over unless the title names it. Names already taken are never handed
-out again. Of the best few, the one nearest the part's meaning wins; none → `general`.
+Candidates are one or two content words in a row (`words` says which words can be topics), never a
+person: speakers, their handles, given names and the capitalised word after one or after a title.
+Places and products may name rooms. A room's name is a phrase enough of its parts use, scored by
+how many parts and wings use it and how specific it is to the room in the palace (class-based
+TF-IDF); the best-scored are ranked by nearness to the room's meaning and centrality among its
+phrases (KeyBERT's idea, on our embedder). A name another room holds is never handed out; none →
+`general`.
 """
 
 from __future__ import annotations
 
-import calendar
-import functools
 import math
 import re
-import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..vocabulary import STOP_WORDS
 from ..errors import InvalidInputError
 from ..naming import room_slug, spell_symbols
-from .frequency import specificity, zipf
 from .lexicon import HONORIFICS, can_head, can_stand_alone, given_names
+from .words import COMMAND_WORD, LONG_TOKEN, MAX_WORD, NEVER_TOPICS, NOT_PROSE, SENTENCE, WORD, fold, stem
 
 GENERAL = "general"
-_WORD = re.compile(r"[^\W\d_][\w+#]*")
-_LONG_TOKEN = re.compile(r"\S{41,}")  # blobs, hashes, URLs: dropped first, which keeps the next pattern linear
-_NOT_PROSE = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+|\S*[/\\:]\w\S*|\S+@\S+|\b\w*\d\w*\b|`[^`\n]*`|\S*[_=<>{}$]\S*"
-                        r"|\S+\.\w\S*|\b[0-9a-f]{8,}\b", re.IGNORECASE)
-_COMMAND_WORD = re.compile(r"(?<![\w.])[a-z][\w-]*(?=[ \t]+[\w-]+\.[a-z][\w.]*)")  # `mix` in `mix phx.server`
-_SENTENCE = re.compile(r"[.!?;:,()\[\]{}\"`|/\\]+\s|\n+")
-_FILLER = frozenset("""
-yes yeah yep okay ok thanks thank please sure let lets know like just really think want need get got
-use using used make made one also would could should can will see look looks good great well right now
-way thing things something anything everything nothing lot much many still even maybe actually probably
-done doing going go went new old first last next back time times today day days week hi hello hey sorry
-user assistant claude chatgpt gemini codex ai human tool result error message continued file files code
-line lines run running work works working try trying tried help need needs want wants seems seem said
-say says tell told ask asked answer question questions point bit kind sort part sure fine cool nice
-able via etc e.g i.e didn doesn don isn wasn aren won can't won't i'm it's that's there's here's you're
-we're they're let's i've you've we've i'll you'll we'll i'd you'd we'd same different other another
-without within around across along among upon toward towards onto everyone everybody someone somebody
-anyone always never often sometimes usually instead rather quite pretty enough every either neither
-whether though although unless since until while yet already almost also again keep keeps kept take
-takes took give gives gave put puts set sets call called find found show shows shown start started
-wow awesome amazing sounds glad totally definitely absolutely honestly seriously literally basically
-especially particularly haha lol omg yay congrats congratulations cheers bye fantastic wonderful
-incredible lovely cute exciting excited super stuff guess hope hoping hopefully feel feels felt feeling
-happy fun interesting appreciate appreciated wanna gonna gotta
-""".split())
-_GENERIC = frozenset("""
-update updates list lists install installed installing assist assistance problem problems question issue issues
-test tests testing plan plans planning idea ideas general misc other chat conversation discussion thread topic
-topics note notes meeting sync team project today tomorrow yesterday week weeks month months year years hour
-hours minute minutes morning evening night afternoon tonight follow help thanks step steps option options version
-example examples detail details info information case cases number numbers place standard huge long title mixed
-text uploaded upload check checking change changes fix fixes fixed support wall pass egg sandwich
-""".split())
-_NUMBER_WORDS = frozenset("""
-zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen
-eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand million billion half
-first second third fourth fifth sixth seventh eighth ninth tenth dozen couple
-""".split())
-_CALENDAR = frozenset(w.lower() for w in (*calendar.month_name[1:], *calendar.month_abbr[1:], *calendar.day_name,
-                                          *calendar.day_abbr, "sept"))
-_TITLE_RUN = re.compile(r"\b[A-Z][a-z]+\b(?:[ \t]+[A-Z][a-z]+\b)*")
-RARE_ZIPF = 2.5  # a Title Case run with a word this rare (Bilinski, Dumesnil) is a name, not a concept
-_LOWER_WORD = re.compile(r"\b[a-z]+\b")
-_NEVER_TOPICS = STOP_WORDS | _FILLER | _GENERIC | _NUMBER_WORDS | _CALENDAR
 PAIR_WEIGHT = 1.3  # a two-word phrase over its words alone ("sleep training" over "training")
 COVERAGE_POWER = 1.5  # how much more a phrase most parts use counts than one a few use
 WING_SHARE = 0.3  # the share of a phrase's score that depends on how many of the room's wings use it
@@ -90,21 +42,7 @@ SCORED_PHRASES = 200  # the most used phrases of a room that are scored
 _CAPITAL_PAIR = re.compile(r"\b([A-Z][a-z]+)\.?[ \t]+(?=([A-Z][a-z][\w'-]*))")
 _CODE_PLACES = frozenset("master main branch branches origin head repo repos commit commits".split())  # git's words
 _WEAK_ALONE = frozenset("cost costs price prices syntax traceback error errors output master main branch repo session".split())
-TOOL_MARK = "→"  # how transcripts of coding agents summarise a tool call in a drawer
-RESULT_MARK = "←"  # and its result
 NAME_CANDIDATES = 60  # the best-scored phrases a `rank` function chooses among
-GENERIC_CHECKED = 30  # the best candidates checked against the palace's widespread words
-MAX_WORD = 30  # longer "words" are sequences or unspaced scripts, not topic names
-
-
-@functools.lru_cache(maxsize=65_536)
-def stem(word: str) -> str:
-    """A light stem, enough to match `migrate`, `migrated`, `migrating`, `migration(s)`."""
-    for suffix, keep in (("ations", "at"), ("ation", "at"), ("ings", ""), ("ing", ""), ("ions", ""), ("ion", ""),
-                         ("ers", ""), ("er", ""), ("ed", ""), ("es", ""), ("s", ""), ("e", "")):
-        if word.endswith(suffix) and len(word) - len(suffix) + len(keep) >= 4:
-            return word[: -len(suffix)] + keep
-    return word
 
 
 def name_stem(word: str) -> str:
@@ -115,13 +53,6 @@ def name_stem(word: str) -> str:
 def room_key(slug: str) -> str:
     """The same key for `auth-migration`, `migrating-auth`, `Auth Migrations`; `city` and `cities`."""
     return "-".join(sorted(name_stem(part) for part in slug.split("-") if part))
-
-
-def _fold(text: str) -> str:
-    """Accents off (café → cafe), other scripts kept, so slugs stay plain where they can."""
-    if text.isascii():
-        return text
-    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
 
 
 @dataclass(frozen=True)
@@ -158,8 +89,8 @@ Ranker = Meaning
 
 def read_part(texts: Sequence[str], title: str | None = None, names: Iterable[str] = (), wing: str = "") -> Part:
     """The phrases (one or two content words in a row) of a part's texts and title."""
-    spoken = {w for n in names for w in _WORD.findall(_fold(n.lower()))} | handles(names)
-    ignored = _NEVER_TOPICS | spoken
+    spoken = {w for n in names for w in WORD.findall(fold(n.lower()))} | handles(names)
+    ignored = NEVER_TOPICS | spoken
     people = _people([*texts, title or ""], spoken)
     counts: Counter[str] = Counter()
     spellings: dict[str, Counter[str]] = {}
@@ -335,7 +266,7 @@ def handles(names: Iterable[str]) -> set[str]:
     """The usual handles of people with a first and last name: `hfaran`, `hamzaf`, `hamzafaran`."""
     found = set()
     for name in names:
-        words = _WORD.findall(_fold(name.lower()))
+        words = WORD.findall(fold(name.lower()))
         if len(words) >= 2:
             first, last = words[0], words[-1]
             found |= {first[0] + last, first + last[0], first + last}
@@ -357,7 +288,7 @@ def _people(texts: Sequence[str], spoken: set[str]) -> set[str]:
     given name, a speaker's name or a title (`Dr. Okafor`, `Hal Higdon`)."""
     people = set(given_names())
     for text in texts:
-        for first, second in _CAPITAL_PAIR.findall(_fold(text)):
+        for first, second in _CAPITAL_PAIR.findall(fold(text)):
             lead = first.lower()
             if lead in people or lead in HONORIFICS or lead in spoken:
                 people.add(second.lower())
@@ -368,10 +299,10 @@ def _runs(text: str, ignored: frozenset[str] | set[str], people: set[str], lower
     """Runs of consecutive content words of `text`, lowercased; a capitalised person's name breaks a
     run. Words written in lower case are added to `lower_seen`."""
     runs: list[list[str]] = []
-    prepared = _COMMAND_WORD.sub(" . ", spell_symbols(_fold(text)))
-    for piece in _SENTENCE.split(_NOT_PROSE.sub(" . ", _LONG_TOKEN.sub(" . ", prepared))):
+    prepared = COMMAND_WORD.sub(" . ", spell_symbols(fold(text)))
+    for piece in SENTENCE.split(NOT_PROSE.sub(" . ", LONG_TOKEN.sub(" . ", prepared))):
         run: list[str] = []
-        for token in _WORD.findall(piece):
+        for token in WORD.findall(piece):
             word = token.lower()
             short = len(word) < 3 and not (len(word) == 2 and token.isupper())
             if word in ignored or short or len(word) > MAX_WORD or (token[0].isupper() and word in people):
@@ -383,72 +314,3 @@ def _runs(text: str, ignored: frozenset[str] | set[str], people: set[str], lower
             run.append(word)
         runs.append(run)
     return [r for r in runs if r]
-
-
-def word_signature(texts: Sequence[str], names: Iterable[str] = (),
-                   ignored: frozenset[str] | None = None) -> Counter[str]:
-    """The topic words of `texts` by light stem, (1 + log count) × how specific the word is
-    (`ignored`: the words `ignored_words` found for the whole conversation, if known)."""
-    counts: Counter[str] = Counter()
-    surface: dict[str, str] = {}
-    ignored = ignored_words(texts, names) if ignored is None else ignored
-    for text in texts:
-        for sentence in _sentences(text, ignored):
-            for run in sentence:
-                for word in run:
-                    key = stem(word)
-                    counts[key] += 1
-                    surface.setdefault(key, word)
-    return Counter({k: (1.0 + math.log(n)) * specificity(surface[k]) for k, n in counts.items()})
-
-
-def ignored_words(texts: Sequence[str], names: Iterable[str]) -> frozenset[str]:
-    """Words that never name a topic here: stop words, filler, generic and calendar words, numbers,
-    the speakers' names and the capitalised words these texts never write in lower case."""
-    spoken = {w for n in names for w in _WORD.findall(_fold(n.lower()))}
-    return _NEVER_TOPICS | spoken | proper_names(texts)
-
-
-def people_words(content: str, speakers: Iterable[str] = ()) -> str:
-    """A stored drawer's text as room choice reads a new one: without tool lines (`→ Bash: …`, `← result`) and
-    without the speakers' labels (`Kai: `, `Kai (continued): `) at the start of a message."""
-    labels = tuple(f"{s}{tail}" for s in speakers for tail in (" (continued): ", ": "))
-    lines = []
-    for line in content.split("\n"):
-        if line.lstrip().startswith((TOOL_MARK, RESULT_MARK)):
-            continue
-        for label in labels:
-            if line.startswith(label):
-                line = line[len(label):]
-                break
-        lines.append(line)
-    return "\n".join(lines)
-
-
-def proper_names(texts: Iterable[str]) -> set[str]:
-    """Capitalised words never written in lower case in `texts`, alone (Carmen, Nico) or in a Title Case
-    run with a rare word (Anthony Bilinski): people and places, not topics. A run of everyday words
-    ("Auth Migration", "Quarterly Roadmap") is a topic written in Title Case."""
-    joined = "\n".join(texts)
-    lower = set(_LOWER_WORD.findall(joined))
-    names: set[str] = set()
-    for run in _TITLE_RUN.findall(joined):
-        words = [w.lower() for w in run.split()]
-        if len(words) == 1 or any(zipf(w) < RARE_ZIPF for w in words):
-            names.update(w for w in words if w not in lower)
-    return names
-
-
-def _sentences(text: str, ignored: frozenset[str] | set[str]) -> list[list[list[str]]]:
-    """Each sentence-like piece of `text` as its runs of consecutive content words."""
-    sentences = []
-    for piece in _SENTENCE.split(_NOT_PROSE.sub(" . ", _LONG_TOKEN.sub(" . ", spell_symbols(_fold(text.lower()))))):
-        runs: list[list[str]] = [[]]
-        for word in _WORD.findall(piece):
-            if word in ignored or not 3 <= len(word) <= MAX_WORD:
-                runs.append([])
-            else:
-                runs[-1].append(word)
-        if any(runs):
-            sentences.append([run for run in runs if run])
-    return sentences

@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .rooms import GENERAL, _WORD, Meaning, Part, RoomChooser, ignored_words, read_part, word_signature
+from .rooms import GENERAL, Meaning, Part, RoomChooser, read_part
+from .words import WORD, ignored_words, word_signature
 
 SEGMENT_PENALTY = 0.55  # the cost of one more topic in a conversation, against how far drawers stray from it
 LONGEST_SEGMENT = 12  # drawers: a long chat is looked at in parts at least this small
@@ -213,7 +214,7 @@ class TopicRooms:
         names = tuple(names)
         if not self._replaying:
             for text in texts:
-                self._new_words.update({w.lower() for w in _WORD.findall(text)})
+                self._new_words.update({w.lower() for w in WORD.findall(text)})
             self._new_drawers += len(texts)
         centred = self.centred(wing, np.asarray(vectors, np.float32), observed=True)
         ignored = ignored_words(texts, names)

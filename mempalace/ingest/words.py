@@ -1,0 +1,151 @@
+"""Reading a conversation's words for room choice: which words can be topics (no stop words, filler,
+generic chat words, numbers, dates, code, or people's names), light stems, and each part's word
+signature (what `topics` compares besides meaning). Shared by grouping and naming."""
+
+from __future__ import annotations
+
+import calendar
+import functools
+import math
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+from ..naming import spell_symbols
+from ..vocabulary import STOP_WORDS
+from .frequency import specificity, zipf
+
+WORD = re.compile(r"[^\W\d_][\w+#]*")
+LONG_TOKEN = re.compile(r"\S{41,}")  # blobs, hashes, URLs: dropped first, which keeps the next pattern linear
+NOT_PROSE = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+|\S*[/\\:]\w\S*|\S+@\S+|\b\w*\d\w*\b|`[^`\n]*`|\S*[_=<>{}$]\S*"
+                        r"|\S+\.\w\S*|\b[0-9a-f]{8,}\b", re.IGNORECASE)
+COMMAND_WORD = re.compile(r"(?<![\w.])[a-z][\w-]*(?=[ \t]+[\w-]+\.[a-z][\w.]*)")  # `mix` in `mix phx.server`
+SENTENCE = re.compile(r"[.!?;:,()\[\]{}\"`|/\\]+\s|\n+")
+_FILLER = frozenset("""
+yes yeah yep okay ok thanks thank please sure let lets know like just really think want need get got
+use using used make made one also would could should can will see look looks good great well right now
+way thing things something anything everything nothing lot much many still even maybe actually probably
+done doing going go went new old first last next back time times today day days week hi hello hey sorry
+user assistant claude chatgpt gemini codex ai human tool result error message continued file files code
+line lines run running work works working try trying tried help need needs want wants seems seem said
+say says tell told ask asked answer question questions point bit kind sort part sure fine cool nice
+able via etc e.g i.e didn doesn don isn wasn aren won can't won't i'm it's that's there's here's you're
+we're they're let's i've you've we've i'll you'll we'll i'd you'd we'd same different other another
+without within around across along among upon toward towards onto everyone everybody someone somebody
+anyone always never often sometimes usually instead rather quite pretty enough every either neither
+whether though although unless since until while yet already almost also again keep keeps kept take
+takes took give gives gave put puts set sets call called find found show shows shown start started
+wow awesome amazing sounds glad totally definitely absolutely honestly seriously literally basically
+especially particularly haha lol omg yay congrats congratulations cheers bye fantastic wonderful
+incredible lovely cute exciting excited super stuff guess hope hoping hopefully feel feels felt feeling
+happy fun interesting appreciate appreciated wanna gonna gotta
+""".split())
+_GENERIC = frozenset("""
+update updates list lists install installed installing assist assistance problem problems question issue issues
+test tests testing plan plans planning idea ideas general misc other chat conversation discussion thread topic
+topics note notes meeting sync team project today tomorrow yesterday week weeks month months year years hour
+hours minute minutes morning evening night afternoon tonight follow help thanks step steps option options version
+example examples detail details info information case cases number numbers place standard huge long title mixed
+text uploaded upload check checking change changes fix fixes fixed support wall pass egg sandwich
+""".split())
+_NUMBER_WORDS = frozenset("""
+zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen
+eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand million billion half
+first second third fourth fifth sixth seventh eighth ninth tenth dozen couple
+""".split())
+_CALENDAR = frozenset(w.lower() for w in (*calendar.month_name[1:], *calendar.month_abbr[1:], *calendar.day_name,
+                                          *calendar.day_abbr, "sept"))
+_TITLE_RUN = re.compile(r"\b[A-Z][a-z]+\b(?:[ \t]+[A-Z][a-z]+\b)*")
+RARE_ZIPF = 2.5  # a Title Case run with a word this rare (Bilinski, Dumesnil) is a name, not a concept
+_LOWER_WORD = re.compile(r"\b[a-z]+\b")
+NEVER_TOPICS = STOP_WORDS | _FILLER | _GENERIC | _NUMBER_WORDS | _CALENDAR
+TOOL_MARK = "→"  # how transcripts of coding agents summarise a tool call in a drawer
+RESULT_MARK = "←"  # and its result
+MAX_WORD = 30  # longer "words" are sequences or unspaced scripts, not topic names
+
+
+@functools.lru_cache(maxsize=65_536)
+def stem(word: str) -> str:
+    """A light stem, enough to match `migrate`, `migrated`, `migrating`, `migration(s)`."""
+    for suffix, keep in (("ations", "at"), ("ation", "at"), ("ings", ""), ("ing", ""), ("ions", ""), ("ion", ""),
+                         ("ers", ""), ("er", ""), ("ed", ""), ("es", ""), ("s", ""), ("e", "")):
+        if word.endswith(suffix) and len(word) - len(suffix) + len(keep) >= 4:
+            return word[: -len(suffix)] + keep
+    return word
+
+
+def fold(text: str) -> str:
+    """Accents off (café → cafe), other scripts kept, so slugs stay plain where they can."""
+    if text.isascii():
+        return text
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+
+
+def word_signature(texts: Sequence[str], names: Iterable[str] = (),
+                   ignored: frozenset[str] | None = None) -> Counter[str]:
+    """The topic words of `texts` by light stem, (1 + log count) × how specific the word is
+    (`ignored`: the words `ignored_words` found for the whole conversation, if known)."""
+    counts: Counter[str] = Counter()
+    surface: dict[str, str] = {}
+    ignored = ignored_words(texts, names) if ignored is None else ignored
+    for text in texts:
+        for sentence in _sentences(text, ignored):
+            for run in sentence:
+                for word in run:
+                    key = stem(word)
+                    counts[key] += 1
+                    surface.setdefault(key, word)
+    return Counter({k: (1.0 + math.log(n)) * specificity(surface[k]) for k, n in counts.items()})
+
+
+def ignored_words(texts: Sequence[str], names: Iterable[str]) -> frozenset[str]:
+    """Words that never name a topic here: stop words, filler, generic and calendar words, numbers,
+    the speakers' names and the capitalised words these texts never write in lower case."""
+    spoken = {w for n in names for w in WORD.findall(fold(n.lower()))}
+    return NEVER_TOPICS | spoken | proper_names(texts)
+
+
+def people_words(content: str, speakers: Iterable[str] = ()) -> str:
+    """A stored drawer's text as room choice reads a new one: without tool lines (`→ Bash: …`, `← result`) and
+    without the speakers' labels (`Kai: `, `Kai (continued): `) at the start of a message."""
+    labels = tuple(f"{s}{tail}" for s in speakers for tail in (" (continued): ", ": "))
+    lines = []
+    for line in content.split("\n"):
+        if line.lstrip().startswith((TOOL_MARK, RESULT_MARK)):
+            continue
+        for label in labels:
+            if line.startswith(label):
+                line = line[len(label):]
+                break
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def proper_names(texts: Iterable[str]) -> set[str]:
+    """Capitalised words never written in lower case in `texts`, alone (Carmen, Nico) or in a Title Case
+    run with a rare word (Anthony Bilinski): people and places, not topics. A run of everyday words
+    ("Auth Migration", "Quarterly Roadmap") is a topic written in Title Case."""
+    joined = "\n".join(texts)
+    lower = set(_LOWER_WORD.findall(joined))
+    names: set[str] = set()
+    for run in _TITLE_RUN.findall(joined):
+        words = [w.lower() for w in run.split()]
+        if len(words) == 1 or any(zipf(w) < RARE_ZIPF for w in words):
+            names.update(w for w in words if w not in lower)
+    return names
+
+
+def _sentences(text: str, ignored: frozenset[str] | set[str]) -> list[list[list[str]]]:
+    """Each sentence-like piece of `text` as its runs of consecutive content words."""
+    sentences = []
+    for piece in SENTENCE.split(NOT_PROSE.sub(" . ", LONG_TOKEN.sub(" . ", spell_symbols(fold(text.lower()))))):
+        runs: list[list[str]] = [[]]
+        for word in WORD.findall(piece):
+            if word in ignored or not 3 <= len(word) <= MAX_WORD:
+                runs.append([])
+            else:
+                runs[-1].append(word)
+        if any(runs):
+            sentences.append([run for run in runs if run])
+    return sentences
