@@ -69,6 +69,15 @@ def test_a_room_is_named_from_all_its_parts() -> None:
     assert "garden" not in tokens(alone) and "garden" in tokens(together), (alone, together)
 
 
+def test_a_generic_word_names_a_room_only_beside_a_specific_one() -> None:
+    flaky = [["The flaky tests failed twice on main today.", "Retry the flaky tests before merging?"],
+             ["Quarantine the flaky tests in CI.", "Two more flaky tests this week."]]
+    named = RoomChooser([]).best([read_part(p) for p in flaky])[0]
+    assert named == "flaky-tests", named
+    bare = [["Run the tests again.", "The tests pass now."], ["More tests for the parser.", "Tests are green."]]
+    assert RoomChooser([]).best([read_part(p) for p in bare])[0] != "tests"
+
+
 def test_a_renamed_room_is_found_by_its_old_name_everywhere(palace) -> None:
     palace.add_drawer("The blight reached the tomatoes.", "wing_home", "blight")
     palace.add_drawer("Raised beds for the vegetable patch.", "wing_work", "blight")

@@ -23,7 +23,7 @@ import numpy as np
 from ..errors import InvalidInputError
 from ..naming import room_slug, spell_symbols
 from .lexicon import HONORIFICS, can_head, can_stand_alone, given_names
-from .words import COMMAND_WORD, LONG_TOKEN, MAX_WORD, NEVER_TOPICS, NOT_PROSE, SENTENCE, WORD, fold, stem
+from .words import COMMAND_WORD, LONG_TOKEN, MAX_WORD, GENERIC, NOT_PROSE, NOT_TOPIC_WORDS, SENTENCE, WORD, fold, stem
 
 GENERAL = "general"
 PAIR_WEIGHT = 1.3  # a two-word phrase over its words alone ("sleep training" over "training")
@@ -35,6 +35,7 @@ HEAD_SHARE = 0.8  # a pair's head word alone names the room when it fits this ne
 LEXICAL_POWER = 0.1  # how much the phrase's own score counts beside its nearness in meaning
 TITLE_WEIGHT = 2.0  # a phrase in every part's title scores this many times one in none
 SPELLING_SHARE = 0.5  # a spelling is ranked when at least this share as many parts use it as the commonest
+SPELLING_MARGIN = 0.02  # a rarer spelling is chosen when it fits the room's meaning this much better
 CENTRAL_PHRASES = 10  # the best-scored phrases whose mean vector is the topic's centre
 CENTRAL_POWER = 0.5  # how much nearness to that centre counts beside nearness to the room's drawers
 FIT_FLOOR = 0.01  # the least nearness in meaning a candidate is given
@@ -90,7 +91,7 @@ Ranker = Meaning
 def read_part(texts: Sequence[str], title: str | None = None, names: Iterable[str] = (), wing: str = "") -> Part:
     """The phrases (one or two content words in a row) of a part's texts and title."""
     spoken = {w for n in names for w in WORD.findall(fold(n.lower()))} | handles(names)
-    ignored = NEVER_TOPICS | spoken
+    ignored = NOT_TOPIC_WORDS | spoken
     people = _people([*texts, title or ""], spoken)
     counts: Counter[str] = Counter()
     spellings: dict[str, Counter[str]] = {}
@@ -185,7 +186,7 @@ class RoomChooser:
         fits = meaning.fits(vectors)
         best: dict[str, tuple[float, int]] = {}
         for n, ((key, text), fit) in enumerate(zip(flat, fits)):
-            if key not in best or float(fit) > best[key][0]:
+            if key not in best or float(fit) > best[key][0] + SPELLING_MARGIN:
                 best[key], chosen[key] = (float(fit), n), text
         core = sorted(keys, key=lambda k: (-lexical[k], k))[:CENTRAL_PHRASES]
         centre = vectors[[best[k][1] for k in core]].mean(axis=0)
@@ -249,6 +250,8 @@ class RoomChooser:
         if not can_head(phrase[-1]) or any(w in self._wing_words for w in phrase):
             return False
         if len(phrase) == 1 and (phrase[0] in _WEAK_ALONE or not can_stand_alone(phrase[0])):
+            return False
+        if set(phrase) <= GENERIC:
             return False
         if any(w in _CODE_PLACES for w in phrase):
             return False

@@ -279,7 +279,7 @@ class TopicRooms:
             name, score, own = self._namer.best(parts, rank, current=held or room)
             if held and name != held and (name == GENERAL or score < RENAME_GAIN * own):
                 name = held
-            grown = len(parts) >= GROWN * max(profile.named_at, 1) and score > own
+            grown = len(parts) >= GROWN * max(profile.named_at, 1) and score >= own  # `=`: a better spelling
             if room in self._born:
                 profile.named_at = len(parts)
             if name in (room, GENERAL) or name in self._profiles:

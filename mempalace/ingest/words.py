@@ -41,7 +41,7 @@ especially particularly haha lol omg yay congrats congratulations cheers bye fan
 incredible lovely cute exciting excited super stuff guess hope hoping hopefully feel feels felt feeling
 happy fun interesting appreciate appreciated wanna gonna gotta
 """.split())
-_GENERIC = frozenset("""
+GENERIC = frozenset("""  # name no room alone, but may be half of a name (`flaky tests`, `meal plan`)
 update updates list lists install installed installing assist assistance problem problems question issue issues
 test tests testing plan plans planning idea ideas general misc other chat conversation discussion thread topic
 topics note notes meeting sync team project today tomorrow yesterday week weeks month months year years hour
@@ -59,7 +59,8 @@ _CALENDAR = frozenset(w.lower() for w in (*calendar.month_name[1:], *calendar.mo
 _TITLE_RUN = re.compile(r"\b[A-Z][a-z]+\b(?:[ \t]+[A-Z][a-z]+\b)*")
 RARE_ZIPF = 2.5  # a Title Case run with a word this rare (Bilinski, Dumesnil) is a name, not a concept
 _LOWER_WORD = re.compile(r"\b[a-z]+\b")
-NEVER_TOPICS = STOP_WORDS | _FILLER | _GENERIC | _NUMBER_WORDS | _CALENDAR
+NOT_TOPIC_WORDS = STOP_WORDS | _FILLER | _NUMBER_WORDS | _CALENDAR  # never part of a topic's name
+NEVER_TOPICS = NOT_TOPIC_WORDS | GENERIC
 TOOL_MARK = "→"  # how transcripts of coding agents summarise a tool call in a drawer
 RESULT_MARK = "←"  # and its result
 MAX_WORD = 30  # longer "words" are sequences or unspaced scripts, not topic names
