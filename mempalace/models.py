@@ -114,6 +114,7 @@ class PalaceStatus:
     wings: int
     rooms: int
     halls: dict[str, int]
+    warnings: tuple[str, ...] = ()  # the palace or MemPalace's home is open to other users
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -12,6 +12,7 @@ from typing import Any, Callable, Literal
 from .catalog import Catalog
 from .config import Settings
 from .errors import ConfigError, InvalidInputError, PalaceNotFoundError, PalaceUnavailableError
+from .privacy import owner_dir, refuse_if_others_can_write
 from .sharing import Lease, check_writable, shared_server
 from .store import ChromaStore, check_palace_dir
 from .store.shared import SharedStore
@@ -123,8 +124,9 @@ def _open_shared(where: Path, settings: Settings, create: bool) -> tuple[Any, ..
     """The shared catalog in the folder and a store that finds (or starts) the folder's server when
     Chroma is first needed; the embedder is checked against the catalog's record, else Chroma's."""
     check_palace_dir(where, create)
+    refuse_if_others_can_write(where)
     if create:
-        where.mkdir(parents=True, exist_ok=True)
+        owner_dir(where)
     check_writable(where)
     catalog = Catalog(where / CATALOG_FILE)
     store = SharedStore(str(where), lambda: shared_server(where, settings.server_idle_seconds),
@@ -145,11 +147,12 @@ def _open_embedded(where: Path, ef: Any, settings: Settings,
                    create: bool) -> tuple[ChromaStore, Any]:
     """Lock the palace directory first, then let Chroma open it."""
     check_palace_dir(where, create)
+    refuse_if_others_can_write(where)
     from .locking import PalaceLock  # filelock: only a private palace takes the lock itself
 
     lock = PalaceLock(where, settings.lock_timeout_seconds)
     try:
-        where.mkdir(parents=True, exist_ok=True)
+        owner_dir(where)
         lock.acquire()
     except OSError as exc:  # a read-only folder: the lock file cannot be made
         raise PalaceUnavailableError(

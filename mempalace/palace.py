@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+from pathlib import Path
 from collections import OrderedDict
 from collections.abc import Sequence
 from datetime import datetime, timezone
@@ -28,6 +29,7 @@ from .records import (access_path, best_first, check_content, draft_metadata, dr
                       drawer_id_of, extra_metadata, id_list, in_wings, match)
 from .search import Searcher
 from .opening import palace_parts
+from .privacy import exposure_warnings
 from .store import SEQ_KEY, ChromaStore, Record
 from .sync import CatalogSync, catalog_row, new_stamp
 from .taxonomy import TaxonomyView, within_wings
@@ -386,7 +388,14 @@ class Palace(TaxonomyView):
         return PalaceStatus(
             location=self.location, mode=self.mode, embedder=self.settings.embedder, drawers=self.count(),
             wings=len(self.list_wings()), rooms=len(self.list_rooms()), halls=self.hall_counts(),
+            warnings=tuple(self.exposure()),
         )
+
+    def exposure(self) -> list[str]:
+        """Warnings when this palace's folder or MemPalace's home can be read by other local users."""
+        folder = Path(self.location)
+        local = {"palace": folder} if folder.is_dir() else {}
+        return exposure_warnings(**local, **{"MemPalace home folder": Path(self.settings.home)})
 
     # -- helpers ----------------------------------------------------------------------------------
 

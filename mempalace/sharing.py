@@ -22,6 +22,7 @@ from urllib.parse import urlparse
 
 
 from .errors import PalaceBusyError, PalaceUnavailableError
+from .privacy import NEUTRAL_FOLDER, OWNER_ONLY_FILE, OWNER_ONLY_UMASK, owner_dir, owner_file
 
 SERVER_FILE = "mempalace.server.json"
 START_LOCK = "mempalace.start.lock"
@@ -54,6 +55,7 @@ class ServerInfo:
         temporary = palace_dir / f"{SERVER_FILE}.{os.getpid()}"
         temporary.write_text(json.dumps({"url": self.url, "pid": self.pid, "machine": self.machine}),
                              encoding="utf-8")
+        owner_file(temporary)
         os.replace(temporary, palace_dir / SERVER_FILE)
 
 
@@ -83,7 +85,8 @@ def shared_server(palace_dir: Path, idle_seconds: float) -> str:
     from filelock import FileLock, Timeout  # only a process that may start the server needs it
 
     try:
-        with FileLock(str(palace_dir / START_LOCK), timeout=START_SECONDS, is_singleton=False, thread_local=False):
+        with FileLock(str(palace_dir / START_LOCK), timeout=START_SECONDS, mode=OWNER_ONLY_FILE, is_singleton=False,
+                      thread_local=False):
             return _running(palace_dir) or _start(palace_dir, idle_seconds)
     except Timeout:
         raise PalaceUnavailableError(
@@ -143,7 +146,8 @@ def _private_holder(palace_dir: Path) -> int | None:
         return None
     if not words or not words[0].isdigit() or words[-1] == "shared":
         return None
-    probe = FileLock(str(palace_dir / "mempalace.lock"), timeout=0, is_singleton=False, thread_local=False)
+    probe = FileLock(str(palace_dir / "mempalace.lock"), timeout=0, mode=OWNER_ONLY_FILE, is_singleton=False,
+                     thread_local=False)
     try:
         probe.acquire()
     except Timeout:
@@ -178,10 +182,12 @@ def _start(palace_dir: Path, idle_seconds: float) -> str:
     if log.exists() and log.stat().st_size > LOG_KEPT_BYTES:
         os.replace(log, log.with_name(log.name + ".old"))
     with open(log, "ab") as out:
-        host = subprocess.Popen(
-            [sys.executable, "-m", "mempalace.cli.host", str(palace_dir), "--idle-seconds", str(idle_seconds)],
+        owner_file(log)
+        host = subprocess.Popen(  # -P and a neutral folder: nothing in the palace folder is ever imported
+            [sys.executable, "-P", "-m", "mempalace.cli.host", str(palace_dir.resolve()), "--idle-seconds",
+             str(idle_seconds)],
             stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
-            cwd=palace_dir,
+            cwd=NEUTRAL_FOLDER, umask=OWNER_ONLY_UMASK,
         )
     threading.Thread(target=host.wait, daemon=True).start()  # reaped whenever it stops: no zombie
     deadline = time.monotonic() + START_SECONDS
@@ -223,8 +229,8 @@ class Lease:
         if now - self._touched < LEASE_REFRESH_SECONDS:
             return
         try:
-            self._path.parent.mkdir(exist_ok=True)
-            self._path.touch()
+            owner_dir(self._path.parent)
+            self._path.touch(mode=OWNER_ONLY_FILE)
             self._touched = now
         except OSError:
             pass  # a lease only keeps the server up; a read-only folder was refused earlier

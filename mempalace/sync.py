@@ -30,6 +30,7 @@ from .catalog import Catalog, JournalEntry, Row
 from .dates import first_day
 from .errors import MempalaceError
 from .models import ROOM_ALIASES
+from .privacy import OWNER_ONLY_FILE
 from .store import SEQ_KEY, ChromaStore, Record
 
 LAG_MICROSECONDS = 60_000_000
@@ -188,7 +189,8 @@ class CatalogSync:
         the others wait for the first and then use what it built."""
         from filelock import FileLock
 
-        with FileLock(f"{self.catalog.path}.rebuild-lock", is_singleton=False, thread_local=False):
+        with FileLock(f"{self.catalog.path}.rebuild-lock", mode=OWNER_ONLY_FILE, is_singleton=False,
+                      thread_local=False):
             if self.catalog.get_state("collection") == stale:
                 self.rebuild()
             else:

@@ -95,6 +95,7 @@ def status(ctx: click.Context, palace: Palace) -> None:
     emit(ctx, info, lambda: (
         f"Palace:  {info.location} ({info.mode}, embedder {info.embedder})\n"
         f"Drawers: {info.drawers}\nWings:   {info.wings}\nRooms:   {info.rooms}\nHalls:   {halls}"
+        + "".join(f"\nWarning: {w}" for w in info.warnings)
     ))
 
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from ..errors import MempalaceError
 from ..locking import PalaceLock
+from ..privacy import NEUTRAL_FOLDER, OWNER_ONLY_UMASK, owner_dir, refuse_if_others_can_write
 from ..sharing import CLIENTS_DIR, SERVER_FILE, ServerInfo, answers, machine, newest_lease
 from .serve import die_with_parent, reap
 
@@ -37,6 +38,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--idle-seconds", type=float, default=600.0)
     args = parser.parse_args(argv)
     where = args.palace.resolve()
+    try:
+        refuse_if_others_can_write(where)
+    except MempalaceError as exc:
+        print(f"Not serving {where}: {exc}", flush=True)
+        return 3
     lock = PalaceLock(where, timeout=0)
     deadline = time.monotonic() + HANDOVER_SECONDS
     while True:
@@ -60,7 +66,7 @@ def _serve(where: Path, lock: PalaceLock, idle_seconds: float) -> int:
         return 4
     lock.announce(url, shared=True)
     ServerInfo(url, os.getpid(), machine()).write(where)
-    (where / CLIENTS_DIR).mkdir(exist_ok=True)
+    owner_dir(where / CLIENTS_DIR)
     print(f"Serving {where} on {url} for every MemPalace process on this machine.", flush=True)
     stopping: list[int] = []
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
@@ -91,9 +97,10 @@ def _start_chroma(where: Path) -> tuple[subprocess.Popen[Any] | None, str]:
         port = _free_port()
         url = f"http://{LOOPBACK}:{port}"
         server = subprocess.Popen(
-            [sys.executable, "-c", _CHROMA, "chroma", "run", "--path", str(where), "--host", LOOPBACK,
+            [sys.executable, "-P", "-c", _CHROMA, "chroma", "run", "--path", str(where), "--host", LOOPBACK,
              "--port", str(port)],
             stdin=subprocess.DEVNULL, stdout=sys.stdout, stderr=subprocess.STDOUT, preexec_fn=die_with_parent,
+            cwd=NEUTRAL_FOLDER, umask=OWNER_ONLY_UMASK,
             env={**os.environ, "RUST_LOG": os.environ.get("RUST_LOG", "warn")},  # not a line per request
         )
         deadline = time.monotonic() + UP_SECONDS

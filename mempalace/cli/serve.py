@@ -22,6 +22,7 @@ import click
 from ..config import load_settings
 from ..locking import PalaceLock
 from ..palace import Palace
+from ..privacy import NEUTRAL_FOLDER, OWNER_ONLY_UMASK, owner_file
 from ..store import CHROMA_FILE
 from .support import is_loopback, user_errors
 
@@ -76,9 +77,10 @@ def _run_chroma(where: Path, host: str, port: int, url: str) -> int:
         raise click.ClickException(f"{host}:{port} is already in use: pick another port with --port.")
     log_path = where / LOG_FILE
     with open(log_path, "ab") as log:
+        owner_file(log_path)
         process = subprocess.Popen([chroma, "run", "--path", str(where), "--host", host, "--port", str(port)],
                                    stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                   preexec_fn=die_with_parent)
+                                   preexec_fn=die_with_parent, cwd=NEUTRAL_FOLDER, umask=OWNER_ONLY_UMASK)
     stopping: list[bool] = []
 
     def stop(*_: Any) -> None:

@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from .hall_text import QUOTES, Cue, Focus, focus
+from ..privacy import owner_dir
 
 _DAYS = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _MONTHS = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
@@ -189,7 +190,7 @@ class HallClassifier:
         else:
             packed = _fitted(example_vectors(embed))
             if cached:
-                cached.parent.mkdir(parents=True, exist_ok=True)
+                owner_dir(cached.parent)
                 np.save(cached.with_suffix(".tmp.npy"), packed)
                 cached.with_suffix(".tmp.npy").replace(cached)
         width = (packed.shape[1] - len(_FEATURES) - 1) // 2

@@ -25,6 +25,8 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from ..privacy import owner_dir, owner_file
+
 VECTORS_FILE = "vectors.sqlite3"
 MAX_ROWS = 30_000
 BUSY_SECONDS = 2.0  # how long a lookup or store waits for another process's write, then skips
@@ -127,8 +129,9 @@ class VectorCache:
         if self._db is None:
             if not create and not self.path.is_file():
                 return None
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            owner_dir(self.path.parent)
             db = sqlite3.connect(str(self.path), timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=False)
+            owner_file(self.path)
             try:
                 _prepare(db)
             except BaseException:

@@ -1,0 +1,109 @@
+"""A palace is its owner's alone: nothing planted in its folder runs in its server, what MemPalace
+creates is 0700/0600, a folder others can write to is refused, and status warns about an open one.
+
+Real processes: the shared palace's host and Chroma's server are started for the folder."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mempalace import Palace
+from mempalace.errors import PalaceUnavailableError
+from mempalace.sharing import SERVER_FILE, ServerInfo
+
+from test_sharing import _kill, _wait_gone
+
+PLANTED = """
+import pathlib
+pathlib.Path({marker!r}).write_text("imported from the palace folder")
+"""
+
+
+def _mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+@pytest.fixture
+def shared_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("MEMPALACE_SHARED", "1")
+    folder = tmp_path / "palace"
+    yield folder
+    info = ServerInfo.read(folder)
+    if info:
+        _kill(info.pid, signal.SIGTERM)
+        _wait_gone(info.pid)
+
+
+def test_modules_planted_in_a_palace_folder_never_run_in_its_server(shared_folder: Path, tmp_path: Path) -> None:
+    with Palace.open(shared_folder, private=True) as palace:
+        palace.add_drawer("Kai moved the login to OIDC.", "wing_kai", "auth-migration")
+    marker = tmp_path / "planted-code-ran"
+    (shared_folder / "chromadb_rust_bindings.py").write_text(PLANTED.format(marker=str(marker)))
+    (shared_folder / "mempalace").mkdir()
+    (shared_folder / "mempalace" / "__init__.py").write_text(PLANTED.format(marker=str(marker)))
+    with Palace.open(shared_folder) as palace:  # starts the folder's host and Chroma's server
+        assert palace.mode == "shared" and palace.count() == 1
+        host = ServerInfo.read(shared_folder)
+        assert host is not None
+        assert Path(f"/proc/{host.pid}/cwd").resolve() != shared_folder.resolve()
+    assert not marker.exists(), "code planted in the palace folder ran in its server"
+
+
+@pytest.mark.model
+def test_what_a_palace_creates_is_its_owners_alone(shared_folder: Path, home: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMPALACE_EMBEDDER", "minilm-int8")  # the real model caches in the home folder
+    with Palace.open(shared_folder) as palace:
+        palace.add_drawer("Priya compared spot GPU prices.", "wing_priya", "gpu-pricing")
+        palace.search("GPU prices", limit=1)
+        assert palace.access.entries()  # the add was audited, so the access book exists
+        assert palace.status().warnings == ()
+    assert _mode(shared_folder) == 0o700
+    assert _mode(home) == 0o700
+    made = [p for p in shared_folder.rglob("*") if p.is_file()] + [p for p in home.rglob("*") if p.is_file()]
+    names = {p.name for p in made}
+    assert {"chroma.sqlite3", "mempalace_catalog.sqlite3", "mempalace_access.sqlite3"} <= names, names
+    loose = [f"{p} {oct(_mode(p))}" for p in made if _mode(p) & 0o077]
+    assert not loose, loose
+    folders = [p for p in [*shared_folder.rglob("*"), *home.rglob("*")] if p.is_dir()]
+    assert all(_mode(p) & 0o077 == 0 for p in folders), [f"{p} {oct(_mode(p))}" for p in folders if _mode(p) & 0o077]
+
+
+def test_a_palace_folder_others_can_write_to_is_refused(tmp_path: Path) -> None:
+    folder = tmp_path / "palace"
+    Palace.open(folder, private=True).close()
+    os.chmod(folder, 0o777)
+    for private in (True, False):
+        with pytest.raises(PalaceUnavailableError, match="chmod go-w"):
+            Palace.open(folder, private=private)
+    assert not (folder / SERVER_FILE).exists()  # no server was started for it
+    os.chmod(folder, 0o700)
+    Palace.open(folder, private=True).close()
+
+
+def test_status_warns_when_a_palace_or_the_home_is_open_to_others(tmp_path: Path, home: Path) -> None:
+    folder = tmp_path / "palace"
+    Palace.open(folder, private=True).close()
+    os.chmod(folder, 0o755)
+    home.mkdir(mode=0o750)  # a home made before MemPalace made its folders its owner's alone
+    env = {**os.environ, "MEMPALACE_SHARED": "0"}
+    shown = subprocess.run([sys.executable, "-m", "mempalace", "--palace", str(folder), "status"],
+                           capture_output=True, text=True, env=env, timeout=120)
+    assert shown.returncode == 0, shown.stderr
+    assert f"The palace at {folder} is open to other users" in shown.stdout
+    assert f"chmod -R go-rwx '{home}'" in shown.stdout
+    data = json.loads(subprocess.run([sys.executable, "-m", "mempalace", "--palace", str(folder), "status",
+                                      "--json"], capture_output=True, text=True, env=env, timeout=120).stdout)
+    assert len(data["warnings"]) == 2
+    os.chmod(folder, 0o700)
+    os.chmod(home, 0o700)
+    with Palace.open(folder, private=True) as palace:
+        assert palace.status().warnings == ()
