@@ -13,8 +13,8 @@ import streamlit as st
 
 from dashboard.picker import cannot_open, chosen_palace, palace_box, sidebar_summary
 from dashboard.render import md
-from dashboard.signin import (current_grant, refuse_signed_out, refuse_unless_loopback, sign_in_configured,
-                              signed_in_panel)
+from dashboard.signin import (current_grant, refuse_foreign_host, refuse_signed_out, refuse_unless_loopback,
+                              sign_in_configured, signed_in_panel)
 from mempalace import MempalaceError
 from mempalace.access import is_loopback
 from mempalace.config import load_settings
@@ -28,6 +28,7 @@ parser.add_argument("--palace")
 chosen = parser.parse_known_args(sys.argv[1:])[0]
 team = sign_in_configured()
 refuse_unless_loopback(team or is_loopback(st.get_option("server.address") or "0.0.0.0"))
+refuse_foreign_host(team)
 try:
     settings = load_settings()
     grant = current_grant(settings, team)

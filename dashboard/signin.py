@@ -8,7 +8,9 @@ e-mail address; an expired ID token counts as signed out.
 
 from __future__ import annotations
 
+import ipaddress
 import time
+from urllib.parse import urlsplit
 
 import streamlit as st
 
@@ -36,6 +38,35 @@ def refuse_unless_loopback(is_loopback: bool) -> None:
         address = st.get_option("server.address") or "every network interface"
         st.error(f"This dashboard has no sign-in configured, so it will not serve {md(address)}: anyone on "
                  "the network could read, export and delete the palace.")
+        st.markdown(HOW_TO_SHARE)
+        st.stop()
+
+
+def loopback_request(host: str | None, origin: str | None) -> bool:
+    """Whether a request was addressed to this machine by a loopback name (`Host`) and, when the
+    browser says where the page came from (`Origin`), came from one too. A page on another name
+    that resolves to 127.0.0.1 (DNS rebinding) fails this."""
+    def local(name: str | None) -> bool:
+        try:
+            return name == "localhost" or ipaddress.ip_address(name or "").is_loopback
+        except ValueError:  # a name, not an address
+            return False
+
+    if host is None:  # no HTTP request behind this run (Streamlit's AppTest)
+        return True
+    if not local(urlsplit(f"//{host}").hostname):
+        return False
+    return origin is None or local(urlsplit(origin).hostname)
+
+
+def refuse_foreign_host(sign_in: bool) -> None:
+    """Without sign-in, stop every page asked for by a name other than this machine's loopback."""
+    if sign_in:
+        return
+    headers = st.context.headers
+    if not loopback_request(headers.get("Host"), headers.get("Origin")):
+        st.error("This dashboard has no sign-in configured, so it answers only at localhost or 127.0.0.1 "
+                 "on this machine, not at the name this page was opened with.")
         st.markdown(HOW_TO_SHARE)
         st.stop()
 

@@ -531,3 +531,14 @@ def test_a_reopened_palace_never_repeats_an_earlier_openings_revision(palace_pat
             opened.add_drawer(f"drawer number {turn}", "wing_a", "room-x")
             seen.add(opened.revision())
     assert len(seen) == 6
+
+
+def test_only_loopback_names_reach_the_dashboard_without_sign_in():
+    from dashboard.signin import loopback_request
+
+    for host, origin in [("localhost:8501", None), ("127.0.0.1:8501", "http://127.0.0.1:8501"),
+                         ("[::1]:8501", "http://[::1]:8501"), ("LOCALHOST:8501", None), (None, None)]:
+        assert loopback_request(host, origin), (host, origin)
+    for host, origin in [("rebind.test:8501", "http://rebind.test:8501"), ("localhost:8501", "http://evil.example"),
+                         ("127.0.0.1.nip.io:8501", None), ("localhost.evil.example", None), ("", None)]:
+        assert not loopback_request(host, origin), (host, origin)
