@@ -10,6 +10,7 @@ from dashboard.views import palace
 from mempalace import MempalaceError
 from mempalace.access import VIA
 from mempalace.audit import AUDIT_ACTIONS
+from mempalace.export import AUDIT_COLUMNS, audit_to_csv
 
 ANY = "(any)"
 p = palace()
@@ -33,10 +34,10 @@ except MempalaceError as exc:
     st.stop()
 rows = [{"when": e.at, "who": e.who, "from": e.via, "action": e.action, "drawers": len(e.ids),
          "details": json.dumps(e.detail, ensure_ascii=False), "ids": " ".join(e.ids)} for e in entries]
-table = pd.DataFrame(rows, columns=["when", "who", "from", "action", "drawers", "details", "ids"])
+table = pd.DataFrame(rows, columns=list(AUDIT_COLUMNS))
 st.caption(f"{len(rows):,} entr{'y' if len(rows) == 1 else 'ies'}" + (" (the newest 5,000)" if len(rows) == 5_000 else ""))
 st.dataframe(table, hide_index=True, width="stretch")
 left, right = st.columns(2)
-left.download_button("Export CSV", table.to_csv(index=False), file_name="mempalace-audit.csv", mime="text/csv")
+left.download_button("Export CSV", audit_to_csv(entries), file_name="mempalace-audit.csv", mime="text/csv")
 right.download_button("Export JSON", json.dumps([{**r, "ids": r["ids"].split()} for r in rows], ensure_ascii=False,
                                                 indent=1), file_name="mempalace-audit.json", mime="application/json")

@@ -1,15 +1,18 @@
-"""Search results as files people keep: Markdown with provenance, and CSV."""
+"""Search results and the audit log as files people keep: Markdown with provenance, and CSV."""
 
 from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Mapping, Sequence
+import json
+from collections.abc import Iterable, Mapping, Sequence
 
+from .audit import AuditEntry
 from .models import SearchHit
 
 CSV_COLUMNS = ("rank", "score", "similarity", "semantic", "lexical", "drawer_id", "wing", "room", "hall",
                "source_file", "filed_at", "content")
+AUDIT_COLUMNS = ("when", "who", "from", "action", "drawers", "details", "ids")
 
 
 def hits_to_markdown(query: str, hits: Sequence[SearchHit], filters: Mapping[str, str | None] | None = None,
@@ -38,13 +41,24 @@ def hits_to_markdown(query: str, hits: Sequence[SearchHit], filters: Mapping[str
 
 
 def hits_to_csv(hits: Sequence[SearchHit]) -> str:
-    """One row per hit with every field. Text cells that a spreadsheet would run as a formula (starting
-    with = + - @ or a tab) get a leading ' ; the Markdown export is the byte-for-byte one."""
+    """One row per hit with every field; the Markdown export is the byte-for-byte one."""
+    return rows_to_csv(CSV_COLUMNS, ([getattr(hit, column) for column in CSV_COLUMNS] for hit in hits))
+
+
+def audit_to_csv(entries: Iterable[AuditEntry]) -> str:
+    """The audit log as a spreadsheet reads it: one row per write, its details as JSON."""
+    return rows_to_csv(AUDIT_COLUMNS, ([e.at, e.who, e.via, e.action, len(e.ids), json.dumps(e.detail, ensure_ascii=False),
+                                        " ".join(e.ids)] for e in entries))
+
+
+def rows_to_csv(columns: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
+    """CSV whose text cells a spreadsheet would run as a formula (starting with = + - @, a tab or a
+    carriage return) get a leading ' : every CSV MemPalace writes goes through here."""
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(CSV_COLUMNS)
-    for hit in hits:
-        writer.writerow([_cell(getattr(hit, column)) for column in CSV_COLUMNS])
+    writer.writerow(columns)
+    for row in rows:
+        writer.writerow([_cell(value) for value in row])
     return out.getvalue()
 
 

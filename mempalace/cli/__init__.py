@@ -20,7 +20,7 @@ from ..naming import room_slug
 from ..palace import Palace
 from ..search import LEXICAL_WEIGHT
 from ..wording import counted
-from .support import FormatsListed, emit, palace_command
+from .support import FormatsListed, echo, emit, palace_command
 
 if TYPE_CHECKING:
     from ..ingest import IngestReport
@@ -326,7 +326,7 @@ def ingest_command(ctx: click.Context, palace: Palace, paths: tuple[Path, ...], 
     def show(report: "IngestReport") -> None:
         bars.close()
         if not ctx.obj["json"]:
-            click.echo(("Error: " if report.errors else "") + report.summary(), err=bool(report.errors), color=True)
+            echo(("Error: " if report.errors else "") + report.summary(), err=bool(report.errors))
 
     reports = ingest_paths(palace, paths, wing=wing, room=room, format_name=format_name, dry_run=dry_run,
                            progress=bars.update, on_report=show)
@@ -355,7 +355,7 @@ def demo_command(ctx: click.Context, palace: Palace) -> None:
     failed = [r for r in reports if r.errors]
     if not ctx.obj["json"]:
         for report in failed:
-            click.echo("Error: " + report.summary(), err=True, color=True)
+            echo("Error: " + report.summary(), err=True)
     emit(ctx, [r.to_dict(with_drawers=False) for r in reports], lambda: (
         f"Demo loaded into {palace.location}: {len(reports)} conversations in {', '.join(DEMO_WINGS)}; added "
         f"{counted(sum(r.added for r in reports), 'drawer')}, {sum(r.already_present for r in reports)} already in the palace"

@@ -7,6 +7,7 @@ import dataclasses
 import functools
 import json
 import os
+import re
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
@@ -34,12 +35,29 @@ def jsonable(value: Any) -> Any:
     return value
 
 
+_CONTROLS = {**{c: chr(0x2400 + c) for c in range(0x20) if chr(c) not in "\n\t\r"}, 0x7F: "\u2421",
+             **{c: f"\\x{c:02x}" for c in range(0x80, 0xA0)}}
+_LONE_CR = re.compile(r"\r(?!\n)")
+
+
+def visible(text: str) -> str:
+    """`text` with terminal controls shown, not obeyed: ESC as ␛, other C0 controls and a carriage
+    return that ends no line as their symbols, C1 as `\\x9b`; newline, CRLF and tab stay. Stored text
+    is never changed (`--json` prints it exactly)."""
+    return _LONE_CR.sub("\u240d", text).translate(_CONTROLS)
+
+
+def echo(text: str, err: bool = False) -> None:
+    """Print human text whose parts others wrote (drawers, names, file names) to a terminal safely."""
+    click.echo(visible(text), err=err, color=True)
+
+
 def emit(ctx: click.Context, data: Any, text: Callable[[], str]) -> None:
-    """Print `data` as JSON when --json was given, else the human text."""
+    """Print `data` as JSON when --json was given (exact, escaped by JSON), else the human text."""
     if ctx.obj["json"]:
         click.echo(json.dumps(jsonable(data), ensure_ascii=False, indent=2))
     else:
-        click.echo(text(), color=True)  # color=True: never strip escape codes from verbatim text
+        echo(text())
 
 
 @contextlib.contextmanager
@@ -48,7 +66,7 @@ def user_errors() -> Iterator[None]:
     try:
         yield
     except MempalaceError as exc:
-        click.echo(f"Error: {exc}", err=True)
+        echo(f"Error: {exc}", err=True)
         sys.exit(1)
 
 

@@ -16,7 +16,7 @@ import click
 from ..access import ROLES, VIA, Actor, local_user
 from ..audit import AuditEntry, TokenInfo
 from ..palace import Palace
-from .support import emit, jsonable, palace_command
+from .support import echo, emit, jsonable, palace_command
 
 SHOWN_IDS = 3  # drawer ids a text audit line names before "+N more"
 
@@ -105,7 +105,7 @@ def audit_command(ctx: click.Context, palace: Palace, **filters: Any) -> None:
         for entry in entries:
             click.echo(json.dumps(jsonable(entry), ensure_ascii=False))
         return
-    click.echo(_audit_table(entries) if entries else "No audit entries match.")
+    echo(_audit_table(entries) if entries else "No audit entries match.")
 
 
 def _audit_table(entries: Sequence[AuditEntry]) -> str:
