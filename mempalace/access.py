@@ -13,6 +13,7 @@ import contextvars
 import fnmatch
 import functools
 import getpass
+import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -78,9 +79,12 @@ class Grant:
         return any(_matches(wing, patterns) for _, patterns in self.rules)
 
     def may(self, action: str, wing: str | None = None) -> bool:
-        """Whether the action is allowed (on `wing`, or on some wing when it is None)."""
+        """Whether the action is allowed (on `wing`, on every wing when it is `*`, or on some wing when
+        it is None). Every wing means a rule for `*` itself, never a pattern that happens to match the
+        text `*` (`?`, `wing_[!z]*`)."""
         needed = ROLES.index(ACTIONS[action])
-        return any(ROLES.index(role) >= needed and (wing is None or _matches(wing, patterns))
+        return any(ROLES.index(role) >= needed and (wing is None or ("*" in patterns if wing == "*"
+                                                                     else _matches(wing, patterns)))
                    for role, patterns in self.rules)
 
     def check(self, action: str, wing: str | None = None) -> None:
@@ -120,9 +124,16 @@ def is_loopback(host: str) -> bool:
 
 
 def local_user() -> str:
-    """The operating-system user of this process, as writes from it are recorded."""
+    """The operating-system user of this process, as writes from it are recorded: from its user id,
+    never from LOGNAME or USER, which anyone can set to someone else's name or e-mail address."""
     try:
-        return getpass.getuser()
+        import pwd
+
+        return pwd.getpwuid(os.getuid()).pw_name
+    except (ImportError, KeyError):
+        pass
+    try:
+        return getpass.getuser()  # Windows: the account name the system reports
     except (KeyError, OSError):
         return "local"
 
@@ -133,7 +144,11 @@ def full_grant(who: str, via: str) -> Grant:
 
 
 def grant_for(rules: Iterable[AccessRule], email: str, via: str) -> Grant | None:
-    """The grant of a signed-in person (by e-mail address), or None when no rule names them."""
+    """The grant of a signed-in person (by e-mail address), or None when no rule names them. Only
+    ASCII addresses count: lower-casing others maps look-alikes (`\u212aai@`, a Kelvin sign) onto
+    someone else's address."""
+    if not email.isascii():
+        return None
     address = email.strip().lower()
     domain = "@" + address.rpartition("@")[2]
     held = tuple((r.role, r.wings) for r in rules if address in r.who or domain in r.who)
@@ -186,6 +201,9 @@ def _rule(number: int, table: Mapping[str, Any]) -> AccessRule:
     bad = [w for w in names if not (_EMAIL.match(w) or _DOMAIN.match(w))]
     if bad:
         raise ConfigError(f"{where}: {bad[0]!r} is neither an e-mail address nor an @domain.")
+    if not all(w.isascii() for w in names):
+        raise ConfigError(f"{where}: write e-mail addresses and domains in ASCII (an internationalised "
+                          "domain in its xn-- form): other letters can look like someone else's address.")
     wings = table.get("wings", list(ALL_WINGS))
     if wings == []:
         raise ConfigError(f"{where}: wings is empty; leave it out for every wing, or name some.")

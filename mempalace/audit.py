@@ -132,15 +132,17 @@ class AccessBook:
             rows = self._conn().execute(sql, [*args, limit]).fetchall()
         return [AuditEntry(r[0], r[1], r[2], r[3], r[4], tuple(json.loads(r[5])), json.loads(r[6])) for r in rows]
 
-    def filed_by(self, who: str, ids: Sequence[str]) -> set[str]:
-        """Those of `ids` that `who` filed (added or ingested), as the log says."""
+    def filed_by(self, actor: Actor, ids: Sequence[str]) -> set[str]:
+        """Those of `ids` that `actor` filed (added or ingested), as the log says: the same name from
+        another front end (an OS user called like a signed-in address) is someone else."""
         if not ids:
             return set()
         marks = ", ".join("?" * len(ids))
         with self._lock:
             rows = self._conn().execute(
                 f"SELECT DISTINCT j.value FROM audit, json_each(audit.ids) AS j WHERE audit.who = ? AND"
-                f" audit.action IN ('add', 'file') AND j.value IN ({marks})", [who, *ids]).fetchall()
+                f" audit.via = ? AND audit.action IN ('add', 'file') AND j.value IN ({marks})",
+                [actor.who, actor.via, *ids]).fetchall()
         return {r[0] for r in rows}
 
     # -- dashboard sign-outs ----------------------------------------------------------------------

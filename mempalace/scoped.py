@@ -349,7 +349,7 @@ class ScopedPalace:
         """Delete drawers: an admin's right, or an editor's for drawers they filed themselves (ingest
         replacing a grown conversation, or taking back a failed run)."""
         shown = self.find_drawers(id_list(ids))
-        own = self._palace.access.filed_by(self.grant.actor.who, list(shown))
+        own = self._palace.access.filed_by(self.grant.actor, list(shown))
         for wing in sorted({d.wing for d in shown.values()}) or [None]:
             if not (wing and self.grant.may("ingest", wing) and own >= {i for i, d in shown.items() if d.wing == wing}):
                 self.grant.check("delete", wing)

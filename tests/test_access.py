@@ -230,6 +230,32 @@ def test_the_wing_prefix_folds_unless_only_wildcards_are_left() -> None:
     assert everything_prefixed.sees("wing_x") and not everything_prefixed.sees("payroll")
 
 
+def test_a_look_alike_address_gets_no_one_elses_grant() -> None:
+    rules = parse_rules([{"who": "kai@example.com", "role": "admin"}])
+    assert grant_for(rules, "\u212aai@example.com", "dashboard") is None  # a Kelvin sign lower-cases to k
+    assert grant_for(rules, "KAI@example.com", "dashboard") is not None
+    with pytest.raises(ConfigError, match="ASCII"):
+        parse_rules([{"who": "k\u00e4i@example.com", "role": "viewer"}])
+
+
+def test_the_os_user_comes_from_the_user_id_not_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+    import pwd
+
+    for name in ("LOGNAME", "USER", "LNAME", "USERNAME"):
+        monkeypatch.setenv(name, "kai@example.com")
+    assert local_user() == pwd.getpwuid(os.getuid()).pw_name != "kai@example.com"
+
+
+@pytest.mark.parametrize("pattern", ["?", "wing_[!z]*", "[!q]*", "*?"])
+def test_only_a_rule_for_every_wing_counts_as_every_wing(pattern: str) -> None:
+    narrow = Grant(Actor("ann@example.com", "dashboard"), (("admin", (pattern,)),))
+    assert not narrow.may("audit", "*") and not narrow.may("settings", "*")
+    with pytest.raises(AccessDeniedError):
+        narrow.check("audit", "*")
+    assert full_grant("ann", "cli").may("audit", "*")
+
+
 # -- the audit log ----------------------------------------------------------------------------------
 
 
@@ -387,3 +413,9 @@ def test_a_sign_out_ends_sign_ins_issued_before_it_only(tmp_path: Path) -> None:
     assert not book.signed_out("ann@example.com", 1_001.0)  # a sign-in issued afterwards
     assert not book.signed_out("bob@example.com", 10.0)
     book.close()
+
+
+def test_own_drawers_are_those_the_same_actor_filed_from_the_same_front_end(book: AccessBook) -> None:
+    book.record(Actor("kai@example.com", "cli"), "add", ["d1"])  # an OS user named like Kai's address
+    book.record(Actor("kai@example.com", "dashboard"), "file", ["d2"])
+    assert book.filed_by(Actor("kai@example.com", "dashboard"), ["d1", "d2"]) == {"d2"}
