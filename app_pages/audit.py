@@ -15,7 +15,13 @@ from mempalace.export import AUDIT_COLUMNS, audit_to_csv
 ANY = "(any)"
 p = palace()
 st.title("Audit log")
-st.caption("Every write to this palace, newest first: kept with the palace, append-only.")
+st.caption("Every write to this palace, newest first: kept with the palace, append-only, each entry "
+           "chained to the one before so a change made outside MemPalace shows.")
+check = p.audit_check()
+for problem in [w for w in p.warnings() if "audit log" in w] + ([] if check.intact else [check.summary()]):
+    st.error(md(problem), icon=":material/gpp_bad:")
+if check.intact:
+    st.caption(md(check.summary()))
 cols = st.columns([2, 1, 1, 1], vertical_alignment="bottom")
 who = cols[0].text_input("Who", placeholder="an e-mail or token:name")
 via = cols[1].selectbox("From", [ANY, *VIA])

@@ -123,5 +123,5 @@ def sidebar_summary(palace: ScopedPalace, team: bool) -> None:
     st.html(counts([("Drawers", f"{palace.count():,}", ""), ("Wings", len(palace.list_wings()), ""),
                     ("Rooms", stats(palace).total_rooms, ROOMS_HELP)], size="1.5rem"))
     st.button("Refresh", help="Read the palace again (other clients and tools may have written to it).")
-    for warning in palace.exposure():
+    for warning in palace.warnings():
         st.warning(md(warning), icon=":material/lock_open:")

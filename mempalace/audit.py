@@ -27,11 +27,12 @@ from .privacy import owner_file
 ACCESS_FILE = "mempalace_access.sqlite3"
 TOKEN_PREFIX = "mpt_"
 # What the log records, for filters: the palace's writes, then the token book's own.
-AUDIT_ACTIONS = ("add", "file", "move", "move-rooms", "reroom", "delete", "rebuild", "token-create", "token-revoke")
+AUDIT_ACTIONS = ("add", "file", "move", "move-rooms", "reroom", "delete", "rebuild", "token-create", "token-revoke",
+                 "rename-room", "log-start")
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS audit (
     seq INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, who TEXT NOT NULL, via TEXT NOT NULL,
-    action TEXT NOT NULL, drawers INTEGER NOT NULL, ids TEXT NOT NULL, detail TEXT NOT NULL);
+    action TEXT NOT NULL, drawers INTEGER NOT NULL, ids TEXT NOT NULL, detail TEXT NOT NULL, chain TEXT);
 CREATE INDEX IF NOT EXISTS audit_at ON audit(at);
 CREATE TRIGGER IF NOT EXISTS audit_no_update BEFORE UPDATE ON audit
     BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
@@ -40,6 +41,9 @@ CREATE TRIGGER IF NOT EXISTS audit_no_delete BEFORE DELETE ON audit
 CREATE TRIGGER IF NOT EXISTS audit_no_replace BEFORE INSERT ON audit
     WHEN EXISTS (SELECT 1 FROM audit WHERE seq = NEW.seq)
     BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+CREATE TRIGGER IF NOT EXISTS audit_newest_only BEFORE INSERT ON audit
+    WHEN NEW.seq > 0 AND NEW.seq <= (SELECT max(seq) FROM audit) OR NEW.at < (SELECT max(at) FROM audit)
+    BEGIN SELECT RAISE(ABORT, 'the audit log is append-only: only a newest entry can be added'); END;
 CREATE TABLE IF NOT EXISTS sign_outs (who TEXT PRIMARY KEY, issued_before REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS tokens (
     id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, role TEXT NOT NULL, wings TEXT NOT NULL,
@@ -58,6 +62,26 @@ class AuditEntry:
     action: str
     ids: tuple[str, ...]
     detail: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class AuditCheck:
+    """Whether the log is as written: every entry chained to the one before by SHA-256, none missing."""
+
+    entries: int
+    unchained: int  # entries written before the log was chained (older palaces)
+    broken_at: int | None = None  # the first entry whose link does not hold
+    problem: str = ""
+
+    @property
+    def intact(self) -> bool:
+        return not self.problem
+
+    def summary(self) -> str:
+        if self.problem:
+            return f"The audit log was changed outside MemPalace: {self.problem}"
+        older = f" ({self.unchained} older entries from before the log was chained)" if self.unchained else ""
+        return f"The audit log is intact: {self.entries} entries, each chained to the one before{older}."
 
 
 @dataclass(frozen=True)
@@ -87,8 +111,14 @@ class AccessBook:
             db.execute("PRAGMA journal_mode=WAL")
             owner_file(self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-shm"))
             db.executescript(_SCHEMA)
+            if "chain" not in {row[1] for row in db.execute("PRAGMA table_info(audit)")}:
+                db.execute("ALTER TABLE audit ADD COLUMN chain TEXT")  # a log from before chaining
             self._db = db
         return self._db
+
+    def _absent(self) -> bool:
+        """Whether there is no book yet: reading one never makes the file (only a write does)."""
+        return self._db is None and not self.path.exists()
 
     def close(self) -> None:
         with self._lock:
@@ -99,12 +129,49 @@ class AccessBook:
     # -- audit ------------------------------------------------------------------------------------
 
     def record(self, actor: Actor, action: str, ids: Sequence[str], **detail: Any) -> None:
-        """Append one write to the log."""
+        """Append one write to the log, chained to the newest entry (in one transaction, so two
+        processes never chain to the same one)."""
         with self._lock:
-            self._conn().execute(
-                "INSERT INTO audit (at, who, via, action, drawers, ids, detail) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [_now(), actor.who, actor.via, action, len(ids), json.dumps(list(ids)),
-                 json.dumps(detail, ensure_ascii=False, sort_keys=True)])
+            db = self._conn()
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                last = db.execute("SELECT chain, at FROM audit ORDER BY seq DESC LIMIT 1").fetchone()
+                row = [max(_now(), last[1]) if last else _now(), actor.who, actor.via, action, len(ids),
+                       json.dumps(list(ids)), json.dumps(detail, ensure_ascii=False, sort_keys=True)]
+                db.execute("INSERT INTO audit (at, who, via, action, drawers, ids, detail, chain) "
+                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [*row, _link(last[0] if last else None, row)])
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+
+    def verify(self) -> AuditCheck:
+        """Walk the whole log: each entry's link must follow from the one before, seq numbers must run
+        without a gap up to the last one SQLite handed out (so neither an edit nor a deletion, even of
+        the newest entries, goes unnoticed by someone who cannot rewrite every link)."""
+        if self._absent():
+            return AuditCheck(0, 0)
+        with self._lock:
+            db = self._conn()
+            rows = db.execute("SELECT seq, at, who, via, action, drawers, ids, detail, chain FROM audit "
+                              "ORDER BY seq").fetchall()
+            handed_out = db.execute("SELECT seq FROM sqlite_sequence WHERE name = 'audit'").fetchone()
+        previous, unchained, expected_seq = None, 0, rows[0][0] if rows else 1
+        for seq, *row, chain in rows:
+            if seq != expected_seq:
+                return AuditCheck(len(rows), unchained, seq, f"entries {expected_seq} to {seq - 1} are missing.")
+            expected_seq += 1
+            if chain is None and previous is None:
+                unchained += 1
+                continue
+            if chain != _link(previous, row):
+                return AuditCheck(len(rows), unchained, seq, f"entry {seq} ({row[0]}, {row[1]}) does not follow "
+                                                           "from the entry before it: it or an earlier one was edited.")
+            previous = chain
+        if handed_out and handed_out[0] != expected_seq - 1:
+            return AuditCheck(len(rows), unchained, expected_seq,
+                              f"the newest entries (from {expected_seq} to {handed_out[0]}) were deleted.")
+        return AuditCheck(len(rows), unchained)
 
     def entries(self, who: str | None = None, via: str | None = None, action: str | None = None,
                 since: str | None = None, until: str | None = None, drawer: str | None = None,
@@ -126,6 +193,8 @@ class AccessBook:
         if drawer:
             parts.append("EXISTS (SELECT 1 FROM json_each(audit.ids) WHERE value = ?)")
             args.append(drawer)
+        if self._absent():
+            return []
         sql = "SELECT seq, at, who, via, action, ids, detail FROM audit"
         sql += (" WHERE " + " AND ".join(parts) if parts else "") + " ORDER BY seq DESC LIMIT ?"
         with self._lock:
@@ -135,7 +204,7 @@ class AccessBook:
     def filed_by(self, actor: Actor, ids: Sequence[str]) -> set[str]:
         """Those of `ids` that `actor` filed (added or ingested), as the log says: the same name from
         another front end (an OS user called like a signed-in address) is someone else."""
-        if not ids:
+        if not ids or self._absent():
             return set()
         marks = ", ".join("?" * len(ids))
         with self._lock:
@@ -216,6 +285,11 @@ class AccessBook:
 
 def _hash(secret: str) -> str:
     return hashlib.sha256(secret.encode("utf-8")).hexdigest()
+
+
+def _link(previous: str | None, row: Sequence[Any]) -> str:
+    """An entry's link: SHA-256 of the link before it and the entry's own fields."""
+    return hashlib.sha256(json.dumps([previous or "", *row], ensure_ascii=False).encode("utf-8")).hexdigest()
 
 
 def _now() -> str:

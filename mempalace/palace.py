@@ -388,14 +388,20 @@ class Palace(TaxonomyView):
         return PalaceStatus(
             location=self.location, mode=self.mode, embedder=self.settings.embedder, drawers=self.count(),
             wings=len(self.list_wings()), rooms=len(self.list_rooms()), halls=self.hall_counts(),
-            warnings=tuple(self.exposure()),
+            warnings=tuple(self.warnings()),
         )
 
-    def exposure(self) -> list[str]:
-        """Warnings when this palace's folder or MemPalace's home can be read by other local users."""
+    def warnings(self) -> list[str]:
+        """What its owner should know: the palace's folder or MemPalace's home open to other local
+        users, or an audit log (and token book) that is gone though the palace holds drawers."""
         folder = Path(self.location)
         local = {"palace": folder} if folder.is_dir() else {}
-        return exposure_warnings(**local, **{"MemPalace home folder": Path(self.settings.home)})
+        found = exposure_warnings(**local, **{"MemPalace home folder": Path(self.settings.home)})
+        if not self.access.path.exists() and self.count():
+            found.append(f"This palace holds {self.count():,} drawers but its audit log and tokens "
+                         f"({self.access.path}) are missing: they were deleted or moved. Restore the file from a "
+                         "backup if you have one; the next write starts a new log that says so.")
+        return found
 
     # -- helpers ----------------------------------------------------------------------------------
 
@@ -420,7 +426,10 @@ class Palace(TaxonomyView):
         self._record(action, ids, **changes, **detail)
 
     def _record(self, action: str, ids: Sequence[str], **detail: Any) -> None:
-        """Append a write to the audit log, under the actor of this thread (see mempalace.access)."""
+        """Append a write to the audit log, under the actor of this thread (see mempalace.access). A log
+        that is started while the palace already holds other drawers says so in its first entry."""
+        if not self.access.path.exists() and self.count() > len(ids):
+            self.access.record(current_actor(), "log-start", [], drawers_already=self.count() - len(ids))
         self.access.record(current_actor(), action, ids, **detail)
 
     def _embed(self, texts: list[str]) -> Any:

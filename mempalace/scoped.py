@@ -152,9 +152,13 @@ class ScopedPalace:
 
     status = Palace.status  # built from the view's own location, counts, wings, rooms and halls
 
-    def exposure(self) -> list[str]:
-        """The palace's folder warnings, for those who may see its settings (they name its path)."""
-        return self._palace.exposure() if self.grant.may("settings", "*") else []
+    def warnings(self) -> list[str]:
+        """The palace's warnings, for those who may see its settings (they name its path)."""
+        return self._palace.warnings() if self.grant.may("settings", "*") else []
+
+    def audit_check(self) -> Any:
+        self.grant.check("audit", "*")
+        return self._palace.access.verify()
 
     def derived(self, key: tuple[Any, ...], compute: Callable[[], Any]) -> Any:
         """As `Palace.derived`, remembered per scope (two scopes never share a view)."""

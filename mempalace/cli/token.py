@@ -7,6 +7,7 @@ refuses bad roles, wings and names; these commands render what it returns, as te
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Sequence
 from datetime import date, datetime
 from typing import Any
@@ -99,13 +100,22 @@ def _moment(ctx: click.Context, param: click.Parameter, value: str | None) -> st
 @click.option("--limit", metavar="N", type=int, default=100, show_default=True, help="At most this many entries.")
 @palace_command()
 def audit_command(ctx: click.Context, palace: Palace, **filters: Any) -> None:
-    """The palace's audit log, newest first: who changed what, when and from where."""
+    """The palace's audit log, newest first: who changed what, when and from where; and whether it is
+    as written (each entry chained to the one before). A changed log exits with code 1."""
+    warnings = [w for w in palace.warnings() if "audit log" in w]
+    check = palace.access.verify()
     entries = palace.access.entries(**filters)
     if ctx.obj["json"]:  # one JSON object per line, so a long log streams into other tools
         for entry in entries:
             click.echo(json.dumps(jsonable(entry), ensure_ascii=False))
-        return
-    echo(_audit_table(entries) if entries else "No audit entries match.")
+    else:
+        echo(_audit_table(entries) if entries else "No audit entries match.")
+    for problem in warnings + ([] if check.intact else [check.summary()]):
+        echo(f"Warning: {problem}", err=True)
+    if not ctx.obj["json"] and check.intact:
+        echo(check.summary(), err=True)
+    if warnings or not check.intact:
+        sys.exit(1)
 
 
 def _audit_table(entries: Sequence[AuditEntry]) -> str:
