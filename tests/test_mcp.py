@@ -206,3 +206,51 @@ async def test_the_cli_serves_over_stdio(tmp_path, home):
         added = await call(client, "add_drawer", wing="wing_kai", room="notes", content="Stdio works end to end.")
         assert added["status"] == "added"
         assert json.loads(json.dumps(await call(client, "status")))["drawers"] == 1
+
+
+@threaded
+async def test_a_cursor_write_ahead_log_linked_out_of_the_allowed_directories_is_not_read(server, palace, allowed,
+                                                                                          tmp_path):
+    from _cursor_store import build, fixture
+
+    build(allowed / "state.vscdb", fixture("global_storage.json"))
+    outside = tmp_path / "secret-wal"
+    outside.write_bytes(b"User: my password is hunter2\n" * 100)
+    (allowed / "state.vscdb-wal").symlink_to(outside)
+    async with Client(server) as client:
+        [report] = (await call(client, "ingest", path=str(allowed / "state.vscdb")))["reports"]
+    assert report["added"] == 0 and "outside the directories" in " ".join(report["errors"]), report
+    assert palace.count() == 0
+
+
+def test_a_link_that_appears_after_the_check_is_refused_when_its_file_is_opened(palace, allowed, tmp_path):
+    from mempalace.ingest import ingest_paths
+
+    secret = tmp_path / "secret"
+    secret.mkdir()
+    (secret / "s.txt").write_text("User: my password is hunter2\nAssistant: noted\n", encoding="utf-8")
+    (allowed / "chat.txt").write_text("User: which database?\nAssistant: Postgres.\n", encoding="utf-8")
+    (allowed / "nested").mkdir()
+    (allowed / "nested" / "planted.txt").symlink_to(secret / "s.txt")  # as if planted mid-walk
+    reports = {r.source: r for r in ingest_paths(palace, [allowed], wing="wing_kai", roots=[allowed.resolve()])}
+    assert reports["chat.txt"].added == 1
+    assert "outside the directories" in " ".join(reports["planted.txt"].errors)
+    assert all("hunter2" not in d.content for d in palace.browse(wing="wing_kai")[1])
+
+
+@threaded
+async def test_a_viewer_is_refused_ingest_before_any_file_is_read(palace, allowed, monkeypatch):
+    from mempalace.access import Actor, Grant
+    from mempalace.cli import mcp as mcp_module
+    from mempalace.ingest import pipeline
+    from mempalace.scoped import ScopedPalace
+
+    (allowed / "chat.txt").write_text("User: hello\nAssistant: hi\n", encoding="utf-8")
+    viewer = ScopedPalace(palace, Grant(Actor("token:reader", "mcp"), (("viewer", ("*",)),)))
+    monkeypatch.setattr(mcp_module, "local_scope", lambda _palace: lambda: viewer)
+    read: list[object] = []
+    original = pipeline._prepare
+    monkeypatch.setattr(pipeline, "_prepare", lambda *args, **kwargs: read.append(args) or original(*args, **kwargs))
+    async with Client(build_server(palace, [allowed])) as client:
+        assert "editor" in await refused(client, "ingest", path=str(allowed))
+    assert read == [] and palace.count() == 0

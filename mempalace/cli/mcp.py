@@ -28,7 +28,8 @@ from ..access import full_grant, is_loopback, local_user, token_grant
 from ..errors import AccessDeniedError, InvalidInputError, MempalaceError, PalaceNotFoundError
 from ..graph import find_tunnels, graph_stats, suggest_room_merges, traverse
 from ..graph.merges import same_concept_room
-from ..naming import room_slug
+from ..formats.confined import inside
+from ..naming import room_slug, wing_name
 from ..palace import Palace
 from ..scoped import ScopedPalace
 from .support import jsonable, place_options, user_errors
@@ -216,7 +217,9 @@ def _drawer_tools(tool: Registrar, scope: Scope, roots: list[Path]) -> None:
                ) -> dict[str, Any]:
         from ..ingest import ingest_paths
 
-        reports = ingest_paths(scope(), [_allowed(path, roots)], wing=wing)
+        view = scope()
+        view.grant.check("ingest", wing_name(wing) if wing else None)  # refused before any file is read
+        reports = ingest_paths(view, [_allowed(path, roots)], wing=wing, roots=roots)
         return {"reports": [r.to_dict() for r in reports]}
 
 
@@ -255,17 +258,13 @@ def _allowed(path: str, roots: list[Path]) -> Path:
         raise InvalidInputError("This server reads no files: start it with --allow-dir DIR to allow ingest.")
     allowed = ", ".join(str(r) for r in roots)
     resolved = Path(path).expanduser().resolve()
-    if not _inside(resolved, roots):
+    if not inside(resolved, roots):
         raise InvalidInputError(f"{path} is outside the directories this server may read ({allowed}).")
     for link in _links_under(resolved):
-        if not _inside(link.resolve(), roots):
+        if not inside(link.resolve(), roots):
             raise InvalidInputError(f"{link} links to {link.resolve()}, outside the directories this server may "
                                     f"read ({allowed}); nothing was ingested.")
     return resolved
-
-
-def _inside(path: Path, roots: list[Path]) -> bool:
-    return any(path == root or root in path.parents for root in roots)
 
 
 def _links_under(path: Path) -> Iterator[Path]:

@@ -15,6 +15,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
 from ..errors import MalformedSourceError, SourceRefusedError
+from .confined import Roots, read_file
 
 Role = Literal["user", "assistant", "tool", "other"]
 HEAD_BYTES = 64 * 1024
@@ -70,10 +71,11 @@ class Source:
     data: bytes | None = None
     max_bytes: int = DEFAULT_MAX_BYTES
     max_unzipped_bytes: int = DEFAULT_MAX_UNZIPPED_BYTES
+    roots: Roots = ()  # when given, every file read must really be inside one of these folders
     _cache: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
-    def from_path(cls, path: str | os.PathLike[str], **caps: int) -> "Source":
+    def from_path(cls, path: str | os.PathLike[str], **caps: Any) -> "Source":
         where = Path(path).expanduser()
         if not where.exists():
             raise SourceRefusedError(f"{where} does not exist.")
@@ -110,8 +112,7 @@ class Source:
         if self.is_dir:
             return b""
         try:
-            with open(self.path, "rb") as handle:  # type: ignore[arg-type]
-                return handle.read(n)
+            return read_file(self.path, self.roots, limit=n)  # type: ignore[arg-type]
         except OSError as exc:
             raise SourceRefusedError(f"{self.name} cannot be read ({exc.strerror or exc}).") from None
 
@@ -127,7 +128,7 @@ class Source:
         if self.data is not None:
             return self.data
         try:
-            return self.path.read_bytes()  # type: ignore[union-attr]
+            return read_file(self.path, self.roots)  # type: ignore[arg-type]
         except OSError as exc:
             raise SourceRefusedError(f"{self.name} cannot be read ({exc.strerror or exc}).") from None
 
@@ -140,7 +141,7 @@ class Source:
     def members(self) -> dict[str, Callable[[], bytes]]:
         """Files inside a folder or zip, by relative POSIX path, each read on demand within the caps."""
         if self.is_dir:
-            return _folder_members(self.path, self.max_bytes)  # type: ignore[arg-type]
+            return _folder_members(self.path, self.max_bytes, self.roots)  # type: ignore[arg-type]
         if self.is_zip:
             return _zip_members(self.read_bytes(), self.name, self.max_unzipped_bytes)
         return {}
@@ -248,22 +249,22 @@ def _is_number(text: str) -> bool:
     return True
 
 
-def _folder_members(root: Path, max_bytes: int) -> dict[str, Callable[[], bytes]]:
+def _folder_members(root: Path, max_bytes: int, roots: Roots = ()) -> dict[str, Callable[[], bytes]]:
     found: dict[str, Callable[[], bytes]] = {}
     for folder, dirs, files in os.walk(root):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for file in sorted(files):
             path = Path(folder) / file
-            found[path.relative_to(root).as_posix()] = _file_reader(path, max_bytes)
+            found[path.relative_to(root).as_posix()] = _file_reader(path, max_bytes, roots)
     return found
 
 
-def _file_reader(path: Path, max_bytes: int) -> Callable[[], bytes]:
+def _file_reader(path: Path, max_bytes: int, roots: Roots) -> Callable[[], bytes]:
     def read() -> bytes:
         try:
             if path.stat().st_size > max_bytes:
                 raise SourceRefusedError(f"{path.name} is larger than the {max_bytes / 1e6:,.0f} MB limit.")
-            return path.read_bytes()
+            return read_file(path, roots)
         except OSError as exc:
             raise SourceRefusedError(f"{path.name} cannot be read ({exc.strerror or exc}).") from None
 

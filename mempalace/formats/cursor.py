@@ -21,6 +21,7 @@ from urllib.parse import unquote, urlsplit
 
 from ..errors import SourceRefusedError
 from .base import Conversation, Message, Source, iso_time, load_json, malformed, one_line
+from .confined import read_file
 
 NAME = "cursor"
 LABEL = "Cursor chat store (state.vscdb)"
@@ -92,7 +93,7 @@ def _copy_wal(source: Source, copy: Path, size: int) -> None:
         if size + wal.stat().st_size > source.max_bytes:
             raise SourceRefusedError(f"{source.name} and its write-ahead log exceed the "
                                      f"{source.max_bytes / 1e6:,.0f} MB limit (setting max_ingest_bytes).")
-        shutil.copyfile(wal, copy.with_name(copy.name + "-wal"))
+        copy.with_name(copy.name + "-wal").write_bytes(read_file(wal, source.roots, limit=source.max_bytes - size))
     except OSError as exc:
         raise SourceRefusedError(f"{wal.name} cannot be read ({exc.strerror or exc}).") from None
 

@@ -11,7 +11,7 @@ Chroma write per group, not per file); a group that fails is retried file by fil
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -48,10 +48,12 @@ def ingest(palace: Palace, source: str | os.PathLike[str] | bytes, filename: str
 
 def ingest_paths(palace: Palace, paths: Iterable[str | os.PathLike[str]], wing: str | None = None,
                  room: str | None = None, format_name: str | None = None, dry_run: bool = False,
-                 progress: Progress | None = None, on_report: Reporter | None = None) -> list[IngestReport]:
+                 progress: Progress | None = None, on_report: Reporter | None = None,
+                 roots: Sequence[Path] = ()) -> list[IngestReport]:
     """Ingest files and folders (walked for transcript files; a Slack export is one source), in order.
 
     `progress` hears (done, total) while a group of files is embedded; `on_report` each final report.
+    `roots`: when given, every file is read only if the file opened is really inside one of them.
     """
     run = Run(wing=wing_name(wing) if wing else None, room=palace.resolve_room(room_slug(room)) if room else None)
     reports: list[IngestReport] = []
@@ -68,10 +70,10 @@ def ingest_paths(palace: Palace, paths: Iterable[str | os.PathLike[str]], wing: 
         pending.clear()
 
     for path, walked in _walk(paths):
-        outcome = _prepare(palace, run, path, None, format_name, dry_run, walked)
+        outcome = _prepare(palace, run, path, None, format_name, dry_run, walked, tuple(roots))
         if isinstance(outcome, Plan) and any(outcome.parents & p.parents for p in pending):
             flush()  # the same conversation twice: file the first, then plan the second against it
-            outcome = _prepare(palace, run, path, None, format_name, dry_run, walked)
+            outcome = _prepare(palace, run, path, None, format_name, dry_run, walked, tuple(roots))
         if isinstance(outcome, IngestReport):
             flush()
             emit([outcome])
@@ -85,12 +87,14 @@ def ingest_paths(palace: Palace, paths: Iterable[str | os.PathLike[str]], wing: 
 
 
 def _prepare(palace: Palace, run: Run, source: str | os.PathLike[str] | bytes, filename: str | None,
-             format_name: str | None, dry_run: bool, walked: bool) -> IngestReport | Plan:
+             format_name: str | None, dry_run: bool, walked: bool,
+             roots: tuple[Path, ...] = ()) -> IngestReport | Plan:
     """The plan for a source, or the report that ends it (an error, or a skipped file in a folder)."""
-    name = filename or ("upload" if isinstance(source, bytes) else Path(source).resolve().name or str(source))
+    given = None if isinstance(source, bytes) else Path(source)
+    name = filename or ("upload" if given is None else given.name or given.resolve().name or str(source))
     detected = None
     try:
-        src = _source(palace, source, name)
+        src = _source(palace, source, name, roots)
         detected, conversations = _parse(src, format_name)
         _refuse_blobs(name, conversations)
         return plan_source(palace, src, detected, conversations, run)
@@ -175,12 +179,13 @@ def _walk(paths: Iterable[str | os.PathLike[str]]) -> Iterator[tuple[Path, bool]
                     yield here / file, True
 
 
-def _source(palace: Palace, source: str | os.PathLike[str] | bytes, name: str) -> Source:
+def _source(palace: Palace, source: str | os.PathLike[str] | bytes, name: str,
+            roots: tuple[Path, ...] = ()) -> Source:
     caps = {"max_bytes": palace.settings.max_ingest_bytes, "max_unzipped_bytes": palace.settings.max_unzipped_bytes}
     if isinstance(source, (bytes, bytearray)):
         return Source.from_bytes(bytes(source), name, **caps)
     found = Source.from_path(source, **caps)
-    return Source(name=name, path=found.path, **caps)
+    return Source(name=name, path=found.path, roots=roots, **caps)
 
 
 def _parse(src: Source, format_name: str | None) -> tuple[str, list[Conversation]]:

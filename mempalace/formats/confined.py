@@ -1,0 +1,54 @@
+"""Reading files only inside allowed folders, checked on the file actually opened: a link planted while a
+folder is walked, or a `-wal` sibling that points elsewhere, is refused at the moment it is opened
+(an MCP server's `--allow-dir`). No roots means anywhere (the CLI and the dashboard read what their user names)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..errors import SourceRefusedError
+
+Roots = tuple[Path, ...]
+
+
+def read_file(path: Path, roots: Roots = (), limit: int | None = None) -> bytes:
+    """The bytes of `path` (at most `limit`), refused when the file opened is outside every root."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        if roots:
+            check_opened(fd, path, roots)
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            return handle.read() if limit is None else handle.read(limit)
+    finally:
+        os.close(fd)
+
+
+def check_opened(fd: int, path: Path, roots: Roots) -> None:
+    """Refuse the open file `fd` (opened as `path`) unless its real location is inside `roots`."""
+    real = _opened_path(fd, path)
+    if real is None or not inside(real, roots):
+        allowed = ", ".join(str(r) for r in roots)
+        raise SourceRefusedError(f"{path} leads to {real or 'a file'} outside the directories this server may read "
+                                 f"({allowed}); it was not read.")
+
+
+def inside(path: Path, roots: Sequence[Path]) -> bool:
+    return any(path == root or root in path.parents for root in roots)
+
+
+def _opened_path(fd: int, path: Path) -> Path | None:
+    """Where the open file really is: the kernel's name for the descriptor (Linux, macOS), else the
+    resolved path when it is still the same file."""
+    proc = Path(f"/proc/self/fd/{fd}")
+    if proc.is_symlink():
+        return Path(os.readlink(proc))
+    if sys.platform == "darwin":
+        import fcntl
+
+        return Path(fcntl.fcntl(fd, fcntl.F_GETPATH, bytes(1024)).rstrip(b"\0").decode())  # type: ignore[attr-defined]
+    real = Path(os.path.realpath(path))
+    opened, now = os.fstat(fd), os.stat(real)
+    return real if (opened.st_dev, opened.st_ino) == (now.st_dev, now.st_ino) else None
