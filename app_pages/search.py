@@ -44,7 +44,7 @@ if len(hits) > len(close):
               help="Results with fewer than half of the query's words and a meaning not far from chance.")
 if shown:
     left, right = st.columns(2)
-    left.download_button("Export Markdown", hits_to_markdown(query, shown, dict(filters), p.location),
+    left.download_button("Export Markdown", hits_to_markdown(query, shown, dict(filters), p.shown_location),
                          file_name="mempalace-search.md", mime="text/markdown")
     right.download_button("Export CSV", hits_to_csv(shown), file_name="mempalace-search.csv", mime="text/csv")
 terms = query_terms(query)

@@ -31,6 +31,7 @@ ACTIONS = {
 ALL_WINGS = ("*",)
 # Where a scoped view's tunnels lead into wings it may not see: the room is shown, the wings are not.
 HIDDEN_WING = "(wings you cannot see)"
+HIDDEN_LOCATION = "the team's palace"  # what a scoped view shows instead of the folder or URL, to all but admins
 VIA = ("dashboard", "cli", "mcp", "python")
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 _DOMAIN = re.compile(r"^@[^@\s]+\.[^@\s]+$")

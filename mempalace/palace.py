@@ -88,6 +88,11 @@ class Palace(TaxonomyView):
         return self._store.location
 
     @property
+    def shown_location(self) -> str:
+        """The location as its user may see it (a scoped view hides it from all but admins)."""
+        return self.location
+
+    @property
     def mode(self) -> str:
         return self._store.mode
 
@@ -386,7 +391,7 @@ class Palace(TaxonomyView):
 
     def status(self) -> PalaceStatus:
         return PalaceStatus(
-            location=self.location, mode=self.mode, embedder=self.settings.embedder, drawers=self.count(),
+            location=self.shown_location, mode=self.mode, embedder=self.settings.embedder, drawers=self.count(),
             wings=len(self.list_wings()), rooms=len(self.list_rooms()), halls=self.hall_counts(),
             warnings=tuple(self.warnings()),
         )

@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .access import HIDDEN_WING, Grant, acting_as
+from .access import HIDDEN_LOCATION, HIDDEN_WING, Grant, acting_as
 from .errors import DrawerNotFoundError, InvalidInputError, PlaceNotFoundError
 from .models import AddResult, Drawer, DrawerDraft, DuplicateMatch, SearchHit
 from .naming import room_slug, wing_name
@@ -53,6 +53,12 @@ class ScopedPalace:
     @property
     def location(self) -> str:
         return self._palace.location
+
+    @property
+    def shown_location(self) -> str:
+        """Where the palace is, for those who may see its settings; a team's palace for everyone else
+        (its path says whose machine and folder it is)."""
+        return self.location if self.grant.may("settings", "*") else HIDDEN_LOCATION
 
     @property
     def mode(self) -> str:

@@ -183,6 +183,7 @@ def test_a_viewer_token_of_one_wing_sees_only_that_wing_and_changes_nothing(serv
             assert "editor" in await refused(client, "update_drawer", drawer_id=served.ids["kai"], room="elsewhere")
             status = await call(client, "status")
             assert (status["drawers"], status["wings"]) == (1, 1)
+            assert status["location"] == "the team's palace" and str(served.palace) not in json.dumps(status)
 
     session()
     assert served.audit("--who", "token:kai-reader") == []

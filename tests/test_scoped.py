@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -128,7 +129,9 @@ def test_editor_admin_and_viewer_of_all_see_everything(shared, email: str) -> No
     assert view.list_rooms() == palace.list_rooms() and view.list_rooms("wing_secret") == {
         "payroll": len(palace.drawer_ids("wing_secret", "payroll")), "roadmap": 1}
     assert view.hall_counts() == palace.hall_counts() and view.places() == palace.places()
-    assert view.status() == palace.status()
+    shown = view.status()
+    assert replace(shown, location=palace.location) == palace.status()
+    assert shown.location == (palace.location if email == "ad@example.com" else "the team's palace")
     assert view.filed_per_day() == palace.filed_per_day() and view.room_dates() == palace.room_dates()
 
 
@@ -170,14 +173,15 @@ def test_exports_of_a_scoped_search_hold_only_visible_drawers(shared) -> None:
     viewer, admin = ScopedPalace(palace, grant("vi@example.com")), ScopedPalace(palace, grant("ad@example.com"))
     query = "roadmap plans for the spring"
     hits = viewer.search(query, limit=50)
-    report, table = hits_to_markdown(query, hits, {"wing": None}, viewer.location), hits_to_csv(hits)
+    report, table = hits_to_markdown(query, hits, {"wing": None}, viewer.shown_location), hits_to_csv(hits)
     rows = list(csv.DictReader(io.StringIO(table)))
     assert {r["drawer_id"] for r in rows} == alpha_ids(ids) and {r["wing"] for r in rows} == {"wing_alpha"}
     hidden = [ids["s1"], *ids["s_long"], ids["b1"]]  # type: ignore[misc]
-    for secret in (*hidden, "wing\\_secret", "wing_secret", "zebracorp", "salaries", "sourdough"):
+    for secret in (*hidden, "wing\\_secret", "wing_secret", "zebracorp", "salaries", "sourdough", palace.location):
         assert secret not in report and secret not in table, secret
     full = hits_to_csv(admin.search(query, limit=50))
     assert all(i in full for i in hidden)  # the admin's export holds them
+    assert viewer.status().location == "the team's palace" and admin.status().location == palace.location
 
 
 # -- reading drawers --------------------------------------------------------------------------------
