@@ -53,9 +53,9 @@ class ServerInfo:
     def write(self, palace_dir: Path) -> None:
         """Replace the file in one step, so a reader never sees half of it."""
         temporary = palace_dir / f"{SERVER_FILE}.{os.getpid()}"
-        temporary.write_text(json.dumps({"url": self.url, "pid": self.pid, "machine": self.machine}),
-                             encoding="utf-8")
-        owner_file(temporary)
+        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, OWNER_ONLY_FILE)  # 0600 from birth
+        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+            handle.write(json.dumps({"url": self.url, "pid": self.pid, "machine": self.machine}))
         os.replace(temporary, palace_dir / SERVER_FILE)
 
 
