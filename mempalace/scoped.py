@@ -204,8 +204,11 @@ class ScopedPalace:
                                    after=after, before=before)
 
     def get_drawer(self, drawer_id: str) -> Drawer:
+        """The drawer, when the catalog (what every list, count and search shows) puts it in a visible
+        wing and Chroma agrees: a wing changed behind the catalog's back hides it until they agree."""
         drawer = self._palace.get_drawer(drawer_id)
-        if not self._sees(drawer.wing):
+        listed = self._palace.find_drawers([drawer.id]).get(drawer.id)
+        if listed is None or not self._sees(listed.wing) or not self._sees(drawer.wing):
             raise DrawerNotFoundError(f"No drawer with id {drawer_id!r} in this palace.")
         return drawer
 

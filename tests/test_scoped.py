@@ -203,6 +203,16 @@ def test_a_hidden_drawer_is_not_found_exactly_as_a_missing_one(shared) -> None:
     assert ScopedPalace(palace, grant("ad@example.com")).get_drawer(hidden).wing == "wing_secret"
 
 
+def test_a_wing_changed_behind_the_catalogs_back_does_not_open_a_drawer(fresh) -> None:
+    palace, ids = fresh
+    view = ScopedPalace(palace, grant("vi@example.com"))  # sees wing_alpha only
+    secret = str(ids["s1"])
+    palace._store.update_metadata([secret], [{"wing": "wing_alpha"}])  # another tool, unseen by the catalog
+    assert secret not in view.find_drawers([secret])
+    with pytest.raises(DrawerNotFoundError):
+        view.get_drawer(secret)
+
+
 def test_finding_and_browsing_keep_to_the_visible_wings(shared) -> None:
     palace, ids = shared
     view = ScopedPalace(palace, grant("vi@example.com"))
