@@ -11,6 +11,7 @@ import signal
 import stat
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -107,3 +108,60 @@ def test_status_warns_when_a_palace_or_the_home_is_open_to_others(tmp_path: Path
     os.chmod(home, 0o700)
     with Palace.open(folder, private=True) as palace:
         assert palace.status().warnings == ()
+
+
+@pytest.fixture
+def other_user():
+    """A second local account for the length of a test (needs root to create one)."""
+    import shutil
+    import uuid
+
+    if os.geteuid() != 0 or not shutil.which("useradd"):
+        pytest.skip("creating a second local user needs root and useradd: run the tests as root to check this")
+    name = f"mp-other-{uuid.uuid4().hex[:8]}"
+    made = subprocess.run(["useradd", "--no-create-home", "--shell", "/usr/sbin/nologin", name], capture_output=True)
+    if made.returncode != 0:
+        pytest.skip(f"useradd could not create a second local user: {made.stderr.decode(errors='replace')}")
+    try:
+        yield name
+    finally:
+        subprocess.run(["userdel", name], capture_output=True)
+
+
+def test_another_local_user_can_neither_read_nor_plant_files_in_a_palace(other_user: str, monkeypatch) -> None:
+    import tempfile
+
+    parent = Path(tempfile.mkdtemp(prefix="mempalace-home-"))  # a folder others may enter, as a home often is
+    os.chmod(parent, 0o755)
+    try:
+        monkeypatch.setenv("MEMPALACE_HOME", str(parent / "home"))
+        folder = parent / "palace"
+        with Palace.open(folder, private=True) as palace:
+            palace.add_drawer("The staging vault unseal keys live in the blue binder.", "wing_ops", "vault")
+        probe = textwrap.dedent(f"""
+            import pathlib
+            found = []
+            for path in {[str(folder / "mempalace_catalog.sqlite3"), str(folder / "chroma.sqlite3"),
+                          str(folder / "mempalace_access.sqlite3")]!r}:
+                try:
+                    found.append("read " + str(len(pathlib.Path(path).read_bytes())))
+                except PermissionError:
+                    found.append("denied")
+            try:
+                pathlib.Path({str(folder / "chromadb_rust_bindings.py")!r}).write_text("planted")
+                found.append("planted")
+            except PermissionError:
+                found.append("denied")
+            print(" ".join(found))
+        """)
+        system_python = "/usr/bin/python3"  # the tests' own interpreter may be in a folder only root can enter
+        if not os.access(system_python, os.X_OK):
+            pytest.skip(f"{system_python} is needed to run a probe as the second user")
+        seen = subprocess.run([system_python, "-I", "-c", probe], user=other_user, capture_output=True, text=True,
+                              timeout=60, cwd="/")
+        assert seen.returncode == 0, seen.stderr
+        assert seen.stdout.split() == ["denied"] * 4, seen.stdout
+    finally:
+        import shutil
+
+        shutil.rmtree(parent, ignore_errors=True)
