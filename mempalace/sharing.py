@@ -36,17 +36,19 @@ LOG_KEPT_BYTES = 5 * 1024 * 1024  # a longer server log is set aside as .old whe
 
 @dataclass(frozen=True)
 class ServerInfo:
-    """What `mempalace.server.json` says: where the palace's server listens and who runs it."""
+    """What `mempalace.server.json` (its owner's alone) says: where the palace's server listens, who
+    runs it, and the secret every request to it must carry."""
 
     url: str
     pid: int
     machine: str
+    token: str = ""
 
     @classmethod
     def read(cls, palace_dir: Path) -> "ServerInfo | None":
         try:
             data = json.loads((palace_dir / SERVER_FILE).read_text(encoding="utf-8"))
-            return cls(str(data["url"]), int(data["pid"]), str(data["machine"]))
+            return cls(str(data["url"]), int(data["pid"]), str(data["machine"]), str(data.get("token", "")))
         except (OSError, ValueError, KeyError, TypeError):
             return None
 
@@ -55,7 +57,7 @@ class ServerInfo:
         temporary = palace_dir / f"{SERVER_FILE}.{os.getpid()}"
         descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, OWNER_ONLY_FILE)  # 0600 from birth
         with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-            handle.write(json.dumps({"url": self.url, "pid": self.pid, "machine": self.machine}))
+            handle.write(json.dumps({"url": self.url, "pid": self.pid, "machine": self.machine, "token": self.token}))
         os.replace(temporary, palace_dir / SERVER_FILE)
 
 
@@ -121,6 +123,15 @@ def _running(palace_dir: Path) -> str | None:
             )
         time.sleep(0.1)
     return None
+
+
+def serving(palace_dir: Path, url: str) -> bool:
+    """Whether `url` is still the folder's server: named in its server file, its host alive (a server
+    whose host was killed may answer a little longer while it shuts down), and answering."""
+    info = ServerInfo.read(palace_dir)
+    if info is None or info.url != url:
+        return False
+    return (info.machine != machine() or _hosts(info.pid, palace_dir)) and answers(url)
 
 
 def _hosts(pid: int, palace_dir: Path) -> bool:

@@ -165,3 +165,26 @@ def test_another_local_user_can_neither_read_nor_plant_files_in_a_palace(other_u
         import shutil
 
         shutil.rmtree(parent, ignore_errors=True)
+
+
+def test_the_shared_server_answers_only_requests_that_carry_its_secret(shared_folder: Path) -> None:
+    import http.client
+    from urllib.parse import urlsplit
+
+    with Palace.open(shared_folder) as palace:
+        palace.add_drawer("The staging vault unseal keys live in the blue binder.", "wing_ops", "vault")
+        info = ServerInfo.read(shared_folder)
+        assert info is not None and len(info.token) >= 32
+        assert _mode(shared_folder / SERVER_FILE) == 0o600
+        child = Path(f"/proc/{info.pid}/task/{info.pid}/children").read_text().split()[0]
+        assert info.token.encode() not in Path(f"/proc/{child}/cmdline").read_bytes()  # argv is public
+        where = urlsplit(info.url)
+        listing = "/api/v2/tenants/default_tenant/databases/default_database/collections"
+        for headers in ({}, {"Authorization": "Bearer not-the-secret"}, {"X-Chroma-Token": "guess"}):
+            connection = http.client.HTTPConnection(where.hostname, where.port, timeout=10)
+            connection.request("GET", listing, headers=headers)
+            answer = connection.getresponse()
+            body = answer.read()
+            connection.close()
+            assert answer.status in (401, 403) and b"mempalace" not in body and b"vault" not in body, (headers, body)
+        assert palace.search("vault keys", limit=1)[0].content.startswith("The staging vault")  # its own clients do

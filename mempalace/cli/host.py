@@ -1,8 +1,9 @@
 """`python -m mempalace.cli.host PALACE`: the background process that serves one shared palace.
 
 It holds the palace's lock (so nothing opens the folder as a private palace meanwhile), runs Chroma's
-own server on a free loopback port as a child process, announces it in `mempalace.server.json`, and
-stops, taking the server with it, once no process has used the palace for a while or the server dies.
+own server on a free loopback port as a child process, with a fresh token every request must carry,
+announces both in `mempalace.server.json` (its owner's alone), and stops, taking the server with it,
+once no process has used the palace for a while or the server dies.
 Clients start it (see `mempalace.sharing`); a person never needs to.
 """
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -29,7 +31,9 @@ PORT_TRIES = 5
 UP_SECONDS = 20.0
 POLL_SECONDS = 0.5
 HANDOVER_SECONDS = 20.0
-_CHROMA = "import sys, chromadb_rust_bindings as chroma; chroma.cli(sys.argv[1:])"
+SERVER_APP = "mempalace.store.server_app:app"
+SERVER_API = "mempalace.store.server_app.PalaceServerAPI"
+TOKEN_AUTH = "chromadb.auth.token_authn.TokenAuthenticationServerProvider"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -61,11 +65,13 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _serve(where: Path, lock: PalaceLock, idle_seconds: float) -> int:
-    server, url = _start_chroma(where)
+    token = secrets.token_urlsafe(32)
+    server, url = _start_chroma(where, token)
     if server is None:
         return 4
     lock.announce(url, shared=True)
-    ServerInfo(url, os.getpid(), machine()).write(where)
+    info = ServerInfo(url, os.getpid(), machine(), token)
+    info.write(where)
     owner_dir(where / CLIENTS_DIR)
     print(f"Serving {where} on {url} for every MemPalace process on this machine.", flush=True)
     stopping: list[int] = []
@@ -74,7 +80,7 @@ def _serve(where: Path, lock: PalaceLock, idle_seconds: float) -> int:
     started = time.time()
     try:
         while not stopping and server.poll() is None:
-            if ServerInfo.read(where) != ServerInfo(url, os.getpid(), machine()):
+            if ServerInfo.read(where) != info:
                 print("The server file was removed or replaced (the palace moved or was deleted): stopping.",
                       flush=True)
                 break
@@ -91,17 +97,18 @@ def _serve(where: Path, lock: PalaceLock, idle_seconds: float) -> int:
     return 0
 
 
-def _start_chroma(where: Path) -> tuple[subprocess.Popen[Any] | None, str]:
-    """Chroma's server on a free loopback port, answering; a port taken meanwhile is tried again."""
+def _start_chroma(where: Path, token: str) -> tuple[subprocess.Popen[Any] | None, str]:
+    """Chroma's server on a free loopback port, answering; a port taken meanwhile is tried again. It is
+    Chroma's own server with its token authentication, so a request without `token` (another local
+    user, a web page that reached the port) gets 403 and no data."""
     for _ in range(PORT_TRIES):
         port = _free_port()
         url = f"http://{LOOPBACK}:{port}"
         server = subprocess.Popen(
-            [sys.executable, "-P", "-c", _CHROMA, "chroma", "run", "--path", str(where), "--host", LOOPBACK,
-             "--port", str(port)],
+            [sys.executable, "-P", "-m", "uvicorn", SERVER_APP, "--host", LOOPBACK, "--port", str(port),
+             "--workers", "1", "--log-level", "warning", "--timeout-keep-alive", "30"],
             stdin=subprocess.DEVNULL, stdout=sys.stdout, stderr=subprocess.STDOUT, preexec_fn=die_with_parent,
-            cwd=NEUTRAL_FOLDER, umask=OWNER_ONLY_UMASK,
-            env={**os.environ, "RUST_LOG": os.environ.get("RUST_LOG", "warn")},  # not a line per request
+            cwd=NEUTRAL_FOLDER, umask=OWNER_ONLY_UMASK, env=_server_env(where, token),
         )
         deadline = time.monotonic() + UP_SECONDS
         while server.poll() is None and time.monotonic() < deadline:
@@ -111,6 +118,14 @@ def _start_chroma(where: Path) -> tuple[subprocess.Popen[Any] | None, str]:
         reap(server)
         print(f"Chroma's server did not come up on port {port}.", flush=True)
     return None, ""
+
+
+def _server_env(where: Path, token: str) -> dict[str, str]:
+    """Chroma's settings for the palace's server: persistent in the folder, no telemetry, every request
+    authenticated by the bearer token (kept out of argv, which other users can read)."""
+    return {**os.environ, "IS_PERSISTENT": "TRUE", "PERSIST_DIRECTORY": str(where), "ANONYMIZED_TELEMETRY": "FALSE",
+            "CHROMA_API_IMPL": SERVER_API, "CHROMA_SERVER_AUTHN_PROVIDER": TOKEN_AUTH,
+            "CHROMA_SERVER_AUTHN_CREDENTIALS": token, "CHROMA_AUTH_TOKEN_TRANSPORT_HEADER": "Authorization"}
 
 
 def _free_port() -> int:

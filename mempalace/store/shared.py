@@ -21,7 +21,7 @@ from urllib.parse import urlparse
 import numpy as np
 
 from ..errors import PalaceUnavailableError
-from ..sharing import answers
+from ..sharing import ServerInfo, serving
 from . import CHROMA_FILE, INDEX_RETRIES, ChromaStore, http_client, palace_collection
 
 TENANT, DATABASE = "default_tenant", "default_database"  # where chromadb's HttpClient keeps collections
@@ -43,6 +43,7 @@ class SharedStore(ChromaStore):
         self.connections = 0  # how many times the chromadb client connected (a new server each time)
         self._url: str | None = None
         self._rest: http.client.HTTPConnection | None = None
+        self._secret: str | None = None
         self._connecting = threading.RLock()
 
     # -- connection -------------------------------------------------------------------------------
@@ -54,9 +55,9 @@ class SharedStore(ChromaStore):
     def _connect(self) -> tuple[Any, Any]:
         with self._connecting:
             if self._handles is None:
-                if self._url is None or not answers(self._url):  # the search path's server may be gone
-                    self._url = self._locate()
-                client = http_client(self._url)
+                if self._url is None or not serving(Path(self.location), self._url):  # it may be gone
+                    self._url, self._secret = self._locate(), None
+                client = http_client(self._url, self._token())
                 ef = self._ef()
                 collection = palace_collection(client, ef, self._create, self.location)
                 self._handles = (client, collection)
@@ -64,6 +65,13 @@ class SharedStore(ChromaStore):
                 self.connections += 1
                 self.record_embedder(ef, self._create)
             return self._handles
+
+    def _token(self) -> str:
+        """The secret of the folder's server, from its owner-only server file (read once per server)."""
+        if self._secret is None:
+            info = ServerInfo.read(Path(self.location))
+            self._secret = info.token if info else ""
+        return self._secret
 
     @property
     def _client(self) -> Any:  # type: ignore[override]
@@ -80,7 +88,7 @@ class SharedStore(ChromaStore):
     def reconnected_after(self, error: Exception) -> bool:
         """After a failure: if the server has gone away, connect to (or start) a new one."""
         with self._connecting:
-            if self._url is None or answers(self._url):
+            if self._url is None or serving(Path(self.location), self._url):
                 return False
             self._drop()
             self._connect()
@@ -96,7 +104,7 @@ class SharedStore(ChromaStore):
                     close()
                 except Exception:  # a client of a server that is gone: nothing left to release
                     pass
-        self._rest, self._handles, self._url = None, None, None
+        self._rest, self._handles, self._url, self._secret = None, None, None, None
         self.__dict__.pop("max_batch", None)
 
     def close(self) -> None:
@@ -158,12 +166,13 @@ class SharedStore(ChromaStore):
                 self._rest = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
             for attempt in (1, 2):
                 try:
-                    self._rest.request("POST", path, body, {"Content-Type": "application/json"})
+                    self._rest.request("POST", path, body, {"Content-Type": "application/json",
+                                                            "Authorization": f"Bearer {self._token()}"})
                     response = self._rest.getresponse()
                     return response.status, response.read()
                 except (OSError, http.client.HTTPException):
                     self._rest.close()  # a kept-alive connection the server closed: one fresh try
-                    if attempt == 2 or not answers(self._url):
+                    if attempt == 2 or not serving(Path(self.location), self._url):
                         self._drop()
                         raise
             raise AssertionError("unreachable")
