@@ -107,8 +107,8 @@ def _start_chroma(where: Path, token: str) -> tuple[subprocess.Popen[Any] | None
         server = subprocess.Popen(
             [sys.executable, "-P", "-m", "uvicorn", SERVER_APP, "--host", LOOPBACK, "--port", str(port),
              "--workers", "1", "--log-level", "warning", "--timeout-keep-alive", "30"],
-            stdin=subprocess.DEVNULL, stdout=sys.stdout, stderr=subprocess.STDOUT, preexec_fn=die_with_parent,
-            cwd=NEUTRAL_FOLDER, umask=OWNER_ONLY_UMASK, env=_server_env(where, token),
+            stdin=subprocess.DEVNULL, stdout=sys.stdout, stderr=subprocess.STDOUT,
+            preexec_fn=_die_at_once_with_host, cwd=NEUTRAL_FOLDER, umask=OWNER_ONLY_UMASK, env=_server_env(where, token),
         )
         deadline = time.monotonic() + UP_SECONDS
         while server.poll() is None and time.monotonic() < deadline:
@@ -118,6 +118,12 @@ def _start_chroma(where: Path, token: str) -> tuple[subprocess.Popen[Any] | None
         reap(server)
         print(f"Chroma's server did not come up on port {port}.", flush=True)
     return None, ""
+
+
+def _die_at_once_with_host() -> None:
+    """A server whose host was killed stops at once (uvicorn would otherwise finish requests for a
+    while, and a client could keep writing to a palace nobody hosts any more)."""
+    die_with_parent(signal.SIGKILL)
 
 
 def _server_env(where: Path, token: str) -> dict[str, str]:

@@ -118,11 +118,11 @@ def reap(process: subprocess.Popen) -> None:
             process.wait()
 
 
-def die_with_parent() -> None:
-    """In the child, on Linux: be sent SIGTERM if its parent (`serve`, a palace's host) dies without
+def die_with_parent(sig: int = signal.SIGTERM) -> None:
+    """In the child, on Linux: be sent `sig` if its parent (`serve`, a palace's host) dies without
     cleaning up (SIGKILL, OOM)."""
     try:
-        ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+        ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, sig)
     except (OSError, AttributeError):
         pass
 
