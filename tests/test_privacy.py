@@ -188,3 +188,46 @@ def test_the_shared_server_answers_only_requests_that_carry_its_secret(shared_fo
             connection.close()
             assert answer.status in (401, 403) and b"mempalace" not in body and b"vault" not in body, (headers, body)
         assert palace.search("vault keys", limit=1)[0].content.startswith("The staging vault")  # its own clients do
+
+
+def test_another_local_user_cannot_use_a_shared_palaces_server(other_user: str, monkeypatch) -> None:
+    import shutil
+    import tempfile
+
+    system_python = "/usr/bin/python3"
+    if not os.access(system_python, os.X_OK):
+        pytest.skip(f"{system_python} is needed to run a probe as the second user")
+    parent = Path(tempfile.mkdtemp(prefix="mempalace-home-"))
+    os.chmod(parent, 0o755)
+    monkeypatch.setenv("MEMPALACE_HOME", str(parent / "home"))
+    monkeypatch.setenv("MEMPALACE_SHARED", "1")
+    folder = parent / "palace"
+    try:
+        with Palace.open(folder) as palace:
+            palace.add_drawer("The staging vault unseal keys live in the blue binder.", "wing_ops", "vault")
+            info = ServerInfo.read(folder)
+            assert info is not None
+            probe = textwrap.dedent(f"""
+                import http.client, pathlib
+                try:
+                    pathlib.Path({str(folder / SERVER_FILE)!r}).read_text()
+                    print("read-server-file")
+                except PermissionError:
+                    print("denied")
+                host, port = {info.url!r}.removeprefix("http://").split(":")
+                connection = http.client.HTTPConnection(host, int(port), timeout=10)
+                connection.request("GET", "/api/v2/tenants/default_tenant/databases/default_database/collections")
+                answer = connection.getresponse()
+                print(answer.status, b"vault" in answer.read() or b"mempalace" in answer.read())
+            """)
+            seen = subprocess.run([system_python, "-I", "-c", probe], user=other_user, capture_output=True,
+                                  text=True, timeout=60, cwd="/")
+            assert seen.returncode == 0, seen.stderr
+            first, second = seen.stdout.splitlines()
+            assert first == "denied" and second.split()[0] in ("401", "403"), seen.stdout
+    finally:
+        stopped = ServerInfo.read(folder)
+        if stopped:
+            _kill(stopped.pid, signal.SIGTERM)
+            _wait_gone(stopped.pid)
+        shutil.rmtree(parent, ignore_errors=True)
