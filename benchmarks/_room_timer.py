@@ -47,3 +47,34 @@ class RoomTimer:
     def __exit__(self, *_: object) -> None:
         for holder, name, original in self._undo:
             setattr(holder, name, original)
+
+
+class CandidateLog:
+    """Records, for each room `RoomChooser.best` names, every phrase it could have chosen (its spellings),
+    from the room's last naming: how far the best possible pick among a room's own phrases could go."""
+
+    def __init__(self):
+        self.candidates: dict[str, set[str]] = {}
+        self._original = None
+
+    def __enter__(self) -> "CandidateLog":
+        from mempalace.ingest.rooms import RoomChooser
+
+        self._original = original = RoomChooser.best
+        log = self.candidates
+
+        @functools.wraps(original)
+        def best(chooser, parts, rank=None, current=None):
+            found = original(chooser, parts, rank, current)
+            phrases = {spelling for _, spellings in chooser._scores(parts).values() for spelling in spellings}
+            for name in {found[0], current} - {None}:
+                log[name] = phrases
+            return found
+
+        RoomChooser.best = best
+        return self
+
+    def __exit__(self, *exc) -> None:
+        from mempalace.ingest.rooms import RoomChooser
+
+        RoomChooser.best = self._original

@@ -23,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _room_timer import RoomTimer
+from _room_timer import CandidateLog, RoomTimer
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "data"
@@ -201,9 +201,10 @@ def plain(slug: str) -> str:
     return "-".join(t[:-1] if len(t) > 3 and t.endswith("s") and not t.endswith("ss") else t for t in tokens(slug))
 
 
-def name_scores(items: list[dict], folder: Path) -> dict | None:
-    """Per concept: its room (the commonest room of its items, tie to the first) and whether names.tsv
-    accepts that name. None when the set has no names.tsv."""
+def name_scores(items: list[dict], folder: Path, candidates: dict[str, set[str]] | None = None) -> dict | None:
+    """Per concept: its room (the commonest room of its items, tie to the first), whether names.tsv
+    accepts that name, and whether any phrase the room could have been named accepts (`reachable`: the
+    best a perfect pick among the room's own phrases could do). None when the set has no names.tsv."""
     path = folder / "names.tsv"
     if not path.is_file():
         return None
@@ -214,9 +215,12 @@ def name_scores(items: list[dict], folder: Path) -> dict | None:
         rooms = [i["room"] for i in items if i["concept"] == concept and i["room"]]
         counts = collections.Counter(rooms)
         room = next((r for r in rooms if counts[r] == max(counts.values())), None)
-        named[concept] = {"room": room, "ok": room is not None and plain(room) in accepted[concept]}
+        phrases = (candidates or {}).get(room or "", set()) | ({room} if room else set())
+        named[concept] = {"room": room, "ok": room is not None and plain(room) in accepted[concept],
+                          "reachable": any(plain(p.replace(" ", "-")) in accepted[concept] for p in phrases)}
     share = sum(v["ok"] for v in named.values()) / len(named) if named else 0.0
-    return {"share": round(share, 4), "concepts": named}
+    reachable = sum(v["reachable"] for v in named.values()) / len(named) if named else 0.0
+    return {"share": round(share, 4), "reachable": round(reachable, 4), "concepts": named}
 
 
 def split_suggestions(items: list[dict], suggested: set[frozenset]) -> dict:
@@ -256,7 +260,8 @@ def run_set(folder: Path, keep: Path | None, name: str) -> dict:
     data = read_set(folder)
     with fresh_palace(keep, name) as (palace, _):
         batches = [(sorted((folder / w).glob("*.txt")), w) for w in data["wings"]]
-        timing = timed_ingest(palace, batches)
+        with CandidateLog() as log:
+            timing = timed_ingest(palace, batches)
         drawers = all_drawers(palace)
         rebuild = rebuild_share(palace)
         from mempalace.graph import suggest_room_merges
@@ -265,7 +270,7 @@ def run_set(folder: Path, keep: Path | None, name: str) -> dict:
     rows, lost = drawer_starts(drawers, data)
     items = item_rooms(data["labels"], rows)
     scores = pair_scores(items)
-    names = name_scores(items, folder)
+    names = name_scores(items, folder, log.candidates)
     splits = split_suggestions(items, suggested)
     by_room = collections.defaultdict(list)
     for i in items:
@@ -282,6 +287,9 @@ def run_set(folder: Path, keep: Path | None, name: str) -> dict:
         print(f"  names acceptable: {sum(v['ok'] for v in names['concepts'].values())} of {len(names['concepts'])}"
               f" ({100 * names['share']:.0f} %): " + ", ".join(f"{c} {v['room']}{'' if v['ok'] else ' (x)'}"
                                                             for c, v in names["concepts"].items()))
+        print(f"  an acceptable name among the rooms' own phrases (a perfect pick): "
+              f"{sum(v['reachable'] for v in names['concepts'].values())} of {len(names['concepts'])}"
+              f" ({100 * names['reachable']:.0f} %)")
     print(f"  distinct rooms of the items: {len(by_room)}")
     for room, its in sorted(by_room.items(), key=lambda kv: (-len(kv[1]), kv[0])):
         print(f"    {room} ({len(its)}): {', '.join(its)}")
