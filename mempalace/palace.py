@@ -374,9 +374,9 @@ class Palace(TaxonomyView):
             raise InvalidInputError(f"Unknown search mode {mode!r}: use hybrid or semantic.")
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= self.settings.max_limit:
             raise InvalidInputError(f"The limit must be a whole number from 1 to {self.settings.max_limit}.")
+        wing, room = self.known_place(wing, room, source_file, within)
         filters = {
-            "wing": wing_name(wing) if wing else None, "room": self.resolve_room(room_slug(room)) if room else None,
-            "hall": hall_filter(hall), "source_file": source_file or None,
+            "wing": wing, "room": room, "hall": hall_filter(hall), "source_file": source_file or None,
             **date_range(after, before),
         }
         filters = within_wings(filters, within)

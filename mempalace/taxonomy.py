@@ -3,6 +3,7 @@ and kept in memory until anything changes."""
 
 from __future__ import annotations
 
+import difflib
 import threading
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -134,9 +135,30 @@ class TaxonomyView:
         """{wing: drawer count}."""
         return dict(self._memoized(("wings", None), lambda: {w: sum(r.values()) for w, r in self._tree().items()}))
 
+    def known_place(self, wing: str | None = None, room: str | None = None, source_file: str | None = None,
+                    within: tuple[str, ...] | None = None) -> tuple[str | None, str | None]:
+        """The wing and room as stored (`kai` for `wing_kai`, an old room name for its room), or
+        PlaceNotFoundError naming the nearest known ones: a mistyped filter is an error, never an empty
+        answer. `within`: the wings a scoped view sees; a wing outside them is unknown, word for word."""
+        wings = [w for w in self.list_wings() if within is None or w in within]
+        stored_wing = _stored_wing(wing, wings) if wing else None
+        stored_room = None
+        if room:
+            tree = self._tree()
+            rooms = {r for w in wings for r in tree.get(w, {})}
+            stored_room = room if room in rooms else self.resolve_room(room)  # as stored, else its slug or alias
+            if stored_room not in rooms:
+                raise PlaceNotFoundError(f"No room {room!r} in this palace.{closest_names(stored_room, sorted(rooms))}")
+        if source_file:
+            sources = self.sources(None if within is None else tuple(wings))
+            if source_file not in sources:
+                raise PlaceNotFoundError(f"No source file {source_file!r} in this palace."
+                                         f"{closest_names(source_file, sorted(sources))}")
+        return stored_wing, stored_room
+
     def list_rooms(self, wing: str | None = None) -> dict[str, int]:
         """{room: drawer count}, in one wing or across all of them."""
-        wanted = wing_name(wing) if wing else None
+        wanted = self.known_place(wing)[0] if wing else None
 
         def build() -> dict[str, int]:
             rooms: dict[str, int] = {}
@@ -234,7 +256,7 @@ class TaxonomyView:
     def drawer_ids(self, wing: str | None = None, room: str | None = None, hall: str | None = None,
                    within: tuple[str, ...] | None = None) -> list[str]:
         """Ids of the drawers in a place, names exactly as stored (rooms other tools filed may be unslugged)."""
-        filters = within_wings(_text_names(wing=wing, room=self._as_stored(room), hall=hall), within)
+        filters = within_wings(_text_names(wing=wing, room=room, hall=hall), within)
         with self._guard:
             self._taxonomy_sync.ensure_fresh()
             return self._taxonomy_catalog.ids_where(filters)
@@ -274,7 +296,9 @@ class TaxonomyView:
         for value in (offset, limit):
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise InvalidInputError("offset and limit must be whole numbers, 0 or more.")
-        filters = within_wings(_text_names(wing=wing, room=self._as_stored(room), hall=hall), within)
+        _text_names(wing=wing, room=room, hall=hall)
+        wing, room = self.known_place(wing, room, within=within)
+        filters = within_wings(_text_names(wing=wing, room=room, hall=hall), within)
         with self._guard:
             self._taxonomy_sync.ensure_fresh()
             total = self._taxonomy_catalog.matching_count(filters)
@@ -316,3 +340,17 @@ def within_wings(filters: dict[str, Any], wings: tuple[str, ...] | None) -> dict
     if filters.get("wing") is None:
         return {**filters, "wing": tuple(wings)}
     return filters if filters["wing"] in wings else {**filters, "wing": ()}
+
+
+def _stored_wing(name: str, wings: list[str]) -> str:
+    """`name` as one of `wings` is stored (`Kai`, `kai` and `wing_kai` name `wing_kai`), or
+    PlaceNotFoundError with the nearest ones."""
+    if name in wings:
+        return name
+    wing = wing_name(name)
+    for candidate in (wing, f"wing_{wing}", wing.removeprefix("wing_")):
+        if candidate in wings:
+            return candidate
+    bare = {w.removeprefix("wing_"): w for w in wings}
+    close = [bare[w] for w in difflib.get_close_matches(wing.removeprefix("wing_"), list(bare), n=3, cutoff=0.6)]
+    raise PlaceNotFoundError(f"No wing {name!r} in this palace." + (f" Did you mean {', '.join(close)}?" if close else ""))

@@ -166,7 +166,7 @@ def test_rooms_all_and_by_wing(cli, filled) -> None:
     assert as_json(cli("rooms", "--wing", "wing_kai", "--json")) == {"auth-migration": 2, "deploys": 1}
     # wing names are normalised the same way on reads as on writes
     assert as_json(cli("rooms", "--wing", "Wing Orion", "--json")) == {"auth-migration": 1, "database": 1}
-    assert as_json(cli("rooms", "--wing", "no_such_wing", "--json")) == {}
+    assert_user_error(cli("rooms", "--wing", "no_such_wing", "--json"), "No wing 'no_such_wing'")
     text = ok(cli("rooms", "--wing", "wing_kai")).stdout
     assert "auth-migration" in text and "deploys" in text and "database" not in text
 
@@ -245,8 +245,9 @@ def test_search_text_output(cli, filled) -> None:
     assert f"id {filled['orion_db']}" in text
     assert "wing_orion / database / hall_preferences" in text
     assert "Orion prefers Postgres over MySQL for the ledger" in text
-    assert ok(cli("search", "anything", "--wing", "empty_wing")).stdout.strip() == "No drawers match."
-    assert as_json(cli("search", "anything", "--wing", "empty_wing", "--json")) == []
+    assert_user_error(cli("search", "anything", "--wing", "empty_wing"), "No wing 'empty_wing' in this palace.")
+    assert_user_error(cli("search", "Postgres", "--wing", "wing_kia"), "Did you mean wing_kai?")
+    assert_user_error(cli("search", "anything", "--wing", "empty_wing", "--json"), "No wing 'empty_wing'")
 
 
 def test_search_rejects_bad_limit(cli, filled) -> None:
@@ -406,7 +407,7 @@ def test_move_room(cli) -> None:
     assert as_json(cli("get", drawer_id, "--json"))["room"] == "new-room"
     hits = as_json(cli("search", "changes rooms", "--room", "new-room", "--json"))
     assert [h["drawer_id"] for h in hits] == [drawer_id]
-    assert as_json(cli("search", "changes rooms", "--room", "old-room", "--json")) == []
+    assert_user_error(cli("search", "changes rooms", "--room", "old-room", "--json"), "No room 'old-room'")
 
     text = ok(cli("move", drawer_id, "--room", "third", "--wing", "other_move_wing")).stdout
     assert text.strip() == f"Moved {drawer_id} to other_move_wing/third/hall_advice."

@@ -16,7 +16,7 @@ from dashboard.network import MAX_ROOMS, choose_rooms, network_page
 from dashboard.render import badge, highlight, md, query_terms, snippet_block, unlinked
 from mempalace import Palace
 from mempalace.config import load_settings
-from mempalace.errors import InvalidInputError
+from mempalace.errors import InvalidInputError, PlaceNotFoundError
 from mempalace.export import CSV_COLUMNS, hits_to_csv, hits_to_markdown
 from mempalace.models import DrawerDraft, RoomNode, SearchHit
 from mempalace.store import SEQ_KEY
@@ -400,10 +400,12 @@ def test_browse_filters_by_wing_room_and_hall_with_names_as_stored(palace):
     assert ids(wing="wing_b", room="room-x") == want(lambda d: (d.wing, d.room) == ("wing_b", "room-x"))
     assert ids(wing="wing_c", room="room-y", hall="hall_facts") == want(
         lambda d: (d.wing, d.room, d.hall) == ("wing_c", "room-y", "hall_facts"))
-    assert ids(wing="wing_nobody") == (0, [])
+    with pytest.raises(PlaceNotFoundError, match="No wing 'wing_nobody'"):
+        ids(wing="wing_nobody")
     foreign_add(palace, "f1", "auth notes from upstream", wing="wing_zed", room="Auth Migration")
     assert ids(room="Auth Migration") == (1, ["f1"])  # stored names, not slugs
-    assert ids(room="auth-migration") == (0, [])
+    with pytest.raises(PlaceNotFoundError, match="Did you mean Auth Migration"):  # stored unslugged: not this
+        ids(room="auth-migration")
     assert palace.browse(wing="wing_zed")[1][0].room == "Auth Migration"
 
 

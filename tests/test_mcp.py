@@ -254,3 +254,14 @@ async def test_a_viewer_is_refused_ingest_before_any_file_is_read(palace, allowe
     async with Client(build_server(palace, [allowed])) as client:
         assert "editor" in await refused(client, "ingest", path=str(allowed))
     assert read == [] and palace.count() == 0
+
+
+@threaded
+async def test_a_mistyped_wing_or_room_is_an_error_with_the_nearest_names(server, palace):
+    palace.add_drawer("Gmail API answers arrive as base64url.", "chatgpt", "gmail-api")
+    async with Client(server) as client:
+        said = await refused(client, "search", query="gmail", wing="chatgtp")
+        assert "No wing 'chatgtp' in this palace. Did you mean chatgpt?" in said
+        assert "Did you mean gmail-api?" in await refused(client, "search", query="gmail", room="gmail-apis")
+        assert "Did you mean chatgpt?" in await refused(client, "list_rooms", wing="chatgtp")
+        assert (await call(client, "search", query="gmail", wing="chatgpt"))["hits"]

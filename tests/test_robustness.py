@@ -8,7 +8,7 @@ from click.testing import CliRunner
 from mempalace import Palace
 from mempalace.cli import main
 from mempalace.config import load_settings
-from mempalace.errors import ConfigError, InvalidInputError, PalaceUnavailableError
+from mempalace.errors import ConfigError, InvalidInputError, PalaceUnavailableError, PlaceNotFoundError
 from mempalace.opening import CATALOG_FILE
 from mempalace.store import SEQ_KEY
 from mempalace.sync import new_stamp
@@ -86,7 +86,8 @@ def test_an_explicit_path_wins_over_mempalace_url(palace_path, settings, monkeyp
 def test_keyword_filter_follows_a_move(palace):
     drawer_id = palace.add_drawer("qwertyzap incident notes", "wing_a", "incidents").drawer_ids[0]
     palace.update_drawer(drawer_id, wing="wing_b", room="postmortems", hall="discoveries")
-    assert palace.search("qwertyzap", wing="wing_a") == []
+    with pytest.raises(PlaceNotFoundError):  # wing_a held only that drawer: it is gone
+        palace.search("qwertyzap", wing="wing_a")
     hit = palace.search("qwertyzap", wing="wing_b", room="postmortems", hall="discoveries")[0]
     assert hit.drawer_id == drawer_id and hit.lexical > 0
 

@@ -101,7 +101,10 @@ def test_viewer_of_one_wing_sees_only_it(shared) -> None:
     assert view.list_wings() == {"wing_alpha": sum(alpha.values())}
     assert view.taxonomy() == {"wing_alpha": alpha}
     assert view.list_rooms() == alpha == view.list_rooms("wing_alpha") == view.list_rooms("Wing Alpha")
-    assert view.list_rooms("wing_secret") == {} == view.list_rooms("wing_beta") == view.list_rooms("nowhere")
+    for hidden in ("wing_secret", "wing_beta", "nowhere"):  # hidden or missing: the same answer
+        with pytest.raises(PlaceNotFoundError) as unknown:
+            view.list_rooms(hidden)
+        assert str(unknown.value) == f"No wing {hidden!r} in this palace."
     assert view.hall_counts() == palace.hall_counts("wing_alpha") == view.hall_counts("wing_alpha")
     assert "hall_advice" not in view.hall_counts() and "hall_advice" in palace.hall_counts()
     assert view.hall_counts("wing_secret") == {}
@@ -149,15 +152,21 @@ def test_search_keeps_to_the_visible_wings(shared, mode: str) -> None:
     assert {h.drawer_id for h in viewer.search(query, wing="wing_alpha", limit=50, mode=mode)} == alpha_ids(ids)
     assert {h.drawer_id for h in viewer.search(query, wing="Wing Alpha", room="roadmap", mode=mode)} == {
         ids["a1"], ids["a2"]}
-    assert viewer.search(query, room="payroll", mode=mode) == []
     assert viewer.search(query, hall="advice", mode=mode) == []
-    # a wing filter naming a hidden wing finds what a wing that does not exist finds: nothing
-    assert viewer.search(query, wing="wing_secret", mode=mode) == [] == viewer.search(query, wing="wing_nowhere", mode=mode)
-    assert viewer.search("zebracorp", wing="secret", mode=mode) == []
-    assert viewer.search(query, wing="wing_secret", room="roadmap", mode=mode) == []
+    # a filter naming a hidden wing or room gets what one that does not exist gets, word for word
+    for hidden, missing in (({"wing": "wing_secret"}, {"wing": "wing_nowhe"}), ({"wing": "secret"}, {"wing": "nowhe"}),
+                            ({"room": "payroll"}, {"room": "paybook"}),
+                            ({"wing": "wing_secret", "room": "roadmap"}, {"wing": "wing_nowhe", "room": "roadmap"})):
+        said = []
+        for place in (hidden, missing):
+            with pytest.raises(PlaceNotFoundError) as unknown:
+                viewer.search(query, mode=mode, **place)
+            said.append(str(unknown.value).replace(next(iter(place.values())), "X"))
+        assert said[0] == said[1] and "secret" not in said[0] and "payroll" not in said[0], said
     assert admin.search("zebracorp", wing="wing_secret", mode=mode)[0].drawer_id == ids["s1"]
     # the palace itself, asked with the viewer's wings, agrees
-    assert palace.search(query, wing="wing_secret", mode=mode, within=("wing_alpha",)) == []
+    with pytest.raises(PlaceNotFoundError):
+        palace.search(query, wing="wing_secret", mode=mode, within=("wing_alpha",))
 
 
 def test_a_viewer_of_no_stored_wing_finds_nothing(shared) -> None:
@@ -227,7 +236,9 @@ def test_finding_and_browsing_keep_to_the_visible_wings(shared) -> None:
 
     total, page = view.browse()
     assert total == len(alpha_ids(ids)) and {d.id for d in page} == alpha_ids(ids)
-    assert view.browse(wing="wing_secret") == (0, []) == view.browse(wing="wing_nowhere")
+    for unknown in ("wing_secret", "wing_nowhere"):
+        with pytest.raises(PlaceNotFoundError, match=f"^No wing '{unknown}' in this palace.$"):
+            view.browse(wing=unknown)
     total, page = view.browse(room="roadmap")
     assert total == 2 and {d.id for d in page} == {ids["a1"], ids["a2"]}
     assert palace.browse(room="roadmap")[0] == 3

@@ -1,6 +1,6 @@
 import pytest
 
-from mempalace.errors import InvalidInputError
+from mempalace.errors import InvalidInputError, PlaceNotFoundError
 from mempalace.search import LEXICAL_WEIGHT, semantic_text
 from mempalace.store import SEQ_KEY
 from mempalace.sync import new_stamp
@@ -61,14 +61,28 @@ def test_results_follow_writes_immediately(filled):
     drawer_id = filled.search("zxqv")[0].drawer_id
     filled.update_drawer(drawer_id, wing="wing_kai")
     assert filled.search("zxqv", wing="wing_kai")[0].drawer_id == drawer_id
-    assert filled.search("zxqv", wing="wing_driftwood") == []
+    with pytest.raises(PlaceNotFoundError, match="No wing 'wing_driftwood'"):  # its only drawer left it
+        filled.search("zxqv", wing="wing_driftwood")
     filled.delete_drawer(drawer_id)
     assert all(h.drawer_id != drawer_id for h in filled.search("zxqv"))
 
 
 def test_empty_palace_returns_nothing(palace):
     assert palace.search("anything") == []
-    assert palace.search("anything", wing="wing_a") == []
+    with pytest.raises(PlaceNotFoundError, match="No wing 'wing_a' in this palace.$"):
+        palace.search("anything", wing="wing_a")
+
+
+def test_a_mistyped_filter_is_an_error_naming_the_nearest_places(filled):
+    with pytest.raises(PlaceNotFoundError, match="No wing 'wing_kia' in this palace. Did you mean wing_kai?"):
+        filled.search("zxqv", wing="wing_kia")
+    with pytest.raises(PlaceNotFoundError, match="No room 'auth migrashun' in this palace. Did you mean auth-migration"):
+        filled.search("zxqv", room="auth migrashun")
+    with pytest.raises(PlaceNotFoundError, match="No source file"):
+        filled.search("zxqv", source_file="/nowhere/chat.txt")
+    with pytest.raises(PlaceNotFoundError, match="Did you mean wing_kai"):
+        filled.list_rooms("wing_kia")
+    assert filled.search("zxqv", wing="kai") == filled.search("zxqv", wing="wing_kai")  # the prefix folds
 
 
 @pytest.mark.parametrize("kwargs", [

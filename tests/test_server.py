@@ -20,7 +20,7 @@ from click.testing import CliRunner, Result
 from mempalace import Palace
 from mempalace.cli import main
 from mempalace.config import load_settings
-from mempalace.errors import DrawerNotFoundError, PalaceUnavailableError
+from mempalace.errors import DrawerNotFoundError, PalaceUnavailableError, PlaceNotFoundError
 
 pytestmark = pytest.mark.server
 
@@ -95,7 +95,8 @@ def test_palace_over_url_round_trip(server_url: str, home: Path) -> None:
         assert palace.get_drawer(backup_id).room == "archive"
         assert palace.taxonomy()["srv_round"] == {"archive": 1, "style": 1}
         assert [h.drawer_id for h in palace.search("ledger", wing="srv_round", room="archive")] == [backup_id]
-        assert palace.search("ledger", wing="srv_round", room="backups") == []
+        with pytest.raises(PlaceNotFoundError, match="No room 'backups'"):  # moved away: the room is gone
+            palace.search("ledger", wing="srv_round", room="backups")
 
         deleted = palace.delete_drawer(style_id)
         assert deleted.id == style_id
