@@ -17,7 +17,7 @@ from pyvis.network import Network
 from mempalace.models import RoomNode
 from mempalace.wording import counted
 
-from .colours import distinct, text_on
+from .colours import named_colours, text_on
 from .network_space import apart
 
 MAX_ROOMS = 300
@@ -68,8 +68,9 @@ class Layout:
 
 
 def layout(rooms: list[RoomNode], height: int = 620, palette: Iterable[str] = ()) -> Layout:
-    """The network's layout for a frame FRAME_WIDTH × `height` px, every wing in its own colour: its
-    place among `palette` (the palace's wings) and the wings drawn, so a filter never recolours one."""
+    """The network's layout for a frame FRAME_WIDTH × `height` px, every wing in its own colour, fixed by
+    its name and `palette` (the palace's wings, oldest first), so neither a filter nor a new wing
+    recolours one."""
     wings = sorted({w for room in rooms for w in room.wings})
     spot, wrap = _wing_spots(wings, FRAME_WIDTH, height)
     crowd: dict[tuple[str, ...], int] = {}
@@ -80,8 +81,8 @@ def layout(rooms: list[RoomNode], height: int = 620, palette: Iterable[str] = ()
     scale = dot_scale(rooms, 4 * frame[0] * frame[1])
     radius = {room.room: room_radius(room, scale) for room in rooms}
     placed = apart(anchors, [_room_extent(room, radius[room.room]) for room in rooms], walls, frame)
-    order = sorted(set(palette) | set(wings))
-    colours = {w: c for w, c in zip(order, distinct(len(order), avoid=(TUNNEL, ROOM))) if w in spot}
+    ordered = [*palette, *sorted(set(wings) - set(palette))]  # the palace's wings oldest first, then any other
+    colours = {w: c for w, c in named_colours(ordered, avoid=(TUNNEL, ROOM)).items() if w in spot}
     return Layout(tuple(wings), colours, spot, tuple((room, (x, y)) for room, (x, y, _) in zip(rooms, placed)), wrap,
                   frozenset(room.room for room, (_, _, labelled) in zip(rooms, placed) if not labelled), radius)
 

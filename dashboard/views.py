@@ -131,7 +131,7 @@ def network(_p: ScopedPalace, key: tuple[str, tuple[str, ...], int], wings: tupl
     (dashboard.network) when `interactive`."""
     nodes, _ = build_graph(_p)
     rooms, matched = choose_rooms(nodes, wings, min_wings, hall)
-    palette = {w for node in nodes.values() for w in node.wings}  # a wing keeps its colour whatever the filters
+    palette = _p.wings_oldest_first()  # a wing keeps its colour whatever the filters and whatever is added
     if interactive:
         return network_page(rooms, matched, palette=palette)
     return Drawn(network_svg(rooms, hall=hall, palette=palette), matched, len(rooms))

@@ -85,6 +85,10 @@ class DateCounts:
         return self._by_wing("SELECT wing, dated, count(DISTINCT parent_id) FROM drawers"
                              " WHERE dated != '' GROUP BY wing, dated")
 
+    def first_filed_by_wing(self) -> dict[str, str]:
+        """{wing: when its earliest stored drawer was filed (ISO time, '' when none says)}."""
+        return dict(self._db.execute("SELECT wing, min(filed_at) FROM drawers GROUP BY wing").fetchall())
+
     def source_counts_by_wing(self) -> dict[str, dict[str, int]]:
         """{wing: {source file: its drawers there}}."""
         return self._by_wing("SELECT wing, source_file, count(*) FROM drawers"

@@ -150,6 +150,9 @@ class ScopedPalace:
     def filed_per_day(self) -> dict[str, int]:
         return self._palace.filed_per_day(self._wings())
 
+    def wings_oldest_first(self) -> tuple[str, ...]:
+        return self._palace.wings_oldest_first(self._wings())
+
     def conversations_per_day(self) -> dict[str, int]:
         return self._palace.conversations_per_day(self._wings())
 

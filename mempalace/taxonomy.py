@@ -277,6 +277,13 @@ class TaxonomyView:
             return dict(self._memoized(("days", None), self._taxonomy_catalog.day_counts))
         return _added_up(self._memoized(("days-by-wing", None), self._taxonomy_catalog.day_counts_by_wing), within)
 
+    def wings_oldest_first(self, within: tuple[str, ...] | None = None) -> tuple[str, ...]:
+        """The wings (in `within`) by when their first stored drawer was filed, then by name: the
+        order that fixes their colours, so a wing added later never takes an older one's."""
+        first = self._memoized(("first-filed", None), self._taxonomy_catalog.first_filed_by_wing)
+        wings = [w for w in self.list_wings() if within is None or w in within]
+        return tuple(sorted(wings, key=lambda w: (first.get(w) or "~", w)))
+
     def conversations_per_day(self, within: tuple[str, ...] | None = None) -> dict[str, int]:
         """{YYYY-MM-DD: conversations (in the wings `within`) that happened that day}: each by its own
         date, else by the day it was filed."""

@@ -186,3 +186,34 @@ def test_a_wing_keeps_its_colour_whatever_the_filters_leave_out():
     some = layout(rooms[1:], palette=palette).colour  # wing_a's rooms filtered out
     assert set(some) == {"wing_b", "wing_c", "wing_d"} and all(some[w] == everything[w] for w in some)
     assert len(set(everything.values())) == 4
+
+
+def test_adding_wings_recolours_none_of_the_wings_already_there():
+    from dashboard.colours import NAMED_SLOTS, named_colours
+
+    grown = ["chatgpt", "claude_ai", "slack_acme", "claude_code", "codex_cli", "gemini_cli", "plain_text", "wing_kai",
+             "wing_driftwood", "wing_priya", "spotter", "enrique", "traveling_sailor", "wing_orion", "aaa", "wing_mara"]
+    first: dict[str, str] = {}
+    for n in range(1, len(grown) + 1):
+        colours = named_colours(grown[:n])  # the palace's wings, oldest first
+        assert all(colours[w] == first.get(w, colours[w]) for w in grown[:n]), n
+        assert len(set(colours.values())) == n  # no two wings share one
+        first.update(colours)
+    assert named_colours(["chatgpt"]) == {"chatgpt": first["chatgpt"]}  # a function of the name alone
+    assert len(set(named_colours([f"w{i}" for i in range(NAMED_SLOTS)]).values())) == NAMED_SLOTS
+
+
+def test_the_network_keeps_each_wings_colour_as_the_palace_grows(palace):
+    from mempalace.graph import build_graph
+    from mempalace.scoped import ScopedPalace
+    from mempalace.access import full_grant
+
+    view = ScopedPalace(palace, full_grant("me", "python"))
+    seen: dict[str, str] = {}
+    for wing in ("chatgpt", "claude_ai", "aaa_first_by_name", "slack_acme", "claude_code"):
+        palace.add_drawer(f"The auth migration notes from {wing}.", wing, "auth-migration")
+        nodes, _ = build_graph(view)
+        colours = layout(list(nodes.values()), palette=view.wings_oldest_first()).colour
+        assert all(colours[w] == c for w, c in seen.items()), (wing, colours, seen)
+        seen = dict(colours)
+    assert view.wings_oldest_first()[:2] == ("chatgpt", "claude_ai")
