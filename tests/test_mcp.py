@@ -265,3 +265,24 @@ async def test_a_mistyped_wing_or_room_is_an_error_with_the_nearest_names(server
         assert "Did you mean gmail-api?" in await refused(client, "search", query="gmail", room="gmail-apis")
         assert "Did you mean chatgpt?" in await refused(client, "list_rooms", wing="chatgtp")
         assert (await call(client, "search", query="gmail", wing="chatgpt"))["hits"]
+
+
+def test_the_stdio_server_says_its_version_and_keeps_stderr_for_warnings(tmp_path):
+    import subprocess
+
+    from mempalace import __version__
+
+    messages = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+         "params": {"name": "mempalace_search", "arguments": {"query": "x", "wing": "nope"}}},
+    ]
+    env = {**os.environ, "MEMPALACE_EMBEDDER": "hash", "MEMPALACE_SHARED": "0"}
+    done = subprocess.run([sys.executable, "-m", "mempalace", "--palace", str(tmp_path / "palace"), "mcp"],
+                          input="\n".join(json.dumps(m) for m in messages) + "\n", capture_output=True, text=True,
+                          env=env, timeout=120)
+    answers = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+    assert answers[0]["result"]["serverInfo"] == {"name": "mempalace", "version": __version__}
+    assert "INFO" not in done.stderr and "failed" not in done.stderr, done.stderr

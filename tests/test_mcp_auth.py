@@ -61,8 +61,8 @@ class Served:
         return CliRunner().invoke(main, ["--palace", str(self.palace), *args, "--json"], env=self.env)
 
     def audit(self, *filters: str) -> list[dict[str, Any]]:
-        """`mempalace audit FILTERS... --json`: one entry per line, newest first."""
-        return [json.loads(line) for line in ok(self.cli("audit", *filters)).stdout.splitlines()]
+        """`mempalace audit FILTERS... --json`: the entries, newest first."""
+        return json.loads(ok(self.cli("audit", *filters)).stdout)
 
 
 @pytest.fixture(scope="module")

@@ -42,7 +42,7 @@ def create(cli, name: str, *options: str) -> dict[str, Any]:
 
 
 def audit(cli, *filters: str) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in ok(cli("audit", *filters, "--json")).stdout.splitlines()]
+    return json.loads(ok(cli("audit", *filters, "--json")).stdout)  # one document, as every --json
 
 
 def test_create_prints_the_secret_once_and_keeps_only_what_verifies_it(cli, palace_dir: Path) -> None:

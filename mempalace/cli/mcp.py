@@ -24,6 +24,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
+from .. import __version__
 from ..access import full_grant, is_loopback, local_user, token_grant
 from ..errors import AccessDeniedError, InvalidInputError, MempalaceError, PalaceNotFoundError
 from ..graph import find_tunnels, graph_stats, suggest_room_merges, traverse
@@ -74,7 +75,8 @@ def build_server(palace: Palace, allowed_dirs: Sequence[str | Path] = (), http_u
     be served at) every request needs an active palace token, and each tool sees what that token may."""
     scope = local_scope(palace) if http_url is None else token_scope(palace)
     auth = {} if http_url is None else _token_auth(palace, http_url)
-    server = MCPServer(name="mempalace", instructions=INSTRUCTIONS, **auth)
+    server = MCPServer(name="mempalace", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING",
+                       **auth)  # stderr is for warnings: a refused call is the client's answer, not a log line
     roots = [Path(d).expanduser().resolve() for d in allowed_dirs]
 
     def tool(description: str, name: str | None = None) -> Callable[[Callable[..., Any]], Any]:

@@ -6,7 +6,6 @@ refuses bad roles, wings and names; these commands render what it returns, as te
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Sequence
 from datetime import date, datetime
@@ -105,11 +104,7 @@ def audit_command(ctx: click.Context, palace: Palace, **filters: Any) -> None:
     warnings = [w for w in palace.warnings() if "audit log" in w]
     check = palace.access.verify()
     entries = palace.access.entries(**filters)
-    if ctx.obj["json"]:  # one JSON object per line, so a long log streams into other tools
-        for entry in entries:
-            click.echo(json.dumps(jsonable(entry), ensure_ascii=False))
-    else:
-        echo(_audit_table(entries) if entries else "No audit entries match.")
+    emit(ctx, entries, lambda: _audit_table(entries) if entries else "No audit entries match.")
     for problem in warnings + ([] if check.intact else [check.summary()]):
         echo(f"Warning: {problem}", err=True)
     if not ctx.obj["json"] and check.intact:
