@@ -5,7 +5,7 @@ import json
 import pandas as pd
 import streamlit as st
 
-from dashboard.render import md
+from dashboard.render import md, readable_detail, readable_time
 from dashboard.views import palace
 from mempalace import MempalaceError
 from mempalace.access import VIA
@@ -40,7 +40,8 @@ except MempalaceError as exc:
     st.stop()
 rows = [{"when": e.at, "who": e.who, "from": e.via, "action": e.action, "drawers": len(e.ids),
          "details": json.dumps(e.detail, ensure_ascii=False), "ids": " ".join(e.ids)} for e in entries]
-table = pd.DataFrame(rows, columns=list(AUDIT_COLUMNS))
+shown = [{**r, "when": readable_time(e.at), "details": readable_detail(e.detail)} for r, e in zip(rows, entries)]
+table = pd.DataFrame(shown, columns=list(AUDIT_COLUMNS))  # the exports keep the exact values
 st.caption(f"{len(rows):,} entr{'y' if len(rows) == 1 else 'ies'}" + (" (the newest 5,000)" if len(rows) == 5_000 else ""))
 st.dataframe(table, hide_index=True, width="stretch")
 left, right = st.columns(2)

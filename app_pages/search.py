@@ -43,7 +43,7 @@ if len(hits) > len(close):
     st.toggle("Show weaker results", key="search_weak",
               help="Results with fewer than half of the query's words and a meaning not far from chance.")
 if shown:
-    left, right = st.columns(2)
+    left, right, _ = st.columns([1, 1, 4])  # side by side, where the results begin
     left.download_button("Export Markdown", hits_to_markdown(query, shown, dict(filters), p.shown_location),
                          file_name="mempalace-search.md", mime="text/markdown")
     right.download_button("Export CSV", hits_to_csv(shown), file_name="mempalace-search.csv", mime="text/csv")

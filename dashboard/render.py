@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import re
+from datetime import datetime, timezone
 from collections.abc import Mapping
 from urllib.parse import quote, unquote
 
@@ -104,3 +105,18 @@ def counts(items: list[tuple[str, object, str]], columns: int | None = None, siz
                      f'{html.escape(label)}{mark}</div><div class="mp-count-value" style="font-size:{size};'
                      f'line-height:1.4">{html.escape(str(value))}</div></div>')
     return f'<div class="mp-counts" style="{layout};gap:0.25rem 1.25rem">{"".join(cells)}</div>'
+
+
+def readable_time(moment: str) -> str:
+    """An ISO time as people read it: `2026-12-04 06:56:42 UTC` (seconds, no microseconds)."""
+    try:
+        parsed = datetime.fromisoformat(moment)
+    except (TypeError, ValueError):
+        return str(moment)
+    return parsed.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def readable_detail(detail: dict) -> str:
+    """An audit entry's details as `room=gpu-pricing, wing=wing_kai` instead of raw JSON."""
+    return ", ".join(f"{key}={','.join(map(str, value)) if isinstance(value, (list, tuple)) else value}"
+                     for key, value in detail.items())

@@ -22,6 +22,7 @@ import csv
 import datetime
 import html
 import io
+import json
 import re
 from pathlib import Path
 from urllib.parse import unquote
@@ -678,3 +679,12 @@ def test_the_audit_export_never_hands_a_spreadsheet_a_formula(story, settings, d
     planted = next(r for r in rows if "HYPERLINK" in r["who"])
     assert planted["who"].startswith("'=") and planted["action"] == "add"
     assert all(not cell[:1] in "=+-@" for row in rows for cell in row.values()), rows
+
+
+def test_the_audit_page_shows_times_and_details_as_people_read_them(story, downloads):
+    at = open_page("audit")
+    table = at.dataframe[0].value
+    assert all(re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC", w) for w in table["when"]), list(table["when"])
+    assert not any(d.startswith("{") for d in table["details"]) and any("room=" in d for d in table["details"])
+    exported = json.loads(downloads(next(b for b in at.download_button if b.label == "Export JSON")))
+    assert "." in exported[0]["when"] and exported[0]["details"].startswith("{")  # the export keeps exact values
