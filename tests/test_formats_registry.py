@@ -406,3 +406,14 @@ def test_a_utf8_bom_is_not_part_of_the_text(tmp_path):
     name, [conversation] = formats.parse(Source.from_path(path))
     assert name == "plain_text"
     assert conversation.messages[0].text == "héllo"
+
+
+def test_a_small_broken_json_file_names_its_line_not_an_unknown_format(tmp_path):
+    from mempalace.errors import MalformedSourceError
+    from mempalace.formats import detect
+    from mempalace.formats.base import Source
+
+    broken = tmp_path / "conversations.json"
+    broken.write_text('{"title": "x", "mapping": {', encoding="utf-8")
+    with pytest.raises(MalformedSourceError, match=r"conversations.json, line 1, column 28: invalid JSON"):
+        detect(Source.from_path(broken))

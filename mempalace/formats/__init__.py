@@ -17,7 +17,7 @@ from types import ModuleType
 from ..errors import SourceRefusedError, UnsupportedFormatError
 from . import (aider, chatgpt, claude_ai, claude_code, codex_cli, continue_dev, copilot_cli, cursor, gemini_cli,
                plain_text, slack)
-from .base import HEAD_BYTES, Conversation, Message, Source, decode_text
+from .base import HEAD_BYTES, Conversation, Message, Source, decode_text, load_json
 
 FORMATS: dict[str, ModuleType] = {
     module.NAME: module for module in (claude_code, codex_cli, copilot_cli, gemini_cli, continue_dev, claude_ai, chatgpt,
@@ -43,6 +43,8 @@ def detect(source: Source) -> ModuleType:
     if not source.is_dir and not source.is_zip:
         head = source.head()
         decode_text(head if len(head) < HEAD_BYTES else head[:-4], source.name)  # names a non-UTF-8 line
+        if source.suffix == ".json":
+            load_json(source.read_text(), source.name)  # broken JSON names its line, whatever its size
     tried = ", ".join(m.LABEL for m in FORMATS.values())
     hint = " A zip is read as a Slack export, or as a Claude.ai or ChatGPT export holding conversations.json." \
         if source.is_zip else ""
