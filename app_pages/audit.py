@@ -17,8 +17,8 @@ p = palace()
 st.title("Audit log")
 st.caption("Every write to this palace, newest first: kept with the palace, append-only, each entry "
            "chained to the one before so a change made outside MemPalace shows.")
-check = p.audit_check()
-for problem in [w for w in p.warnings() if "audit log" in w] + ([] if check.intact else [check.summary()]):
+check, gone = p.audit_check()
+for problem in gone + ([] if check.intact else [check.summary()]):
     st.error(md(problem), icon=":material/gpp_bad:")
 if check.intact:
     st.caption(md(check.summary()))

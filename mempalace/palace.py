@@ -401,12 +401,14 @@ class Palace(TaxonomyView):
         users, or an audit log (and token book) that is gone though the palace holds drawers."""
         folder = Path(self.location)
         local = {"palace": folder} if folder.is_dir() else {}
-        found = exposure_warnings(**local, **{"MemPalace home folder": Path(self.settings.home)})
-        if not self.access.path.exists() and self.count():
-            found.append(f"This palace holds {self.count():,} drawers but its audit log and tokens "
-                         f"({self.access.path}) are missing: they were deleted or moved. Restore the file from a "
-                         "backup if you have one; the next write starts a new log that says so.")
-        return found
+        return exposure_warnings(**local, **{"MemPalace home folder": Path(self.settings.home)}) + self.log_warnings()
+
+    def log_warnings(self) -> list[str]:
+        """A sentence when the audit log (and token book) is gone though the palace holds drawers."""
+        drawers = 0 if self.access.path.exists() else self.count()
+        return [f"This palace holds {drawers:,} drawers but its audit log and tokens ({self.access.path}) are "
+                "missing: they were deleted or moved. Restore the file from a backup if you have one; the next "
+                "write starts a new log that says so."] if drawers else []
 
     # -- helpers ----------------------------------------------------------------------------------
 
@@ -433,8 +435,9 @@ class Palace(TaxonomyView):
     def _record(self, action: str, ids: Sequence[str], **detail: Any) -> None:
         """Append a write to the audit log, under the actor of this thread (see mempalace.access). A log
         that is started while the palace already holds other drawers says so in its first entry."""
-        if not self.access.path.exists() and self.count() > len(ids):
-            self.access.record(current_actor(), "log-start", [], drawers_already=self.count() - len(ids))
+        already = 0 if self.access.path.exists() else self.count() - len(ids)
+        if already > 0:
+            self.access.record(current_actor(), "log-start", [], drawers_already=already)
         self.access.record(current_actor(), action, ids, **detail)
 
     def _embed(self, texts: list[str]) -> Any:

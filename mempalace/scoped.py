@@ -166,8 +166,9 @@ class ScopedPalace:
         return self._palace.warnings() if self.grant.may("settings", "*") else []
 
     def audit_check(self) -> Any:
+        """The log's chain check and, if it is gone, the warning that says so (an admin's)."""
         self.grant.check("audit", "*")
-        return self._palace.access.verify()
+        return self._palace.access.verify(), self._palace.log_warnings()
 
     def derived(self, key: tuple[Any, ...], compute: Callable[[], Any]) -> Any:
         """As `Palace.derived`, remembered per scope (two scopes never share a view)."""

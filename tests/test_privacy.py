@@ -20,7 +20,7 @@ from mempalace import Palace
 from mempalace.errors import PalaceUnavailableError
 from mempalace.sharing import SERVER_FILE, ServerInfo
 
-from test_sharing import _kill, _wait_gone
+from test_sharing import _kill, _wait_gone, shared  # noqa: F401  (a fixture)
 
 PLANTED = """
 import pathlib
@@ -33,14 +33,9 @@ def _mode(path: Path) -> int:
 
 
 @pytest.fixture
-def shared_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setenv("MEMPALACE_SHARED", "1")
-    folder = tmp_path / "palace"
-    yield folder
-    info = ServerInfo.read(folder)
-    if info:
-        _kill(info.pid, signal.SIGTERM)
-        _wait_gone(info.pid)
+def shared_folder(shared: Path) -> Path:
+    """A palace folder opened the shared way, its server stopped afterwards (test_sharing's fixture)."""
+    return shared
 
 
 def test_modules_planted_in_a_palace_folder_never_run_in_its_server(shared_folder: Path, tmp_path: Path) -> None:

@@ -101,7 +101,7 @@ def _moment(ctx: click.Context, param: click.Parameter, value: str | None) -> st
 def audit_command(ctx: click.Context, palace: Palace, **filters: Any) -> None:
     """The palace's audit log, newest first: who changed what, when and from where; and whether it is
     as written (each entry chained to the one before). A changed log exits with code 1."""
-    warnings = [w for w in palace.warnings() if "audit log" in w]
+    warnings = palace.log_warnings()
     check = palace.access.verify()
     entries = palace.access.entries(**filters)
     emit(ctx, entries, lambda: _audit_table(entries) if entries else "No audit entries match.")
