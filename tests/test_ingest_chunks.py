@@ -15,6 +15,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
+from markdown_it import MarkdownIt
 
 from mempalace.formats import parse
 from mempalace.formats.base import Conversation, Message, Source
@@ -44,30 +45,28 @@ def conv(*messages: Message) -> Conversation:
     return Conversation(tuple(messages))
 
 
-def _open_fence(text: str) -> str | None:
-    """The fence line (without indentation) still open at the end of `text`, read line by line:
-    three or more backticks or tildes open a block; the same character, as many or more, closes it."""
-    fence = None
-    for line in text.split("\n")[:-1] if not text.endswith("\n") else text.split("\n"):
-        bare = line.lstrip(" ")
-        if len(line) - len(bare) > 3 or not bare.startswith(("```", "~~~")):
-            continue
-        marker = bare[: len(bare) - len(bare.lstrip(bare[0]))]
-        info = bare[len(marker):].strip()
-        if fence is None and not (marker[0] == "`" and "`" in info):
-            fence = marker + (info if re.fullmatch(r"[\w.+#-]{1,40}", info) else "")
-        elif fence is not None and bare.strip() == marker and marker[0] == fence[0] and len(marker) >= len(
-                fence) - len(fence.lstrip(fence[0])):
-            fence = None
-    return fence
+def _open_fence(before: str, after: str) -> str | None:
+    """The fence a Markdown parser (markdown-it, CommonMark) has open where a cut falls (`before` the
+    message's text up to it, `after` the rest), as the fence line to reopen (its info string only if a
+    language name), ChatGPT's private-use marks set aside: a probe line, indented like the line the cut
+    starts on (the next with text), follows `before` and is looked for in the fences of that text alone."""
+    next_text = next((line for line in after.split("\n") if line.strip()), "")
+    probe = next_text[: len(next_text) - len(next_text.lstrip(" \t"))] + "zzprobezz"
+    text = re.sub("[\ue000-\uf8ff]", "", before)
+    text = text + ("" if text.endswith("\n") else "\n") + probe
+    for token in MarkdownIt("commonmark").parse(text):
+        if token.type == "fence" and "zzprobezz" in token.content:
+            info = token.info.strip()
+            return token.markup + (info if re.fullmatch(r"[\w.+#-]{1,40}", info) else "")
+    return None
 
 
-def _label(message: Message, continued: bool, before: str = "") -> str:
-    """The label before a piece of `message`; `before` is the message's text before the piece (a piece
-    inside a fenced code block says so and reopens the fence on a line of its own)."""
+def _label(message: Message, continued: bool, before: str = "", after: str = "") -> str:
+    """The label before a piece of `message`; `before` and `after` are the message's text before and
+    from the piece (a piece inside a fenced code block says so and reopens the fence on a line of its own)."""
     if message.role == "tool" or not message.speaker:
         return ""
-    fence = _open_fence(before) if continued else None
+    fence = _open_fence(before, after) if continued else None
     if fence:
         return f"{message.speaker} (continued, in a code block):\n{fence}\n"
     return f"{message.speaker} (continued): " if continued else f"{message.speaker}: "
@@ -121,7 +120,7 @@ def assert_layout(conversation: Conversation, chunks: list[Chunk]) -> None:
             message = conversation.messages[span.message]
             if previous is not None:
                 expected.append(_gap(previous, message))
-            expected.append(_label(message, span.start > 0, message.text[: span.start]) + message.text[span.start : span.end])
+            expected.append(_label(message, span.start > 0, message.text[: span.start], message.text[span.start:]) + message.text[span.start : span.end])
             previous = message
         assert chunk.content == "".join(expected), f"drawer {number} is not labels + verbatim text"
 
@@ -134,7 +133,7 @@ def rebuild(conversation: Conversation, chunks: list[Chunk], stored: list[str]) 
         cursor, previous = 0, None
         for span in chunk.spans:
             message = conversation.messages[span.message]
-            lead = (_gap(previous, message) if previous else "") + _label(message, span.start > 0, message.text[: span.start])
+            lead = (_gap(previous, message) if previous else "") + _label(message, span.start > 0, message.text[: span.start], message.text[span.start:])
             assert content.startswith(lead, cursor), f"drawer {number}: expected {lead!r} at {cursor}"
             cursor += len(lead)
             texts[span.message] += content[cursor : cursor + span.end - span.start]
@@ -247,6 +246,11 @@ CODE = (
     "Here is the fix:\n\n```python\ndef login(user):\n    if not user:\n\treturn None  \n"
     "    token = issue(user)   \n\n\n    return token\n```\n\nAnd the shell:\n\n```\n$ make test\t# tab\n```"
 )
+# ChatGPT puts its private-use citation marks around a fence: the fence is one all the same
+CHATGPT_CODE = ("Use the Gmail API like this:\n\n\ue203```xml\n<scope>https://mail.google.com/</scope>\n"
+                "<client id=\"x\"/>\n```\ue204\n\n" + "Then ask for consent and keep the refresh token. " * 40
+                + "\n\n\ue203```python\nservice = build('gmail', 'v1')\n```\ue204\n\nThat is all.")
+LISTED_CODE = "1. Install it:\n   ```bash\n" + "   pip install thing  # step\n" * 60 + "   ```\n2. Run it.\n"
 CRLF = "first line\r\nsecond line\r\n\r\n  indented after blank\r\n\ttabbed\r\nlast   \r\n"
 TRAILING = "line with trailing spaces   \nline with trailing tab\t\n\n\n   \n\nafter blank lines  "
 WORDS = ("auth migration token the a of OAuth naïve café e\u0301clair 日本語 中文 한국어 עברית مرحبا 👩‍💻 🚀 "
@@ -318,6 +322,8 @@ NAMED = {
     "unicode": conv(user(UNICODE), assistant(UNICODE * 3, speaker="Zoë"), user("短い。"), assistant(UNICODE * 20)),
     "code_and_indentation": conv(user("    indented question\n\tand a tab"), assistant(CODE), assistant(CODE * 8)),
     "trailing_spaces_and_blank_lines": conv(user(TRAILING), assistant("\n\n\n" + TRAILING * 40 + "\n\n")),
+    "chatgpt_marked_fences": conv(user("gmail api?"), assistant(CHATGPT_CODE * 3, speaker="ChatGPT")),
+    "fence_in_a_list": conv(user("how?"), assistant(LISTED_CODE * 2)),
     "crlf": conv(user(CRLF), assistant(CRLF * 60)),
     "ten_thousand_chars": conv(user("Summarise this:"), assistant(long_text(random.Random(1), 10_000))),
     "one_paragraph_of_ten_thousand": conv(user(paragraph(random.Random(2), 10_000))),
@@ -572,6 +578,14 @@ def test_a_code_block_cut_in_two_is_reopened_and_labelled_in_the_next_drawer() -
     assert all("\n    Returns:\n" in c or "Returns" not in c for c in inside)  # four spaces kept with their line
     assert chunks[-1].content.endswith("Each function returns the area.")
     assert read_through(chunks, conversation) == f"User: write it\n\nClaude: {reply}"  # labels are not message text
+
+
+def test_a_fence_inside_chatgpt_citation_marks_closes_and_the_prose_after_it_is_not_code() -> None:
+    conversation = conv(user("gmail api?"), assistant(CHATGPT_CODE * 3, speaker="ChatGPT"))
+    chunks = chunk_conversation(conversation, 800)
+    assert len(chunks) >= 4
+    assert not any("in a code block" in chunk.content for chunk in chunks)  # every cut falls in prose
+    assert all(chunk.content.startswith(("User: ", "ChatGPT (continued): ")) for chunk in chunks[1:])
 
 
 def test_a_slack_code_block_is_reopened_without_repeating_its_first_line() -> None:

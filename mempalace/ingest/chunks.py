@@ -6,8 +6,9 @@ is packed message by message, and a message too big for one drawer is split by `
 at paragraph, line, sentence, then word boundaries (a line keeps its indentation); a blob (a long
 run without spaces, see `mempalace.blobs`) is a piece of its own, cut only to fit the size limit.
 Each message piece is written as `Speaker: text`, so a drawer reads like the conversation; a piece
-that starts inside a fenced code block is labelled so and reopens the fence (the label is not
-message text: the message's characters stay as they are). Tool lines are written as they are.
+that starts inside a fenced code block (as CommonMark reads the message, ChatGPT's private-use
+marks around fences set aside) is labelled so and reopens the fence (the label is not message
+text: the message's characters stay as they are). Tool lines are written as they are.
 Greedy packing from the start keeps the cut points of a conversation that later grows.
 """
 
@@ -16,6 +17,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from markdown_it import MarkdownIt
+
 from .. import blobs
 from ..chunking import after_whitespace, split_verbatim
 from ..formats.base import Conversation, Message
@@ -23,7 +26,7 @@ from ..formats.base import Conversation, Message
 MESSAGE_GAP = "\n\n"
 TOOL_GAP = "\n"
 IN_CODE = " (continued, in a code block):\n"  # after the speaker; the reopened fence's line follows
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})([^\n]*)$", re.MULTILINE)
+_PRIVATE_USE = re.compile("[\ue000-\uf8ff]")  # ChatGPT's citation marks, which it also puts around fences
 _FENCE_INFO = 40
 _FENCE_MARKER = 10  # a longer fence (```````…) is not reopened: its label would repeat it in every piece
 _LANGUAGE = re.compile(r"[\w.+#-]{1,%d}" % _FENCE_INFO)  # an info string a reopened fence repeats: a
@@ -144,11 +147,12 @@ def _fit(unit: list[int], messages: tuple[Message, ...], target: int, limit: int
         message = messages[index]
         room = max(target - len(_label(message, True)), 100)
         cap = max(limit - len(_label(message, True, ("~" * _FENCE_MARKER, "x" * _FENCE_INFO))), room)  # any label
-        start, fence = 0, None
-        for piece in _pieces(message.text, room, cap):
+        pieces = _pieces(message.text, room, cap)
+        fences = _fences(message.text) if len(pieces) > 1 else []
+        start = 0
+        for piece in pieces:
             span = Span(index, start, start + len(piece))
-            blocks.append(_Block(((message, span, _label(message, start > 0, fence)),)))
-            fence = _fence_after(piece, fence, start == 0 or message.text[start - 1] == "\n")
+            blocks.append(_Block(((message, span, _label(message, start > 0, _fence_at(message.text, start, fences))),)))
             start = span.end
     return blocks
 
@@ -185,17 +189,21 @@ def _around(text: str, room: int, cap: int) -> list[str]:
     return [p[i : i + cap] for p in split_verbatim(text, room) for i in range(0, len(p), cap)]
 
 
-def _fence_after(piece: str, fence: Fence | None, at_line_start: bool) -> Fence | None:
-    """The fence open at the end of `piece`, given the one open at its start."""
-    for match in _FENCE.finditer(piece):
-        if match.start() == 0 and not at_line_start:
-            continue  # the piece starts mid-line: that is no fence line
-        marker, info = match.group(1), match.group(2).strip()
-        if fence is None and not (marker[0] == "`" and "`" in info):
-            fence = (marker, info if _LANGUAGE.fullmatch(info) else "")
-        elif fence is not None and marker[0] == fence[0][0] and len(marker) >= len(fence[0]) and not info:
-            fence = None
-    return fence
+def _fences(text: str) -> list[tuple[int, int, Fence]]:
+    """The fenced code blocks of a message as CommonMark reads it once ChatGPT's private-use marks are
+    set aside: (opening line, line after its closing line or the text's end, fence)."""
+    tokens = MarkdownIt("commonmark").parse(_PRIVATE_USE.sub("", text))
+    return [(token.map[0], token.map[1], (token.markup, token.info.strip()))
+            for token in tokens if token.type == "fence" and token.map]
+
+
+def _fence_at(text: str, start: int, fences: list[tuple[int, int, Fence]]) -> Fence | None:
+    """The fence a cut at `start` falls inside: its line is after the opening line, up to the closing one."""
+    line = text.count("\n", 0, start)
+    for opening, after, (marker, info) in fences:
+        if opening < line < after:
+            return marker, info if _LANGUAGE.fullmatch(info) else ""
+    return None
 
 
 def _label(message: Message, continued: bool, fence: Fence | None = None) -> str:

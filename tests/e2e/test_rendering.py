@@ -30,11 +30,21 @@ HOSTILE = (
     "```python\nprint('<script>')\n```\n"
     "Paris.\ue200cite\ue202turn0search1\ue201 Asked <@U0BMYT2FL>."
 )
+# A ChatGPT answer whose fences sit inside its private-use citation marks, cut into drawers by ingest
+CHATGPT = ("Use the Gmail API like this:\n\n\ue203```xml\n<scope>https://mail.google.com/</scope>\n```\ue204\n\n"
+           + "Then ask for consent and keep the refresh token. " * 30 + "\n\n") * 4
 SCRIPT = f"""
 import streamlit as st
 from dashboard.text import show_verbatim
+from mempalace.formats.base import Conversation, Message
+from mempalace.ingest.chunks import chunk_conversation
 
-show_verbatim({HOSTILE!r}, key="raw-drawer", mentions={{"U0BMYT2FL": "Harry Potter"}})
+with st.container(key="hostile"):
+    show_verbatim({HOSTILE!r}, key="raw-drawer", mentions={{"U0BMYT2FL": "Harry Potter"}})
+answer = Conversation((Message("User", "user", "gmail api?"), Message("ChatGPT", "assistant", {CHATGPT!r})))
+with st.container(key="chatgpt"):
+    for number, chunk in enumerate(chunk_conversation(answer, 800)):
+        show_verbatim(chunk.content, key=f"chunk-{{number}}")
 """
 
 
@@ -70,7 +80,7 @@ def rendering_app(tmp_path: Path) -> Iterator[Callable[[], str]]:
 def test_hostile_markdown_renders_safely_and_the_raw_toggle_shows_the_stored_text(rendering_app, page: Page):
     page.goto(rendering_app())
     wait_for_app(page)
-    main = main_block(page)
+    main = main_block(page).locator(".st-key-hostile")
     shown = main.get_by_test_id("stMarkdown")
     expect(shown.locator("h3")).to_have_text("Step 1")
     expect(shown.locator("table td strong")).to_have_text("one")
@@ -94,3 +104,16 @@ def test_hostile_markdown_renders_safely_and_the_raw_toggle_shows_the_stored_tex
     expect(raw).to_have_count(1)
     assert raw.locator("code").inner_text() == HOSTILE
     assert main.locator("script, img, [onerror]").count() == 0
+
+
+def test_prose_after_a_chatgpt_code_block_renders_as_prose_in_every_drawer(rendering_app, page: Page):
+    page.goto(rendering_app())
+    wait_for_app(page)
+    drawers = main_block(page).locator(".st-key-chatgpt").get_by_test_id("stMarkdown")
+    expect(drawers.first).to_be_visible()
+    assert drawers.count() >= 4
+    code = drawers.locator("pre")
+    assert code.count() == 4 and all(block.inner_text().strip() == "<scope>https://mail.google.com/</scope>"
+                                     for block in code.all())  # the four real blocks, and nothing else
+    assert drawers.locator("p", has_text="Then ask for consent").count() >= 4
+    assert "\ue203" not in drawers.first.inner_text()
