@@ -20,8 +20,8 @@ chosen, wings = st.session_state.get("ingest_wing"), [w for w in p.list_wings() 
 wing_options = [*([FROM_FILE] if anywhere else []), *wings,
                 *([chosen] if chosen and chosen not in wings and chosen != FROM_FILE else [])]
 wing_choice = cols[0].selectbox("Wing", wing_options, accept_new_options=True, key="ingest_wing",
-                                help="Pick a wing or type a new one; by default each file names its own "
-                                     "(project, channel or file name).")
+                                help="Pick a wing or type a new one; by default each conversation goes to its "
+                                     "service's, Slack workspace's or project's wing (a plain text file's name last).")
 room = cols[1].text_input("Room (optional)", placeholder="chosen from each conversation's words",
                           key="ingest_room").strip() or None
 offer_similar_room(p, room, "ingest_room")

@@ -11,6 +11,7 @@ from mempalace.ingest import IngestReport, ingest
 from mempalace.wording import counted
 
 from .render import md
+from .text import plain_text
 
 
 def preview(p: ScopedPalace, files: list, wing: str | None, room: str | None) -> list[IngestReport]:
@@ -64,5 +65,6 @@ def show_preview(report: IngestReport) -> None:
         st.write(f"{report.already_present} already in the palace, {report.new} new "
                  f"({counted(report.conversations, 'conversation')}, {counted(report.planned, 'drawer')}).")
         rows = [{"status": d.status, "wing": d.wing, "room": d.room, "hall": d.hall,
-                 "text": d.content[:120].replace("\n", " ")} for d in report.drawers]
+                 "text": plain_text(d.content, {"format": report.format})[:120].replace("\n", " "),
+                 "conversation": d.title or "", "wing from": d.wing_from or "already filed"} for d in report.drawers]
         st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", height=min(400, 38 + 35 * len(rows)))

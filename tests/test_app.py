@@ -591,6 +591,7 @@ def test_ingest_previews_then_files_uploads(story):
     assert [e.value for e in at.error] == [r"junk\.bin looks like a binary file, not a transcript\."]
     preview = at.dataframe[0].value
     assert list(preview["status"]) == ["new"] and list(preview["wing"]) == ["wing_kai"]
+    assert list(preview["wing from"]) == ["chosen for this ingest"]
     assert app_palace(at).count() == before  # a preview writes nothing
 
     [file] = [b for b in at.button if b.label.startswith("File ")]

@@ -52,6 +52,20 @@ def test_a_dry_run_on_an_existing_palace_sees_what_is_stored_and_adds_nothing(tm
     assert json.loads(run(tmp_path / "p", "--json", "status").stdout)["drawers"] == 1
 
 
+def test_a_dry_run_in_text_says_where_each_conversation_would_go_and_why(tmp_path: Path) -> None:
+    (tmp_path / "gpu.txt").write_text(TRANSCRIPT, encoding="utf-8")
+    (tmp_path / "chat.txt").write_text("User: hi\n\nAssistant: hello\n", encoding="utf-8")
+    assert run(tmp_path / "p", "ingest", str(tmp_path / "chat.txt")).exit_code == 0
+    result = run(tmp_path / "p", "ingest", str(tmp_path / "gpu.txt"), str(tmp_path / "chat.txt"), "--dry-run")
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0] == "gpu.txt (plain_text): 1 conversation, 1 drawer, would add 1, 0 already in the palace"
+    assert lines[1].startswith("  'gpu': 1 new drawer → wing gpu (file name), room ")
+    assert lines[1].split(", halls ")[1] in {f"{hall} 1" for hall in ("facts", "events", "discoveries",
+                                                                        "preferences", "advice", "none")}
+    assert lines[3] == "  'chat': 1 already in the palace"
+
+
 def test_forced_room_and_format(tmp_path: Path) -> None:
     (tmp_path / "log.data").write_text(TRANSCRIPT, encoding="utf-8")
     result = run(tmp_path / "p", "ingest", str(tmp_path / "log.data"), "--format", "plain_text", "--room", "GPU Pricing")

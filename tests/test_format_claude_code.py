@@ -340,9 +340,13 @@ def test_a_long_first_line_makes_a_short_title(tmp_path):
 @pytest.mark.parametrize("cwd, place", [
     ("/home/ada/projects/analytical-engine/", "analytical-engine"),
     ("/srv/My Project (2)", "My Project (2)"),
+    ("/home/ada/engine-worktrees/engine-fix", "engine"),
+    ("/home/ada/engine/.worktrees/fix", "engine"),
+    ("/home/ada/engine/.claude/worktrees/fix/docs", "engine"),
+    ("/home/ada/worktrees/engine", "engine"),  # a home folder called worktrees holds projects
     (None, None),
 ])
-def test_place_is_the_last_folder_of_the_cwd(tmp_path, cwd, place):
+def test_place_is_the_project_of_the_cwd(tmp_path, cwd, place):
     assert parse_one(tmp_path, [user("q", cwd=cwd)]).place == place
 
 
@@ -535,7 +539,7 @@ def test_the_real_subagent_session():
     [conversation] = claude_code.parse(Source.from_path(require(SUBAGENT)))
     assert conversation.id == "258c7280-ae70-4798-800f-63464d01a85d:agent-a881341"
     assert conversation.speakers == ("Main agent", "Sub-agent")
-    assert conversation.place == "spotter-gqc"
+    assert conversation.place == "spotter"  # its cwd is a worktree: spotter-worktrees/spotter-gqc
     assert conversation.title == (
         "What is the output contract for Claude Code hooks, specifically for SessionStart")[:80]
     assert [m.role for m in conversation.messages] == [

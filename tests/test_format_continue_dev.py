@@ -13,7 +13,7 @@ import pytest
 from mempalace.errors import MalformedSourceError, UnsupportedFormatError
 from mempalace.formats import chatgpt, claude_ai, continue_dev, gemini_cli
 from mempalace.formats.base import Source
-from mempalace.ingest.planning import _default_wing
+from mempalace.ingest.wings import default_wing
 
 DATA = Path(__file__).parent / "data" / "formats" / "continue_dev"
 MODERN = DATA / "3f1c2a9e-5b7d-4e21-9c0a-7d8e6f5a4b3c.json"
@@ -72,7 +72,7 @@ def test_context_items_reasoning_thinking_and_prompt_logs_are_dropped() -> None:
 def test_default_wing_is_the_workspace_folder() -> None:
     source = Source.from_path(MODERN)
     (convo,) = continue_dev.parse(source)
-    assert _default_wing(convo, source, continue_dev.NAME) == "billing_service"
+    assert default_wing(convo, source, continue_dev.NAME).wing == "billing_service"
 
 
 def test_early_2024_layout_with_history_first() -> None:

@@ -119,12 +119,14 @@ def turns(convo: Conversation) -> list[tuple[str, str, str]]:
     return [(m.speaker, m.role, m.text) for m in convo.messages]
 
 
-def assert_verbatim(text: str, convo: Conversation) -> None:
-    """Message texts occur in `text` in order without overlap; all else is labels or whitespace."""
+def assert_verbatim(text: str, convo: Conversation, chrome: str = "") -> None:
+    """Message texts occur in `text` in order without overlap; all else is labels, whitespace or
+    whole lines of terminal `chrome` (a pattern)."""
     labels = {">", "❯", "●"}
     for speaker in convo.speakers:
         labels |= {f"{speaker}:", f"**{speaker}:**", f"**{speaker}**:"}
-    leftover = re.compile(r"(?:\s|" + "|".join(map(re.escape, labels)) + ")*", re.IGNORECASE)
+    pieces = [r"\s", *map(re.escape, labels), *([f"(?m:^{chrome}$)"] if chrome else [])]
+    leftover = re.compile(f"(?:{'|'.join(pieces)})*", re.IGNORECASE)
     position = 0
     for message in convo.messages:
         assert message.text and message.verbatim and message.text == message.text.rstrip()
@@ -145,7 +147,11 @@ def test_verbatim_rule_on_the_shared_terminal_capture() -> None:
         pytest.skip(f"shared sample {TERMINAL_SAMPLE} is absent (see /work/shared/README.md)")
     sample = Source.from_path(TERMINAL_SAMPLE)
     (convo,) = plain_text.parse(sample)
-    assert_verbatim(sample.read_text(), convo)
+    text = sample.read_text()
+    box = text.index("\n❯\xa0Try") - 1  # the input box: its rule, prompt, rule and status lines, to the end
+    box = text.rindex("\n", 0, box) + 1
+    assert_verbatim(text[:box], convo, chrome=r"[ \t]*[\u2580-\u259f][^\n]*|─{20,}")  # banner art, rules
+    assert convo.messages[-1].text == "/model"
 
 
 def test_shared_terminal_capture_turns() -> None:
@@ -158,19 +164,19 @@ def test_shared_terminal_capture_turns() -> None:
     assert convo.title == stem and convo.id is None
     assert convo.speakers == ("User", "Assistant")  # the text before the first turn has no speaker
     got = turns(convo)
-    assert [role for _, role, _ in got] == ["other", "user", "assistant", "user", "assistant", "assistant",
-                                            "user", "assistant"]
+    assert [role for _, role, _ in got] == ["other", "user", "user", "assistant", "assistant", "user"]
     assert got[0][2].startswith("claude --resume 55604662") and got[0][2].endswith("v1.19.2 (OTP 28)")
     assert got[1][2] == "claude --resume 55604662-cf2a-4331-851a-ec234028f8ca --dangerously-skip-permissions"
-    assert got[2][2].startswith(" ▐▛███▜▌   Claude Code v2.1.39\n")  # the banner, indentation kept
-    assert got[3:7] == [
+    assert not any("▐▛███▜▌" in text or "────" in text for _, _, text in got)  # the banner and rules: no one's words
+    assert convo.place == "spotter"  # the folder the banner shows
+    assert got[2:6] == [
         ("User", "user", "mix phx.server doesnt seem to start"),
         ("Assistant", "assistant", "Let me check the project structure and try running the server to see the error."),
         ("Assistant", "assistant", "Searched for 1 pattern (ctrl+o to expand)"),
         ("User", "user", "/model"),
     ]
-    # The empty input box ("❯" + no-break space + placeholder) is screen furniture, not a turn.
-    assert '\n❯\xa0Try "edit CLAUDE.md to..."\n' in got[7][2]
+    # The empty input box ("❯" + no-break space + placeholder) and the status under it: screen furniture
+    assert not any("Try \"edit CLAUDE.md" in text or "bypass permissions" in text for _, _, text in got)
 
 
 def test_quoted_turns(tmp_path: Path) -> None:
@@ -308,3 +314,16 @@ def test_date_header_values(tmp_path: Path, value: str, started: str | None) -> 
 def test_a_date_inside_code_is_not_a_header(tmp_path: Path) -> None:
     text = "```\nDate: 8 May 2023\n```\n\nAna: what does this log line mean?\nBen: it is a header.\n"
     assert parse_one(tmp_path, "code.txt", text).started is None
+
+
+def test_terminal_chrome_is_no_ones_words_but_art_and_tables_in_a_reply_stay(tmp_path: Path) -> None:
+    text = ("╭─ shell ─╮\n❯ show the load\n\n● Load by hour:\n▇▇▇▇ 40%\n▇▇ 20%\n┌────┬────┐\n│ a  │ b  │\n└────┴────┘\n"
+            + "─" * 300 + "\nand the rest of the reply\n\n❯ thanks\n")
+    convo = parse_one(tmp_path, "capture.txt", text)
+    assert turns(convo)[1:] == [
+        ("User", "user", "show the load"),
+        ("Assistant", "assistant", "Load by hour:\n▇▇▇▇ 40%\n▇▇ 20%\n┌────┬────┐\n│ a  │ b  │\n└────┴────┘"),
+        ("Assistant", "assistant", "and the rest of the reply"),  # after a rule line, the reply goes on
+        ("User", "user", "thanks"),
+    ]
+    assert convo.place is None  # no banner names a folder

@@ -93,7 +93,18 @@ def test_real_names_are_resolved_through_users_json(make_source):
     assert {m.role for m in conversation.messages} == {"other"}
     assert conversation.messages[0].timestamp == "2016-01-15T08:17:45Z"
     assert (conversation.id, conversation.title, conversation.place) == (
-        "general/2016-01-15", "#general 2016-01-15", "general")
+        "general/2016-01-15", "#general 2016-01-15", None)  # "export" names no workspace
+
+
+@pytest.mark.parametrize("name, workspace", [
+    ("Acme Corp Slack export Jan 1 2024 - Feb 2 2024.zip", "Acme Corp"), ("hfaran_testarchive", "hfaran_testarchive"),
+    ("slack_export.zip", None), ("slack-export-2024-05.zip", None),
+])
+def test_the_workspace_is_named_by_the_export(tmp_path: Path, name: str, workspace: str | None) -> None:
+    files = export_files(**{"general/2016-01-15.json": [msg("U1", "hello", "1452845865")]})
+    writer = write_zip if name.endswith(".zip") else write_folder
+    [conversation] = slack.parse(Source.from_path(writer(tmp_path / name, files)))
+    assert conversation.place == workspace
 
 
 def test_join_leave_and_other_system_lines_are_skipped(make_source):
@@ -163,7 +174,7 @@ def test_conversations_in_channel_then_date_order_and_messages_in_file_order(mak
     conversations = slack.parse(make_source(files))
     assert [c.id for c in conversations] == ["general/2016-01-01", "general/2016-01-03", "zeta/2016-01-02"]
     assert [m.text for m in conversations[1].messages] == ["later in file, earlier ts", "second"]
-    assert conversations[2].place == "zeta"  # not in channels.json, still read under its folder name
+    assert conversations[2].title == "#zeta 2016-01-02"  # not in channels.json, still read under its folder name
 
 
 def test_files_that_are_not_channel_day_files_are_ignored(make_source):

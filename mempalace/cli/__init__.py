@@ -311,7 +311,8 @@ def reindex(ctx: click.Context, palace: Palace) -> None:
 
 @main.command(name="ingest", cls=FormatsListed)
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--wing", help="File everything in this wing (default: project, channel or file name).")
+@click.option("--wing", help="File everything in this wing (default: the service, Slack workspace or project; "
+                              "a plain text file's name last).")
 @click.option("--room", help="File everything in this room (default: chosen from each conversation's words).")
 @click.option("--format", "format_name", type=_FormatChoice(), help="Skip detection: read as this format.")
 @click.option("--dry-run", is_flag=True, help="Show what would be filed; write nothing.")
@@ -327,6 +328,8 @@ def ingest_command(ctx: click.Context, palace: Palace, paths: tuple[Path, ...], 
         bars.close()
         if not ctx.obj["json"]:
             echo(("Error: " if report.errors else "") + report.summary(), err=bool(report.errors))
+            for line in report.by_conversation() if dry_run else ():
+                echo("  " + line)
 
     reports = ingest_paths(palace, paths, wing=wing, room=room, format_name=format_name, dry_run=dry_run,
                            progress=bars.update, on_report=show)

@@ -4,7 +4,8 @@ A format module has `NAME`, `LABEL`, `READS` (what it reads, for `ingest --help`
 `accept(source) -> bool` (cheap: looks at the name and the first bytes only) and
 `parse(source) -> list[Conversation]` (strict: malformed input raises `MalformedSourceError` naming the
 file and line). A format of binary files (a SQLite store) sets `BINARY = True`: it is asked before
-a file with NUL bytes is refused as binary.
+a file with NUL bytes is refused as binary. `DEFAULT_WING` says what its files are, for the wing
+they file into when none is given (see `mempalace.ingest.wings`).
 """
 
 from __future__ import annotations

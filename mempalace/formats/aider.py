@@ -22,6 +22,7 @@ from .base import Conversation, Message, Source, iso_time, malformed, one_line
 
 NAME = "aider"
 LABEL = "Aider chat history (.aider.chat.history.md)"
+DEFAULT_WING = "project"  # a session files into its project's wing
 READS = '.aider.chat.history.md in a repository (one conversation per session)'
 
 HISTORY_NAME = ".aider.chat.history.md"

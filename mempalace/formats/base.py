@@ -23,6 +23,9 @@ DEFAULT_MAX_BYTES = 200 * 1024 * 1024
 DEFAULT_MAX_UNZIPPED_BYTES = 1024 * 1024 * 1024
 SUMMARY_CHARS = 200  # tool calls and results are kept as one line of at most this many characters
 _MENTION = re.compile(r"@([A-Za-z0-9]+)")
+_WORKTREES_OF = re.compile(r"(.+?)[-_.]worktrees?", re.IGNORECASE)  # spotter-worktrees/spotter-gqc
+_WORKTREES = frozenset({"worktrees", ".worktrees", "worktree", ".worktree"})
+_TOOL_FOLDERS = frozenset({".claude", ".git", ".codex", ".cursor", ".gemini"})  # repo/.claude/worktrees/x
 
 
 @dataclass(frozen=True)
@@ -145,6 +148,26 @@ class Source:
         if self.is_zip:
             return _zip_members(self.read_bytes(), self.name, self.max_unzipped_bytes)
         return {}
+
+
+def project_name(folder: str | None) -> str | None:
+    """The project a session's working folder belongs to, from the path alone (it may be another
+    machine's): its last folder, but a git worktree's project rather than the worktree
+    (`spotter-worktrees/spotter-gqc`, `spotter/.worktrees/gqc`, `spotter/.claude/worktrees/gqc` → `spotter`)."""
+    if not isinstance(folder, str) or not folder.strip():
+        return None
+    parts = [part for part in PurePosixPath(folder.strip().replace("\\", "/").rstrip("/")).parts if part != "/"]
+    for index in range(len(parts) - 2, -1, -1):
+        own = _WORKTREES_OF.fullmatch(parts[index])
+        if own:
+            return own.group(1)
+        if parts[index].lower() in _WORKTREES:
+            before = parts[:index]
+            while before and before[-1].lower() in _TOOL_FOLDERS:
+                before.pop()
+            if parts[index].startswith(".") or len(before) < index:  # inside a project, not a home folder's
+                return before[-1] if before else None
+    return parts[-1] if parts and not parts[-1].endswith(":") else None
 
 
 def one_line(text: str) -> str:

@@ -16,6 +16,7 @@ from .base import Conversation, Message, Role, Source, export_items, iso_time, i
 
 NAME = "chatgpt"
 LABEL = "ChatGPT export"
+DEFAULT_WING = "service"  # an export of one service files into its wing
 READS = "the export's conversations.json, or the export .zip (the branch you saw)"
 
 _MAPPING_KEY = re.compile(r'"mapping"\s*:\s*\{')

@@ -17,6 +17,7 @@ from .base import Conversation, Message, Role, Source, export_items, iso_time, i
 
 NAME = "claude_ai"
 LABEL = "Claude.ai export"
+DEFAULT_WING = "service"  # an export of one service files into its wing
 READS = "the export's conversations.json, or the export .zip"
 
 _MESSAGES_KEY = re.compile(r'"chat_messages"\s*:')

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import PurePosixPath
 from typing import Any
 
-from .base import HEAD_BYTES, Conversation, Message, Source, iso_time, json_lines, malformed, one_line
+from .base import HEAD_BYTES, Conversation, Message, Source, iso_time, json_lines, malformed, one_line, project_name
 
 NAME = "claude_code"
 LABEL = "Claude Code session"
+DEFAULT_WING = "project"  # a session files into its project's wing
 READS = '~/.claude/projects/*/<session>.jsonl, sub-agent files too'
 
 _KNOWN_TYPES = {"user", "assistant", "summary", "progress", "file-history-snapshot", "queue-operation", "system"}
@@ -72,7 +72,7 @@ def parse(source: Source) -> list[Conversation]:
     first_user = next((m.text for m in messages if m.role == "user"), "")
     return [Conversation(
         messages=tuple(messages), id=conversation_id, title=title or _first_line(first_user),
-        place=PurePosixPath(cwd.replace("\\", "/")).name if isinstance(cwd, str) and cwd else None,
+        place=project_name(cwd),
     )]
 
 

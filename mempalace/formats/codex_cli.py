@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import PurePosixPath
 from typing import Any
 
-from .base import Conversation, Message, Source, iso_time, json_lines, malformed, one_line
+from .base import Conversation, Message, Source, iso_time, json_lines, malformed, one_line, project_name
 
 NAME = "codex_cli"
 LABEL = "Codex CLI session"
+DEFAULT_WING = "project"  # a session files into its project's wing
 READS = '~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl'
 
 _RECORD_TYPES = {"session_meta", "response_item", "event_msg", "turn_context", "compacted"}
@@ -65,7 +65,7 @@ def parse(source: Source) -> list[Conversation]:
     if not any(m.role in ("user", "assistant") for m in messages):
         return []
     cwd = meta.get("cwd") or cwd
-    place = PurePosixPath(cwd.replace("\\", "/")).name if isinstance(cwd, str) else None
+    place = project_name(cwd)
     session = meta.get("id")
     return [Conversation(messages=tuple(messages), id=str(session) if session else None, place=place or None)]
 

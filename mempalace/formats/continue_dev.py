@@ -17,10 +17,11 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from ..errors import UnsupportedFormatError
-from .base import Conversation, Message, Source, load_json, malformed, one_line, text_parts
+from .base import Conversation, Message, Source, load_json, malformed, one_line, project_name, text_parts
 
 NAME = "continue_dev"
 LABEL = "Continue session JSON"
+DEFAULT_WING = "project"  # a session files into its project's wing
 READS = '~/.continue/sessions/<id>.json (not sessions.json, the index)'
 
 _SESSION_ID = re.compile(r'(?<!\\)"sessionId"\s*:')
@@ -103,7 +104,7 @@ def _folder_name(folder: Any) -> str | None:
     text = folder.strip()
     if re.match(r"^[A-Za-z][A-Za-z0-9+.-]+://", text):
         text = unquote(urlsplit(text).path)
-    return PurePosixPath(text.replace("\\", "/")).name or None
+    return project_name(text)
 
 
 # Sessions written by the TypeScript core (2024 on): history = [{message, contextItems, ...}].

@@ -11,13 +11,13 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
 from typing import Any
 
-from .base import Conversation, Message, Source, iso_time, json_lines, load_json, malformed, one_line, text_parts
+from .base import Conversation, Message, Source, iso_time, json_lines, load_json, malformed, one_line, project_name, text_parts
 
 NAME = "copilot_cli"
 LABEL = "GitHub Copilot CLI session"
+DEFAULT_WING = "project"  # a session files into its project's wing
 READS = '~/.copilot/session-state/<id>/events.jsonl; older history-session-state/session_*.json'
 
 _EVENT_TYPE = re.compile(r"[a-z_]+(?:\.[a-z_]+)+\Z")
@@ -90,7 +90,7 @@ def parse(source: Source) -> list[Conversation]:
     log = _Log(source.name)
     for number, record in json_lines(source.read_text(), source.name):
         _event(log, record, number)
-    place = PurePosixPath(log.cwd.replace("\\", "/")).name if log.cwd else None
+    place = project_name(log.cwd)
     return _conversation(log.messages, log.session, place or None)
 
 

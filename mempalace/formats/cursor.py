@@ -15,16 +15,17 @@ import shutil
 import sqlite3
 import tempfile
 from contextlib import closing
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from ..errors import SourceRefusedError
-from .base import Conversation, Message, Source, iso_time, load_json, malformed, one_line
+from .base import Conversation, Message, Source, iso_time, load_json, malformed, one_line, project_name
 from .confined import read_file
 
 NAME = "cursor"
 LABEL = "Cursor chat store (state.vscdb)"
+DEFAULT_WING = "project"  # a session files into its project's wing
 READS = "state.vscdb from Cursor's globalStorage or workspaceStorage/<hash> (read from a copy)"
 BINARY = True  # an SQLite file: the registry must ask this format before refusing binary files
 
@@ -351,4 +352,4 @@ def _uri_folder(bubbles: list[Bubble]) -> str | None:
 
 
 def _last_folder(path: str) -> str | None:
-    return PurePosixPath(path.replace("\\", "/").rstrip("/")).name or None
+    return project_name(path)

@@ -15,6 +15,7 @@ from .base import Conversation, Message, Source, iso_time, load_json, malformed,
 
 NAME = "gemini_cli"
 LABEL = "Gemini CLI session"
+DEFAULT_WING = "project"  # a session files into its project's wing
 READS = '~/.gemini/tmp/<project>/chats/session-*.json'
 
 _SESSION_KEY = re.compile(r'"sessionId"\s*:')

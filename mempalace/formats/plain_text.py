@@ -8,10 +8,15 @@ A `Date: …` line is a header, not a speaker: it stays in the text before the f
 its date reads (ISO, or `8 May 2023` / `May 8, 2023`, optionally with a time such as `1:56 pm on`),
 it becomes the conversation's start (taken as UTC).
 
+A terminal capture's chrome is no one's message: Claude Code's banner (lines of block-element art,
+one naming Claude Code; the folder it shows is the conversation's place), rule lines (20 or more
+box-drawing dashes) and the input box at the end of the screen (a prompt between two rules, and the
+status lines under it).
+
 Verbatim rule: a message's text is the source from just after its label (the marker or `Name:` and the
 spaces or tabs after it) up to the start of the next label line, less its leading blank lines and its
-trailing whitespace. Text before the first label is a message of its own (speaker = the file's stem), so
-the only characters outside messages are labels and whitespace.
+trailing whitespace. Text before the first label is a message of its own (without a speaker), so
+the only characters outside messages are labels, whitespace and terminal chrome.
 """
 
 from __future__ import annotations
@@ -22,10 +27,11 @@ from datetime import datetime, timezone
 from pathlib import PurePosixPath
 from typing import NamedTuple
 
-from .base import Conversation, Message, Role, Source, iso_time
+from .base import Conversation, Message, Role, Source, iso_time, project_name
 
 NAME = "plain_text"
 LABEL = "Plain text or Markdown"
+DEFAULT_WING = "file"  # the project its banner shows, else the file's name
 READS = ".txt/.md: '> ' turns, User:/Assistant: labels, Name: text lines, else the whole text"
 
 SPEAKER_LINE_SHARE = 0.3  # generic `Name:` lines must be at least this share of the non-blank lines
@@ -51,6 +57,11 @@ _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ]|$)")
 _CLOCK = re.compile(r"(?P<hour>\d{1,2}):(?P<minute>\d{2})\s*(?P<half>am|pm)?", re.I)
 _HEADING = re.compile(r" {0,3}#{1,6}[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*\r?$")
 _LEADING_BLANK_LINES = re.compile(r"\A(?:[ \t\r\f\v]*\n)+")
+_ART = re.compile(r"[ \t]*[\u2580-\u259f]")  # a line of Claude Code's banner starts with block elements
+_RULE = re.compile(r"[ \t]*[─━═╌┄┈]{20,}[ \t\r]*")
+_BANNER_FOLDER = re.compile(r"[ \t](~?/[^\n]*?)[ \t\r]*$")
+_BOX_PROMPT = re.compile(r"[ \t]*(?:>|❯)(?:[ \t\u00a0]|$)")  # the input box's prompt (a no-break space after it)
+CHROME = "chrome"  # the role of a cut that starts terminal chrome: no message
 
 
 class _Line(NamedTuple):
@@ -91,7 +102,7 @@ def parse(source: Source) -> list[Conversation]:
     lines = _lines(text)
     messages = _messages(text, _cuts(lines), stem)
     title = next((m[1].strip() for line in lines if not line.fenced and (m := _HEADING.match(line.text))), None)
-    return [Conversation(messages=tuple(messages), title=title or stem)]
+    return [Conversation(messages=tuple(messages), title=title or stem, place=_banner_folder(lines))]
 
 
 def _lines(text: str) -> list[_Line]:
@@ -113,7 +124,7 @@ def _cuts(lines: list[_Line]) -> list[_Cut]:
     labelled = _named_cuts(lines, roles_only=True)
     labelled_fits = {c.role for c in labelled} == {"user", "assistant"}
     if marked_fits and (not labelled_fits or marker_labels >= len(labelled)):
-        return marked
+        return _without_chrome(marked, lines)
     if labelled_fits:
         return labelled
     named = _named_cuts(lines, roles_only=False)
@@ -157,6 +168,57 @@ def _marker_cuts(lines: list[_Line]) -> list[_Cut]:
     return cuts
 
 
+def _chrome(lines: list[_Line]) -> list[tuple[int, int]]:
+    """Line ranges [first, after) of a terminal's chrome: banner art naming Claude Code, rule lines,
+    and an input box (a prompt between two rules) with the status lines under it, at the end."""
+    ranges: list[tuple[int, int]] = []
+    index = 0
+    while index < len(lines):
+        end = index
+        while end < len(lines) and not lines[end].fenced and _ART.match(lines[end].text):
+            end += 1
+        if end > index and any("Claude Code" in line.text for line in lines[index:end]):
+            ranges.append((index, end))
+        elif not lines[index].fenced and _RULE.fullmatch(lines[index].text):
+            ranges.append((index, index + 1))
+        index = max(end, index + 1)
+    rules = [first for first, after in ranges if after == first + 1 and _RULE.fullmatch(lines[first].text)]
+    if len(rules) >= 2:
+        between = [line.text for line in lines[rules[-2] + 1 : rules[-1]] if line.text.strip()]
+        under = [line.text for line in lines[rules[-1] + 1 :] if line.text.strip()]
+        if len(between) == 1 and _BOX_PROMPT.match(between[0]) and len(under) <= 4 and not any(
+                _PROMPT.match(line) or _REPLY.match(line) for line in under):
+            ranges = [r for r in ranges if r[0] < rules[-2]] + [(rules[-2], len(lines))]
+    return ranges
+
+
+def _without_chrome(cuts: list[_Cut], lines: list[_Line]) -> list[_Cut]:
+    """`cuts` with each stretch of chrome cut out; text after one goes on as the message before it."""
+    kept = list(cuts)
+    for first, after in _chrome(lines):
+        start = lines[first].start
+        end = lines[after].start if after < len(lines) else None
+        before = [c for c in kept if c.line_start < start and c.role != CHROME]
+        inside = [c for c in kept if start <= c.line_start and (end is None or c.line_start < end)]
+        kept = [c for c in kept if c not in inside] + [_Cut(start, start, "", CHROME)]
+        if end is not None and not any(c.line_start == end for c in kept):
+            speaker, role = (inside[-1].speaker, inside[-1].role) if inside else \
+                (before[-1].speaker, before[-1].role) if before else ("", "other")
+            kept.append(_Cut(end, end, speaker, role))
+        kept.sort(key=lambda cut: cut.line_start)
+    return kept
+
+
+def _banner_folder(lines: list[_Line]) -> str | None:
+    """The project of the folder Claude Code's banner shows (`~/projects/spotter` → `spotter`)."""
+    for first, after in _chrome(lines):
+        banner = [line.text for line in lines[first:after] if _ART.match(line.text)]
+        if any("Claude Code" in line for line in banner):
+            found = next((m for line in banner if (m := _BANNER_FOLDER.search(line))), None)
+            return project_name(found[1]) if found else None
+    return None
+
+
 def _named_cuts(lines: list[_Line], roles_only: bool) -> list[_Cut]:
     """`User:`-style role labels (roles_only) or any short capitalised `Name:` (role "other")."""
     cuts = []
@@ -184,6 +246,8 @@ def _messages(text: str, cuts: list[_Cut], stem: str) -> list[Message]:
     ends = [cut.line_start for cut in cuts[1:]] + [len(text)]
     messages = []
     for cut, end in zip(cuts, ends):
+        if cut.role == CHROME:
+            continue
         body = _LEADING_BLANK_LINES.sub("", text[cut.text_start:end]).rstrip()
         if body:
             header = _DATE_HEADER.search(_before_fence(body)) if not cut.speaker and not messages else None

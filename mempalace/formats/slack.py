@@ -6,20 +6,22 @@ day files are ignored; the channel is the folder name (DM folders keep their id)
 (joins, topic changes, pins...) and empty messages are skipped; a person's message keeps exactly its
 `text` (link previews are dropped), while a bot post, or a message with no text of its own, is its
 text followed by each attachment's pretext, title and text (fallback if no text), joined by a blank
-line, every piece verbatim; day files left with no message make no conversation.
+line, every piece verbatim; day files left with no message make no conversation. The workspace
+(named by the export's file or folder name) is each conversation's place.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from .base import Conversation, Message, Source, decode_text, iso_time, load_json, malformed
 
 NAME = "slack"
 LABEL = "Slack export"
+DEFAULT_WING = "workspace"  # an export of one workspace files into slack_<workspace>
 READS = 'the export .zip as downloaded, or its unzipped folder'
 
 REQUIRED_FILES = ("users.json", "channels.json")
@@ -57,15 +59,23 @@ def parse(source: Source) -> list[Conversation]:
     for *_, items in days:
         for bot_id, bot_name in _bots_added(items):
             speaker_names.setdefault(bot_id, bot_name)
-    found = []
+    found, workspace = [], _workspace(source.name)
     for channel, day, member, items in days:
         label = f"{source.name}: {member}"
         messages = [_message(item, speaker_names, label, number) for number, item in enumerate(items, 1)]
         kept = tuple(message for message in messages if message is not None)
         if kept:
-            found.append(Conversation(messages=kept, id=f"{channel}/{day}", title=f"#{channel} {day}", place=channel,
+            found.append(Conversation(messages=kept, id=f"{channel}/{day}", title=f"#{channel} {day}", place=workspace,
                                       names=user_names))
     return found
+
+
+def _workspace(name: str) -> str | None:
+    """The workspace an export is of, from its name as Slack gives it
+    (`Acme Slack export Jan 1 2024 - Feb 2 2024.zip` → `Acme`); None for a generic name."""
+    stem = re.sub(r"\.zip$", "", PurePosixPath(name.replace("\\", "/")).name, flags=re.IGNORECASE)
+    stem = re.sub(r"[\s_-]*slack[\s_-]*export\b.*$", "", stem, flags=re.IGNORECASE).strip(" _-")
+    return None if re.fullmatch(r"(?i)(slack|export|archive|download|\d+)?", stem) else stem
 
 
 def _folder_names(folder: Path) -> set[str]:

@@ -4,24 +4,21 @@ from __future__ import annotations
 
 import bisect
 import hashlib
-import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from pathlib import PurePosixPath
 
 import numpy as np
 
 from .. import blobs
-from ..errors import MempalaceError
 from ..formats.base import Conversation, Source
 from ..models import DrawerDraft
-from ..naming import wing_name
 from ..palace import Palace
 from .chunks import MESSAGE_GAP, Chunk, chunk_conversation, prose, read_through, without_cut_labels
 from .halls import HallClassifier
 from .report import PlannedDrawer
 from .rooms import GENERAL, RoomChooser
+from .wings import CHOSEN, EARLIER, WingChoice, default_wing
 from .words import people_words
 from .topics import TopicRooms
 from .vector_cache import embed_cached, remembering_embed
@@ -32,9 +29,6 @@ SEGMENT_CHUNKS = 8  # a grown conversation's new drawers keep its stored room up
 ROOM_STATE = "topic_rooms"  # what an ingest leaves on the palace for the next one
 PROFILE_DRAWERS = 20  # drawers per existing room read to learn what it holds
 WING_SAMPLE = 500  # drawers per wing read for what its chats share
-_GENERIC_NAME = re.compile(r"^(conversations?|session[-_].*|rollout-.*|export|chats?|transcript|upload|untitled|state|events|"
-                           r"\.aider\.chat\.history|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$",
-                           re.IGNORECASE)
 
 
 @dataclass
@@ -102,19 +96,19 @@ def plan_source(palace: Palace, src: Source, fmt: str, conversations: list[Conve
         same = bool(replaces or older or set(conversation_ids) & {d.id for d in stored})
         new = [i for i, identity in enumerate(conversation_ids) if identity not in present]
         earlier = _earlier_places(stored, len(chunks)) if same else {}
-        places = _places(run, new, earlier, run.wing or _default_wing(conversation, src, fmt))
+        places = _places(run, new, earlier, default_wing(conversation, src, fmt))
         choosers = palace.room_choosers([earlier[i][2] for i in new if i in earlier]) if earlier and not run.room else {}
         waiting: dict[str, Pending] = {}
         for index, (chunk, identity) in enumerate(zip(chunks, conversation_ids)):
             if identity in present:
                 _add_present(plan, number, conversation, [chunk], [identity], present, index)
                 continue
-            wing, room = places[index]
+            wing, room, wing_from = places[index]
             if room is None:
                 part = waiting.setdefault(wing, Pending(wing, _text(conversation.title), tuple(sorted(names))))
                 part.ids.append(identity)
                 part.texts.append(blobs.removed(prose(chunk, conversation)))
-            plan.drawers.append(PlannedDrawer(wing=wing, room=room or GENERAL, hall="", status="new",
+            plan.drawers.append(PlannedDrawer(wing=wing, room=room or GENERAL, hall="", status="new", wing_from=wing_from,
                                               **_where(identity, chunk, number, index, conversation)))
             chooser = "person" if run.room else choosers.get(earlier[index][2], "ingest") if room else "ingest"
             plan.drafts.append(_draft(src, fmt, conversation, chunk, identity, wing, room or GENERAL, index, parent,
@@ -171,13 +165,15 @@ def _earlier_places(stored: list, count: int) -> dict[int, tuple[str, str | None
 
 
 def _places(run: Run, new: list[int], earlier: dict[int, tuple[str, str | None, str]],
-            default_wing: str) -> dict[int, tuple[str, str | None]]:
-    """(wing, room) for each new drawer: what the command forces, else what the stored version of the
-    conversation has, else the default wing and room None: chosen by meaning once embedded."""
+            default: WingChoice) -> dict[int, tuple[str, str | None, str]]:
+    """(wing, room, where the wing came from) for each new drawer: what the command forces, else what
+    the stored version of the conversation has, else the default wing and room None: chosen by
+    meaning once embedded."""
     places = {}
     for index in new:
         wing, room, _ = earlier.get(index, (None, None, ""))
-        places[index] = (run.wing or wing or default_wing, run.room or room)
+        reason = CHOSEN if run.wing else EARLIER if wing else default.reason
+        places[index] = (run.wing or wing or default.wing, run.room or room, reason)
     return places
 
 
@@ -264,18 +260,6 @@ def _draft(src: Source, fmt: str, conversation: Conversation, chunk: Chunk, iden
 
 def _text(value: object) -> str | None:
     return None if value is None or value == "" else str(value)
-
-
-def _default_wing(conversation: Conversation, src: Source, fmt: str) -> str:
-    """Project folder (Claude Code, Codex) or channel (Slack) when known, else the file's name."""
-    stem = PurePosixPath(src.name).stem if not src.is_dir else src.name
-    for candidate in (conversation.place, None if _GENERIC_NAME.match(stem) else stem, fmt):
-        if candidate:
-            try:
-                return wing_name(candidate)
-            except MempalaceError:
-                continue
-    return wing_name(fmt)
 
 
 def _conversation_key(fmt: str, conversation: Conversation) -> str:

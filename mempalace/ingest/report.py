@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
@@ -23,6 +24,7 @@ class PlannedDrawer:
     conversation_id: str | None = None
     title: str | None = None
     date: str | None = None
+    wing_from: str = ""  # why a new drawer goes to its wing ("project folder spotter", "ChatGPT export")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -69,6 +71,14 @@ class IngestReport:
         data["new"] = self.new
         return data
 
+    def by_conversation(self) -> list[str]:
+        """One line per conversation for people: where its new drawers would go (wing and why, rooms,
+        halls) and how many are already in the palace."""
+        groups: dict[int, list[PlannedDrawer]] = {}
+        for drawer in self.drawers:
+            groups.setdefault(drawer.conversation, []).append(drawer)
+        return [_conversation_line(drawers) for _, drawers in sorted(groups.items())]
+
     def summary(self) -> str:
         """One line for people: what was found and what happened."""
         if self.errors or self.skipped:
@@ -84,3 +94,20 @@ class IngestReport:
         if self.near_duplicates:
             parts.append(f"{counted(self.near_duplicates, 'near-duplicate')} kept")
         return ", ".join(parts) + "".join(f"; {note}" for note in self.notes)
+
+
+def _conversation_line(drawers: list[PlannedDrawer]) -> str:
+    first = drawers[0]
+    name = (first.title or first.conversation_id or f"conversation {first.conversation + 1}").replace("\n", " ")
+    line = f"{name[:60]!r}" + (f" ({first.date[:10]})" if first.date else "") + ": "
+    new = [d for d in drawers if d.status == "new"]
+    parts = []
+    if new:
+        wings = dict.fromkeys(f"{d.wing} ({d.wing_from})" if d.wing_from else d.wing for d in new)
+        halls = Counter(d.hall.removeprefix("hall_") or "none" for d in new)
+        parts.append(f"{counted(len(new), 'new drawer')} → wing {', '.join(wings)}, "
+                     f"{'rooms' if len({d.room for d in new}) > 1 else 'room'} {', '.join(dict.fromkeys(d.room for d in new))}, "
+                     f"halls {', '.join(f'{hall} {count}' for hall, count in halls.most_common())}")
+    if len(new) < len(drawers):
+        parts.append(f"{len(drawers) - len(new)} already in the palace")
+    return line + "; ".join(parts)
