@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import html
 from collections.abc import Sequence
+import re
+from dataclasses import replace
 from functools import partial
 
 import streamlit as st
 
+from mempalace import MempalaceError
 from mempalace.models import Drawer, SearchHit
 from mempalace.scoped import ScopedPalace
 
@@ -73,6 +76,7 @@ export default function ({ parentElement, data, setTriggerValue }) {  // `data`:
   return remove;
 }
 """
+_SLACK_HINT = re.compile(r"<[@#!][A-Za-z0-9]|&(?:gt|lt|amp);|<(?:https?://|mailto:)")
 _opener = st.components.v2.component("mempalace.card_opener", js=OPENER_JS)
 
 
@@ -91,6 +95,7 @@ def show_cards(p: ScopedPalace, cards: Sequence[tuple[Drawer, str]], key: str, t
     element each, an open one (`opened_key(key, id)` true) as `dashboard.hits.show_drawer`."""
     closed: list[str] = []
     st.session_state[f"{key}_listed"] = {drawer.id for drawer, _ in cards}  # what a switch may open
+    cards = _with_markup_metadata(p, cards)
     for drawer, top in cards:
         if st.session_state.get(opened_key(key, drawer.id)):
             _show_closed(closed)
@@ -101,6 +106,17 @@ def show_cards(p: ScopedPalace, cards: Sequence[tuple[Drawer, str]], key: str, t
     if cards:
         opener = f"{key}_opener"
         _opener(data=key, key=opener, height=0, on_opened_change=partial(_opened, opener, key))
+
+
+def _with_markup_metadata(p: ScopedPalace, cards: Sequence[tuple[Drawer, str]]) -> list[tuple[Drawer, str]]:
+    """The cards, a drawer listed without its metadata read in full when its text has Slack's markup
+    or escapes, so its card shows the names and characters the drawer keeps (`@Harry`, `>`)."""
+    wanted = [drawer.id for drawer, _ in cards if not drawer.extra and _SLACK_HINT.search(drawer.content)]
+    try:
+        full = p.get_drawers(wanted) if wanted else {}
+    except MempalaceError:
+        full = {}
+    return [(replace(drawer, extra=full[drawer.id].extra) if drawer.id in full else drawer, top) for drawer, top in cards]
 
 
 def show_hits(p: ScopedPalace, hits: Sequence[SearchHit], terms: list[str], key: str = "hit") -> None:

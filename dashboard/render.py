@@ -12,6 +12,10 @@ from datetime import datetime, timezone
 from collections.abc import Mapping
 from urllib.parse import quote, unquote
 
+from lemminflect import getAllInflections, getAllLemmas
+
+from mempalace.vocabulary import content_words
+
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:&])")
 JOINER = "\u2060"  # WORD JOINER: invisible, and breaks a pattern Streamlit would act on
 # Where GFM would still see a web or mail address once escapes are read: after "www", between ":"
@@ -21,8 +25,6 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 # "hover me", after a text with a title: a lettered circle drawn by CSS (U+24D8 is missing from common fonts)
 INFO_MARK = ('<sup class="mp-info" style="opacity:0.6;border:1px solid currentColor;border-radius:50%;'
              'padding:0 0.3em;font-size:0.65em;font-style:italic;font-family:serif" aria-hidden="true">i</sup>')
-STOP = frozenset("a an and are as at be by for from how i in is it of on or that the this to was we what when "
-                 "where which who why with you".split())
 PLACE_KEYS = ("wing", "room", "hall")  # what a clickable place may name
 NO_HALL_LABEL = "(none)"  # how a chart or a move box shows no hall
 
@@ -59,17 +61,29 @@ def unlinked(text: object) -> str:
 
 
 def query_terms(query: str) -> list[str]:
-    """The words of a query worth highlighting (no stop words, no one-letter words)."""
-    return [t for t in dict.fromkeys(w.lower() for w in _WORD.findall(query)) if len(t) > 1 and t not in STOP]
+    """The words of a query worth highlighting: those keyword search looks up (no stop words such as
+    "does" or "have"), none of one letter."""
+    return [t for t in content_words(_WORD.findall(query)) if len(t) > 1]
+
+
+def word_forms(terms: list[str]) -> set[str]:
+    """Each term and its inflections, as lemminflect's English lexicon knows them (`migrate` →
+    migrates, migrated, migrating; `mice` → mouse): the words a highlight marks, whole."""
+    forms = set()
+    for term in terms:
+        lemmas = {lemma for found in getAllLemmas(term).values() for lemma in found} or {term}
+        forms |= {term, *lemmas, *(form for lemma in lemmas for found in getAllInflections(lemma).values()
+                                   for form in found)}
+    return {form.lower() for form in forms if len(form) > 1}
 
 
 def highlight(text: str, terms: list[str], limit: int | None = None) -> str:
-    """`text` as escaped HTML with each occurrence of a term (or a word starting with it) in <mark>."""
+    """`text` as escaped HTML with each whole word that is a term or an inflection of one in <mark>."""
     shown = text if limit is None or len(text) <= limit else text[:limit] + "…"
     if not terms:
         return html.escape(shown)
-    pattern = re.compile(r"\b(" + "|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True)) + r")\w*",
-                         re.IGNORECASE | re.UNICODE)
+    forms = sorted(word_forms(terms), key=len, reverse=True)
+    pattern = re.compile(r"(?<!\w)(" + "|".join(map(re.escape, forms)) + r")(?!\w)", re.IGNORECASE | re.UNICODE)
     out, last = [], 0
     for found in pattern.finditer(shown):
         out += [html.escape(shown[last:found.start()]), "<mark>", html.escape(found.group(0)), "</mark>"]

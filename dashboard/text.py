@@ -25,6 +25,8 @@ from collections.abc import Mapping
 
 import streamlit as st
 
+from mempalace import blobs
+
 from .render import JOINER
 
 SAFE_SCHEMES = frozenset({"http", "https", "mailto"})
@@ -48,6 +50,14 @@ _SLACK_CODE = re.compile(r"```\n?(.+?)\n?```", re.S)  # Slack's code block, fenc
 # table, quote, code fence) renders as one only once the label stands apart.
 _LABEL_BEFORE_BLOCK = re.compile(
     r"(?:\A|(?<=\n\n))([^\n]{1,80}?:) (?=#{1,6}[ \t]|[-*+][ \t]|\d{1,9}[.)][ \t]|\||```|~~~|>)")
+
+_HEADING_MARK = re.compile(r"^([ \t]{0,3}(?:[^\n#]{1,80}?: )?)#{1,6}[ \t]+(?=\S)", re.MULTILINE)
+_FENCE_LINE = re.compile(r"^[ \t]*(?:`{3,}|~{3,})[^\n]*(?:\n|$)", re.MULTILINE)
+_STRONG = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
+_LINK_TARGET = re.compile(r"\[([^\]\n]+)\]\((?:https?://|mailto:)[^)\s]*\)")
+_HEADING_LINE = re.compile(r"^( {0,3})(#{1,6})(?=[ \t]|$)", re.MULTILINE)
+_DEMOTE = 3  # a drawer's heading is shown three levels down (## → #####): smaller than the page's own
 
 _PUNCTUATION = r"!-/:-@\[-`{-~"
 _ADDRESS = r"(?i:https?://|www\.)(?:[^\s<>$`!\[\]{}\\\":]|:(?![A-Za-z]))+"  # a bare web address
@@ -75,13 +85,13 @@ _SHORTCODE_REST = re.compile(r"[\w+\-]+:")  # after a colon: the rest of an emoj
 
 
 def display_text(content: str, mentions: Mapping[str, str] | None) -> str:
-    """The text as shown, not as stored: ChatGPT's citation marks removed (an entity card keeps its
-    name); for Slack's text (`mentions` given, even empty) its markup read: `<@U1>` → `@name` (the
+    """The text as shown, not as stored: a blob (a pasted image's base64) as its description,
+    ChatGPT's citation marks removed (an entity card keeps its name); for Slack's text (`mentions` given, even empty) its markup read: `<@U1>` → `@name` (the
     id when `mentions` lacks it), `<#C1|general>` → `#general`, `<!here>` → `@here`,
     `<https://x|label>` → `[label](https://x)`, `&lt;` `&gt;` `&amp;` → `<` `>` `&`, a ```code``` run
     (Slack writes it inside a line) as a fenced block; and a speaker's
     label put on a line of its own when the message opens with a block ("Kai: ### Plan")."""
-    text = _without_marks(content)
+    text = _without_marks(blobs.readable(content))
     if mentions is not None:
         text = _SLACK_MARKUP.sub(lambda found: _slack(found.group(1), found.group(2), mentions), text)
         text = _SLACK_ESCAPE.sub(lambda found: _SLACK_CHARACTERS[found.group(1)], text)
@@ -90,12 +100,14 @@ def display_text(content: str, mentions: Mapping[str, str] | None) -> str:
 
 
 def plain_text(content: str, extra: Mapping | None) -> str:
-    """The text as a closed card's snippet shows it (plain text, not Markdown): citation marks removed,
-    Slack's markup read as `display_text` reads it but a link as its label. `extra` is the drawer's
+    """The text as a closed card's snippet shows it (plain text, not Markdown): a blob as its
+    description, citation marks removed, Markdown's heading marks, `**`/`__`, code fences and
+    backticks and a link's target left out, and Slack's markup read as `display_text` reads it but
+    a link as its label. `extra` is the drawer's
     metadata: with its format known, only a Slack drawer's markup is read; a card listed from the
     catalog or a search hit knows no format, and then only forms Slack alone writes (`<@U…>`,
     `<#C…|…>`, `<!here>`, `<url|label>`) and `<url>` are read, each on its own."""
-    text = _without_marks(content)
+    text = _without_markup(_without_marks(blobs.readable(content)))
     if extra and "format" in extra:
         mentions = mentions_of(extra)
         if mentions is None:
@@ -103,6 +115,16 @@ def plain_text(content: str, extra: Mapping | None) -> str:
         text = _SLACK_MARKUP.sub(lambda found: _slack(found.group(1), found.group(2), mentions, plain=True), text)
         return _SLACK_ESCAPE.sub(lambda found: _SLACK_CHARACTERS[found.group(1)], text)
     return _SLACK_ONLY.sub(lambda found: _slack_plain(found.group()), text)
+
+
+def _without_markup(text: str) -> str:
+    """Markdown's marks that plain text shows as noise: `### ` before a heading (after a speaker's
+    label too), `**`/`__` around words, fence lines, a code span's backticks, a link's target."""
+    text = _HEADING_MARK.sub(r"\1", text)
+    text = _FENCE_LINE.sub("", text)
+    text = _STRONG.sub(r"\2", text)
+    text = _CODE_SPAN.sub(r"\1", text)
+    return _LINK_TARGET.sub(r"\1", text)
 
 
 def _slack_plain(markup: str) -> str:
@@ -145,7 +167,7 @@ def safe_markdown(text: str) -> str:
     parts = []
     for is_code, block in _blocks(lines):
         joined = "\n".join(block)
-        parts.append(_defused_code(joined) if is_code else _hard_breaks(_prose(joined)))
+        parts.append(_defused_code(joined) if is_code else _hard_breaks(_prose(_demoted(joined))))
     return "\n".join(parts)
 
 
@@ -204,6 +226,12 @@ def _slack(body: str, label: str | None, mentions: Mapping[str, str], plain: boo
 
 
 # -- safe Markdown ---------------------------------------------------------------------------------
+
+
+def _demoted(text: str) -> str:
+    """Prose with each ATX heading `_DEMOTE` levels down (at most level 6), so a drawer's `## Plan`
+    does not stand as large as the page's title."""
+    return _HEADING_LINE.sub(lambda found: found.group(1) + "#" * min(6, len(found.group(2)) + _DEMOTE), text)
 
 
 def _blocks(lines: list[str]) -> list[tuple[bool, list[str]]]:

@@ -305,6 +305,10 @@ class Palace(TaxonomyView):
             raise DrawerNotFoundError(f"No drawer with id {drawer_id!r} in this palace.")
         return drawer_from_record(found[0])
 
+    def get_drawers(self, ids: Sequence[str]) -> dict[str, Drawer]:
+        """The stored drawers among `ids`, read in full from Chroma (with their metadata)."""
+        return {r.id: drawer_from_record(r) for r in self._store.get(sorted(set(id_list(ids))))} if ids else {}
+
     @_serialized
     def find_drawers(self, ids: Sequence[str]) -> dict[str, Drawer]:
         """The stored drawers among `ids`, from the catalog (fast; without extra metadata)."""

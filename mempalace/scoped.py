@@ -219,6 +219,11 @@ class ScopedPalace:
     def find_drawers(self, ids: Sequence[str]) -> dict[str, Drawer]:
         return self._visible(self._palace.find_drawers(ids))
 
+    def get_drawers(self, ids: Sequence[str]) -> dict[str, Drawer]:
+        """Those of `ids` the catalog lists in a visible wing, read in full (Chroma agreeing on the wing)."""
+        listed = self.find_drawers(ids)
+        return {i: d for i, d in self._palace.get_drawers(list(listed)).items() if self._sees(d.wing)}
+
     def drawers_of(self, parent_id: str) -> list[Drawer]:
         sees = self._seer()
         return [d for d in self._palace.drawers_of(parent_id) if sees(d.wing)]

@@ -609,6 +609,26 @@ def test_ingest_previews_then_files_uploads(story):
     assert [b.label for b in at.main.button] == [] and "Filed" in [s.value for s in at.subheader]  # no stale preview
 
 
+def test_the_ingest_preview_of_a_chatgpt_export_shows_its_wing_and_text_without_citation_marks(story):
+    reply = "Use the Gmail API.\ue200cite\ue202turn0search1\ue201 Then \ue203ask for consent\ue204."
+    mapping = {"r": {"id": "r", "parent": None, "children": ["u"], "message": None},
+               "u": {"id": "u", "parent": "r", "children": ["a"], "message": {
+                   "author": {"role": "user"}, "content": {"content_type": "text", "parts": ["gmail?"]}}},
+               "a": {"id": "a", "parent": "u", "children": [], "message": {
+                   "author": {"role": "assistant"}, "content": {"content_type": "text", "parts": [reply]}}}}
+    export = json.dumps([{"id": "g1", "title": "Gmail", "mapping": mapping, "current_node": "a"}]).encode()
+    at = open_page("ingest")
+    at.file_uploader[0].upload("conversations_wrapped_list.json", export, "application/json")
+    at.run()
+    at.main.button[0].click().run()
+    assert not at.exception
+    preview = at.dataframe[0].value
+    assert list(preview["wing"]) == ["chatgpt"] and list(preview["wing from"]) == ["ChatGPT export"]
+    [text] = list(preview["text"])
+    assert text == "User: gmail?  ChatGPT: Use the Gmail API. Then ask for consent."  # each line break a space
+    assert not re.search("[\ue000-\uf8ff]", text)
+
+
 # -- Drawers: tests/test_listing.py (cards, paging, move and delete) -----------------------------
 
 

@@ -127,7 +127,7 @@ def test_markdown_structure_survives_and_code_is_left_as_written():
     fence = "```python\nif a < b and cost == '$5':\n    print('<script>')\n```"
     text = f"### **Step 1**\nFirst line\nsecond line\n\n- item\n- item\n\n{table}\n\n{fence}\n\nend"
     shown = safe_markdown(text)
-    assert shown.startswith("### **Step 1**  \nFirst line  \nsecond line\n\n- item  \n- item\n\n")  # line breaks kept
+    assert shown.startswith("###### **Step 1**  \nFirst line  \nsecond line\n\n- item  \n- item\n\n")  # line breaks kept
     assert table.replace("\n", "  \n") in shown and f"\n{fence}\n" in shown
     assert not UNESCAPED_LT.search(shown.replace(fence, "").replace("`$5 <b>`", ""))
 
@@ -158,3 +158,17 @@ def test_show_verbatim_renders_markdown_and_its_raw_toggle_shows_the_stored_text
     at.toggle(key="drawer-1").set_value(True).run()
     assert not at.markdown and [c.value for c in at.code] == [stored]  # byte for byte, marks and all
     assert stored.encode() == at.code[0].value.encode()
+
+
+def test_a_closed_cards_snippet_shows_words_not_markdown_marks():
+    text = "Kai: ### Plan\n**Bold** and __strong__, `code` and [the docs](https://x.org/d).\n```python\nx = 1\n```\n## Next"
+    assert plain_text(text, None) == "Kai: Plan\nBold and strong, code and the docs.\nx = 1\nNext"
+    assert plain_text("2 * 3 * 4 and a_b_c", None) == "2 * 3 * 4 and a_b_c"  # no pair of marks: as written
+
+
+def test_a_pasted_image_shows_as_its_description_in_a_card_and_in_the_open_drawer():
+    image = "data:image/png;base64," + "iVBORw0KGgo" * 400
+    text = f"User: here is the chart\n\n{image}\n\nwhat does it show?"
+    for shown in (plain_text(text, None), display_text(text, None)):
+        assert "iVBORw0KGgo" not in shown and "[4,422 characters of a data URI]" in shown
+        assert shown.startswith("User: here is the chart") and shown.endswith("what does it show?")

@@ -23,12 +23,28 @@ FILED: dict[str, str] = {}  # "url": the id of the drawer above, filled by prefi
 # by focus, whatever the page's layout is doing, and makes the same widget events.
 
 
+SLACK_TEXT = "<@U0BMYT2FL> the deploy is green &gt; 99% of checks, **ship it** ### today"
+
+
 def prefill(palace) -> None:
+    import io
+    import json
+    import zipfile
+
     from mempalace.demo import load_demo
+    from mempalace.ingest import ingest
 
     load_demo(palace)
     added = palace.add_drawer(TEXT, "wing_kai", "gpu-pricing", conversation_title=TITLE, conversation_date="2025-05-04")
     FILED["url"] = added.drawer_ids[0]
+    export = io.BytesIO()
+    with zipfile.ZipFile(export, "w") as archive:  # a Slack export: its text keeps ids and escapes
+        archive.writestr("users.json", json.dumps([{"id": "U0BMYT2FL", "name": "harry", "real_name": "Harry Potter"},
+                                                   {"id": "U2", "name": "ron", "real_name": "Ron Weasley"}]))
+        archive.writestr("channels.json", json.dumps([{"id": "C1", "name": "deploys"}]))
+        archive.writestr("deploys/2026-01-05.json", json.dumps([
+            {"type": "message", "user": "U2", "text": SLACK_TEXT, "ts": "1767600000.000100"}]))
+    ingest(palace, export.getvalue(), filename="Hogwarts Slack export Jan 5 2026 - Jan 6 2026.zip")
 
 
 @pytest.fixture(scope="module")
@@ -56,6 +72,13 @@ def opened(page: Page, drawer_id: str) -> Locator:
     details = open_card(card(page, drawer_id))
     expect(details.get_by_test_id("stCode")).to_have_text(drawer_id)
     return details
+
+
+def test_a_closed_slack_card_shows_names_and_characters_not_ids_escapes_or_markup(page: Page, server: Dashboard):
+    open_app(page, server, "drawers?wing=slack_hogwarts")
+    snippet = main_block(page).locator(f"{CARD} .mp-snippet")
+    expect(snippet).to_have_count(1)
+    expect(snippet).to_have_text("Ron Weasley: @Harry Potter the deploy is green > 99% of checks, ship it ### today")
 
 
 def test_a_place_from_the_address_then_move_and_delete_a_drawer(page: Page, server: Dashboard) -> None:
