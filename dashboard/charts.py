@@ -10,6 +10,7 @@ import html
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from datetime import datetime
 
 import pandas as pd
 import streamlit as st
@@ -49,6 +50,9 @@ CSS = """
 .mp-time { display: flex; align-items: flex-end; justify-content: center; gap: 1px; height: 9rem; border-bottom: 1px solid #bbb; }
 .mp-bar { flex: 1 1 0; max-width: 3rem; background: #4e79a7; min-height: 1px; }
 .mp-axis { display: flex; justify-content: space-between; opacity: 0.7; margin-top: 0.2rem; }
+.mp-ticks { display: flex; justify-content: center; gap: 1px; height: 1.4rem; opacity: 0.75; font-size: 0.85em; }
+.mp-tick { flex: 1 1 0; max-width: 3rem; position: relative; }
+.mp-tick span { position: absolute; left: 0; top: 0; white-space: nowrap; border-left: 1px solid #bbb; padding: 0.1rem 0 0 0.2rem; }
 """
 JS = NETWORK_JS + """
 export default function ({ parentElement, data, setTriggerValue }) {
@@ -234,6 +238,37 @@ def timeline(days: dict[str, int], label: str, one: str) -> str:
     most = max(count for _, _, count in bars) or 1
     drawn = "".join(f'<span class="mp-bar" style="height:{100 * count / most:.3f}%" '
                     f'title="{attr(f"{period}: {counted(count, one, label)}")}"></span>' for _, period, count in bars)
-    axis = (f"<span>{html.escape(bars[0][1])}</span><span>{html.escape(label)} per {unit}, at most {most:,}</span>"
-            f"<span>{html.escape(bars[-1][1])}</span>")
-    return f'<div class="mp-chart"><div class="mp-time">{drawn}</div><div class="mp-axis">{axis}</div></div>'
+    ticks = "".join(f'<span class="mp-tick">{f"<span>{html.escape(tick)}</span>" if tick else ""}</span>'
+                    for tick in ticks_for(unit, [start for start, _, _ in bars]))
+    span = bars[0][1] if len(bars) == 1 else f"{bars[0][1]} to {bars[-1][1]}"
+    axis = (f"<span>{html.escape(span)}</span>"
+            f"<span>{html.escape(label)} per {unit}, at most {most:,}</span>")
+    return (f'<div class="mp-chart"><div class="mp-time">{drawn}</div><div class="mp-ticks">{ticks}</div>'
+            f'<div class="mp-axis">{axis}</div></div>')
+
+
+# (unit, label format, which bars start one): each bar unit's tick levels, finest first
+_TICKS = {
+    "day": (("%d %b", lambda d: True), ("%d %b", lambda d: d.weekday() == 0), ("%b %Y", lambda d: d.day == 1)),
+    "week": (("%d %b", lambda d: True), ("%b %Y", lambda d: d.day <= 7), ("%b %Y", lambda d: d.day <= 7 and d.month % 3 == 1),
+             ("%Y", lambda d: d.day <= 7 and d.month == 1)),
+    "month": (("%b %Y", lambda d: True), ("%b %Y", lambda d: d.month % 3 == 1), ("%Y", lambda d: d.month == 1),
+              ("%Y", lambda d: d.month == 1 and d.year % 2 == 0), ("%Y", lambda d: d.month == 1 and d.year % 5 == 0)),
+    "year": (("%Y", lambda d: True), ("%Y", lambda d: d.year % 2 == 0), ("%Y", lambda d: d.year % 5 == 0),
+             ("%Y", lambda d: d.year % 10 == 0)),
+}
+MAX_TICKS = 10
+
+
+def ticks_for(unit: str, starts: list[str]) -> list[str]:
+    """A label for each bar that starts a tick ("" for the others): the finest of the unit's levels
+    (every bar, each month, quarter, year…) that gives at most MAX_TICKS, so the axis reads at any span."""
+    days = [datetime.strptime(start, "%Y-%m-%d") for start in starts]
+    levels = _TICKS[unit]
+    for shape, starts_one in levels:
+        if sum(map(starts_one, days)) <= MAX_TICKS or (shape, starts_one) == levels[-1]:
+            picked = [starts_one(day) for day in days]
+            every = max(1, -(-sum(picked) // MAX_TICKS))  # the coarsest level may still need thinning
+            chosen = [i for i, pick in enumerate(picked) if pick][::every]
+            return [days[i].strftime(shape) if i in chosen else "" for i in range(len(days))]
+    return [""] * len(days)

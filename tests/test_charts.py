@@ -150,6 +150,30 @@ def test_the_timeline_has_a_bar_per_day_week_or_month(days, unit, bars, count):
     assert markup.count('class="mp-bar"') == count and f"conversations per {unit}" in markup
 
 
+def test_a_decade_of_months_is_labelled_every_few_years_under_its_own_bars():
+    unit, found = charts.periods({"2016-01-05": 3, "2026-11-01": 4})
+    ticks = charts.ticks_for(unit, [start for start, _, _ in found])
+    assert unit == "month" and len(found) == len(ticks) == 131
+    labelled = [(found[i][0], tick) for i, tick in enumerate(ticks) if tick]
+    assert labelled == [(f"{year}-01-01", str(year)) for year in range(2016, 2027, 2)]  # each under its January
+    markup = charts.timeline({"2016-01-05": 3, "2026-11-01": 4}, "drawers filed", "drawer filed")
+    assert markup.count('class="mp-tick"') == 131 and markup.count("<span>2016</span>") == 1
+    assert "January 2016 to November 2026" in markup
+
+
+@pytest.mark.parametrize("days, unit, labels", [
+    ({"2025-03-03": 1, "2025-03-20": 2}, "day", ["03 Mar", "10 Mar", "17 Mar"]),
+    ({"2025-01-01": 2, "2025-09-30": 4}, "week", [f"{month} 2025" for month in
+                                                  ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep")]),
+    ({"2025-02-11": 1, "2025-05-01": 1}, "day", ["Mar 2025", "Apr 2025", "May 2025"]),  # 12 Mondays: too many
+    ({"2026-11-01": 3}, "day", ["01 Nov"]),
+])
+def test_the_axis_has_a_few_labels_at_any_span(days, unit, labels):
+    found_unit, found = charts.periods(days)
+    assert found_unit == unit
+    assert [tick for tick in charts.ticks_for(unit, [start for start, _, _ in found]) if tick] == labels
+
+
 def test_a_stray_old_date_gives_years_and_a_date_that_is_no_day_is_left_out():
     unit, found = charts.periods({"1970-01-01": 1, "2026-11-01": 3, "2024-00-00": 5})
     assert unit == "year" and len(found) == 57 and sum(n for _, _, n in found) == 4
