@@ -62,13 +62,13 @@ def test_the_stored_vectors_are_the_models(test_split) -> None:
 def test_real_drawers_keep_their_measured_accuracy_and_precision(test_split) -> None:
     bench, gold, _, _, predicted = test_split
     result = bench.score(gold, predicted)
-    assert result.n == 201
+    assert result.n == 199
     assert result.accuracy >= FLOOR and result.precision >= PRECISION_FLOOR, result
     assert 0.5 <= result.coverage <= 0.9, result  # it abstains, but not on everything
 
 
 @pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="issue 17 point 11: 80 % on TEST is the target; 57.2 % measured")
+                   reason="issue 17 point 11: 80 % on TEST is the target; 57.8 % measured")
 def test_real_drawers_reach_the_issue_target(test_split) -> None:
     bench, gold, _, _, predicted = test_split
     assert bench.score(gold, predicted).accuracy >= TARGET
