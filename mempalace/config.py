@@ -34,6 +34,8 @@ class Settings:
     ingest_drawer_chars: int = 800
     max_ingest_bytes: int = 200 * 1024 * 1024
     max_unzipped_bytes: int = 1024 * 1024 * 1024
+    sources_sync_seconds: float = 60.0  # how often registered sources are synced while the palace is in use
+    source_dirs: tuple[str, ...] = ()  # folders under which a signed-in admin may add sources (none: no one may)
     server_token: str = ""  # sent as a bearer token to a Chroma server behind a token-checking proxy
     access: tuple[Any, ...] = ()  # the [[access]] rules: who may read or change which wings (mempalace.access)
     trust_unverified_email: bool = False  # true: a sign-in whose provider sends no email_verified counts
@@ -90,6 +92,9 @@ def _typed(base: Settings, values: dict[str, Any], source: Path) -> Settings:
 
             typed[key] = parse_rules(value)
             continue
+        if key == "source_dirs":
+            typed[key] = _folder_list(key, value)
+            continue
         if kind is tuple:
             typed[key] = _room_list(key, value)
             continue
@@ -121,6 +126,14 @@ def _flag(key: str, value: Any) -> bool:
     raise ConfigError(f"Setting {key} must be true or false, got {value!r}.")
 
 
+def _folder_list(key: str, value: Any) -> tuple[str, ...]:
+    """A list setting of folders (a TOML list, or paths separated by os.pathsep), made absolute."""
+    items = value.split(os.pathsep) if isinstance(value, str) else value
+    if not isinstance(items, (list, tuple)) or not all(isinstance(i, str) for i in items):
+        raise ConfigError(f"Setting {key} must be a list of folders, got {value!r}.")
+    return tuple(str(Path(i.strip()).expanduser().resolve()) for i in items if i.strip())
+
+
 def _room_list(key: str, value: Any) -> tuple[str, ...]:
     """A list setting of room names (a TOML list; comma-separated text is accepted too), slugged."""
     items = value.split(",") if isinstance(value, str) else value
@@ -141,6 +154,7 @@ _RANGES: dict[str, tuple[float, float]] = {
     "foreign_check_seconds": (0.0, 86_400.0),
     "lock_timeout_seconds": (0.0, 3_600.0),
     "server_idle_seconds": (1.0, 7 * 86_400.0),
+    "sources_sync_seconds": (1.0, 86_400.0),
     "ingest_drawer_chars": (200, 50_000),
     "max_ingest_bytes": (1, 1 << 40),
     "max_unzipped_bytes": (1, 1 << 40),

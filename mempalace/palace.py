@@ -84,6 +84,11 @@ class Palace(TaxonomyView):
         return cls(*palace_parts(path, url, settings or load_settings(), create, private))
 
     @property
+    def catalog_path(self) -> Path:
+        """The catalog's file: the palace's own state (sources, access book) sits beside it."""
+        return self._catalog.path
+
+    @property
     def location(self) -> str:
         return self._store.location
 

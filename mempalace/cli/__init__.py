@@ -54,7 +54,7 @@ class _LazyGroup(click.Group):
         "traverse": "graph:traverse_command", "merge-rooms": "graph:merge_rooms_command",
         "rename-room": "graph:rename_room_command",
         "mcp": "mcp:mcp_command", "serve": "serve:serve_command", "token": "token:token_group",
-        "audit": "token:audit_command",
+        "audit": "token:audit_command", "sources": "sources:sources_group", "hooks": "hooks:hooks_group",
     }
 
     def list_commands(self, ctx: click.Context) -> list[str]:

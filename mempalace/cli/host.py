@@ -25,6 +25,7 @@ from ..locking import PalaceLock
 from ..privacy import NEUTRAL_FOLDER, OWNER_ONLY_UMASK, owner_dir, refuse_if_others_can_write
 from ..sharing import CLIENTS_DIR, SERVER_FILE, ServerInfo, answers, machine, newest_lease
 from .serve import die_with_parent, reap
+from .sync_timer import SyncTimer
 
 LOOPBACK = "127.0.0.1"
 PORT_TRIES = 5
@@ -78,8 +79,10 @@ def _serve(where: Path, lock: PalaceLock, idle_seconds: float) -> int:
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, lambda number, _frame: stopping.append(number))
     started = time.time()
+    timer = SyncTimer(where, _sync_seconds())
     try:
         while not stopping and server.poll() is None:
+            timer.tick()
             if ServerInfo.read(where) != info:
                 print("The server file was removed or replaced (the palace moved or was deleted): stopping.",
                       flush=True)
@@ -92,9 +95,21 @@ def _serve(where: Path, lock: PalaceLock, idle_seconds: float) -> int:
         if server.poll() is not None:
             print(f"Chroma's server exited by itself (code {server.returncode}).", flush=True)
     finally:
+        timer.stop()
         _forget(where, url)
         reap(server)
     return 0
+
+
+def _sync_seconds() -> float:
+    """How often the sources are synced: the setting, or its default when the settings cannot be read."""
+    from ..config import Settings, load_settings
+
+    try:
+        return load_settings().sources_sync_seconds
+    except MempalaceError as exc:
+        print(f"Settings unreadable ({exc}); syncing sources at the default interval.", flush=True)
+        return Settings(home=Path.home()).sources_sync_seconds
 
 
 def _start_chroma(where: Path, token: str) -> tuple[subprocess.Popen[Any] | None, str]:

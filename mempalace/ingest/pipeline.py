@@ -11,7 +11,7 @@ Chroma write per group, not per file); a group that fails is retried file by fil
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -20,6 +20,7 @@ import numpy as np
 from .. import blobs, formats
 from ..errors import MalformedSourceError, MempalaceError, SourceRefusedError, UnsupportedFormatError
 from ..formats.base import Conversation, Source
+from ..formats.walking import walk as _walk
 from ..inventory import INGEST
 from ..models import DrawerDraft
 from ..naming import room_slug, wing_name
@@ -29,7 +30,6 @@ from .report import IngestReport
 
 WRITE_BATCH = 2_000
 GROUP_DRAWERS = 512  # small files are embedded and filed together until a group has this many drawers
-_WALKED = {".jsonl", ".json", ".txt", ".text", ".md", ".markdown", ".log", ".zip", ".vscdb"}  # files a folder walk tries
 Reporter = Callable[[IngestReport], None]
 
 
@@ -158,27 +158,6 @@ def expand_paths(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
     return [path for path, _ in _walk(paths)]
 
 
-def _walk(paths: Iterable[str | os.PathLike[str]]) -> Iterator[tuple[Path, bool]]:
-    """(source, found by walking a folder) for each path, in order."""
-    for path in map(Path, paths):
-        if not path.is_dir() or formats.slack.accept(Source.from_path(path)):
-            yield path, False
-            continue
-        for folder, dirs, files in os.walk(path):
-            here = Path(folder)
-            kept = []
-            for sub in sorted(d for d in dirs if not d.startswith(".")):
-                if formats.slack.accept(Source.from_path(here / sub)):
-                    yield here / sub, True
-                else:
-                    kept.append(sub)
-            dirs[:] = kept
-            for file in sorted(files):
-                hidden = file.startswith(".") and file != formats.aider.HISTORY_NAME  # aider's history is a dot file
-                if not hidden and Path(file).suffix.lower() in _WALKED:
-                    yield here / file, True
-
-
 def _source(palace: Palace, source: str | os.PathLike[str] | bytes, name: str,
             roots: tuple[Path, ...] = ()) -> Source:
     caps = {"max_bytes": palace.settings.max_ingest_bytes, "max_unzipped_bytes": palace.settings.max_unzipped_bytes}
@@ -275,5 +254,6 @@ def _report(plan: Plan, added: tuple[str, ...], near: int, replaced: int, dry_ru
         added=len(added), already_present=len(plan.drawers) - len(new), replaced=replaced,
         near_duplicates=near, notes=notes, dry_run=dry_run, wings=tuple(sorted({d.wing for d in new})),
         rooms=tuple(sorted({d.room for d in new})), drawer_ids=added,
-        drawers=tuple(plan.drawers) if dry_run else (),
+        drawers=tuple(plan.drawers) if dry_run else (), parents=tuple(sorted(plan.parents)),
+        new_conversations=len({d.conversation for d in new}),
     )

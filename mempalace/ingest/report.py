@@ -55,6 +55,8 @@ class IngestReport:
     rooms: tuple[str, ...] = ()
     drawer_ids: tuple[str, ...] = ()
     drawers: tuple[PlannedDrawer, ...] = field(default=(), repr=False)
+    parents: tuple[str, ...] = ()  # the conversations of the source, as the palace keys them (parent ids)
+    new_conversations: int = 0  # conversations with at least one new drawer
 
     @property
     def ok(self) -> bool:

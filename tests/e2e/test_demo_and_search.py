@@ -16,7 +16,7 @@ from _dashboard import (CARD, Dashboard, alerts, choose, exceptions, main_block,
 pytestmark = pytest.mark.e2e
 
 QUERY = "token refresh bug"
-TERMS = re.compile(r"\b(?:token|refresh|bug)\w*", re.IGNORECASE)  # what the page should highlight
+TERMS = re.compile(r"\b(?:tokens?|refresh(?:es|ed|ing)?|bug(?:s|ged|ging)?)\b", re.IGNORECASE)  # the words and their inflections
 LOAD_TIMEOUT_MS = 90_000  # filing the twelve demo conversations with the real model
 
 

@@ -1,0 +1,58 @@
+"""The shared palace's host syncs its sources while the palace is in use: every `sources_sync_seconds`
+it stats the registered sources (cheap: nothing is read, neither Chroma nor the model is loaded)
+and, when a file is new, grown or gone, runs `mempalace sources sync --auto` as a child process.
+A sync's own use of the palace ends with it, so syncing never keeps an unused palace's host up."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from ..privacy import NEUTRAL_FOLDER, OWNER_ONLY_UMASK
+from ..sourcebook import SOURCES_FILE, SourceBook
+
+FIRST_CHECK_SECONDS = 2.0  # a host just started checks soon: sessions may have ended while no one used the palace
+
+
+class SyncTimer:
+    """Checks the palace's sources on a timer and starts a sync child when something changed."""
+
+    def __init__(self, palace_dir: Path, every: float):
+        self._dir = palace_dir
+        self._book = SourceBook(palace_dir / SOURCES_FILE)
+        self._every = every
+        self._due = time.monotonic() + min(FIRST_CHECK_SECONDS, every)
+        self._child: subprocess.Popen[Any] | None = None
+
+    def tick(self) -> None:
+        """Start a sync if one is due and something changed (at most one sync child at a time)."""
+        if self._child is not None and self._child.poll() is None:
+            return
+        self._child = None
+        if time.monotonic() < self._due:
+            return
+        self._due = time.monotonic() + self._every
+        if self._changed():
+            self._child = subprocess.Popen(
+                [sys.executable, "-P", "-m", "mempalace", "--palace", str(self._dir), "sources", "sync", "--auto"],
+                stdin=subprocess.DEVNULL, stdout=sys.stdout, stderr=subprocess.STDOUT, cwd=NEUTRAL_FOLDER,
+                umask=OWNER_ONLY_UMASK, env={**os.environ, "MEMPALACE_SHARED": "1"})
+
+    def stop(self) -> None:
+        """Wait briefly for a running sync (it records each file once filed: stopping it loses nothing)."""
+        if self._child is not None and self._child.poll() is None:
+            try:
+                self._child.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self._child.kill()
+
+    def _changed(self) -> bool:
+        try:
+            return any(self._book.changes(entry).any for entry in self._book.entries())
+        except Exception as exc:  # a broken book must not stop the palace's server
+            print(f"Checking the sources failed: {type(exc).__name__}: {exc}", flush=True)
+            return False

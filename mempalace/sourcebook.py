@@ -1,0 +1,223 @@
+"""The sources a palace keeps in sync, and what each sync saw: a small SQLite file next to the catalog.
+
+A source is a file or folder ingest can read. For each of its files the book keeps the size and
+modification time last filed, the conversations filed from it, and its error, so a sync of an
+unchanged source stats its files and reads nothing. Nothing here imports Chroma or the model: the
+shared palace's host asks `changes` every minute.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from .errors import InvalidInputError, PlaceNotFoundError
+from .formats.walking import walk
+from .privacy import owner_file
+
+SOURCES_FILE = "mempalace_sources.sqlite3"
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS sources(
+    name TEXT PRIMARY KEY, path TEXT NOT NULL UNIQUE, wing TEXT, format TEXT, added_at TEXT NOT NULL,
+    added_by TEXT NOT NULL DEFAULT '', last_sync TEXT, last_added INTEGER NOT NULL DEFAULT 0,
+    last_conversations INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE IF NOT EXISTS files(
+    source TEXT NOT NULL, path TEXT NOT NULL, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
+    parents TEXT NOT NULL DEFAULT '[]', error TEXT NOT NULL DEFAULT '', gone_at TEXT,
+    PRIMARY KEY(source, path)) WITHOUT ROWID;
+"""
+_NAME = re.compile(r"[^a-z0-9]+")
+
+
+@dataclass(frozen=True)
+class SourceEntry:
+    """A source and the outcome of its last sync (`errors`: (file, message) of the files that failed)."""
+
+    name: str
+    path: str
+    wing: str | None
+    format: str | None
+    added_at: str
+    added_by: str
+    last_sync: str | None
+    last_added: int
+    last_conversations: int
+    files_seen: int
+    files_gone: int
+    errors: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class Changes:
+    """What a scan of a source found against the book: files new or changed since last filed
+    ((path, size, mtime_ns)), files the book has that are no longer there, and how many were unchanged."""
+
+    changed: tuple[tuple[str, int, int], ...]
+    gone: tuple[str, ...]
+    unchanged: int
+
+    @property
+    def any(self) -> bool:
+        return bool(self.changed or self.gone)
+
+
+def sources_path(catalog: Path) -> Path:
+    """The book sits next to the catalog: in the palace folder, or in the cache for a server's palace."""
+    return catalog.with_name(SOURCES_FILE) if catalog.name == "mempalace_catalog.sqlite3" \
+        else catalog.with_suffix(".sources.sqlite3")
+
+
+def now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+class SourceBook:
+    """The sources of one palace; safe to use from several processes (SQLite, WAL)."""
+
+    def __init__(self, path: Path):
+        self.path = path
+
+    @contextmanager
+    def _db(self) -> Iterator[sqlite3.Connection]:
+        fresh = not self.path.exists()
+        db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        try:
+            if fresh:
+                owner_file(self.path)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.executescript(_SCHEMA)
+            yield db
+        finally:
+            db.close()
+
+    def add(self, path: str | os.PathLike[str], wing: str | None = None, format_name: str | None = None,
+            name: str | None = None, added_by: str = "") -> SourceEntry:
+        """Register a file or folder (it must exist); its name defaults to the folder's or file's."""
+        where = Path(path).expanduser()
+        if not where.exists():
+            raise InvalidInputError(f"{where} does not exist: give a transcript file or a folder of them.")
+        where = where.resolve()
+        name = _source_name(name or where.name or "source")
+        with self._db() as db:
+            taken = db.execute("SELECT name FROM sources WHERE path = ?", (str(where),)).fetchone()
+            if taken:
+                raise InvalidInputError(f"{where} is already the source {taken[0]!r}.")
+            if db.execute("SELECT 1 FROM sources WHERE name = ?", (name,)).fetchone():
+                raise InvalidInputError(f"There is already a source named {name!r}: pick another with --name.")
+            db.execute("INSERT INTO sources(name, path, wing, format, added_at, added_by) VALUES (?, ?, ?, ?, ?, ?)",
+                       (name, str(where), wing, format_name, now(), added_by))
+        return self.entry(name)
+
+    def remove(self, name: str) -> SourceEntry:
+        """Forget a source (its drawers stay in the palace)."""
+        entry = self.entry(name)
+        with self._db() as db:
+            db.execute("DELETE FROM files WHERE source = ?", (entry.name,))
+            db.execute("DELETE FROM sources WHERE name = ?", (entry.name,))
+        return entry
+
+    def entries(self) -> list[SourceEntry]:
+        if not self.path.exists():
+            return []
+        with self._db() as db:
+            rows = db.execute("SELECT * FROM sources ORDER BY name").fetchall()
+            return [self._entry(db, row) for row in rows]
+
+    def entry(self, name: str) -> SourceEntry:
+        """The source called `name`, or an error naming the sources there are."""
+        found = {e.name: e for e in self.entries()}
+        if name in found:
+            return found[name]
+        known = ", ".join(found) or "none yet (add one with `mempalace sources add PATH`)"
+        raise PlaceNotFoundError(f"No source named {name!r}. Sources: {known}.")
+
+    def changes(self, entry: SourceEntry) -> Changes:
+        """Stat the source's files (reading none) against what the book recorded."""
+        known = self.files(entry.name)
+        changed, seen = [], set()
+        for path, size, mtime in _stat_all(Path(entry.path)):
+            seen.add(path)
+            before = known.get(path)
+            if before is None or before[0] != size or before[1] != mtime or before[2] is not None:
+                changed.append((path, size, mtime))
+        gone = tuple(p for p, state in known.items() if p not in seen and state[2] is None)
+        return Changes(tuple(changed), gone, len(seen) - len(changed))
+
+    def files(self, name: str) -> dict[str, tuple[int, int, str | None, str]]:
+        """{file: (size, mtime_ns, gone since or None, error)} as last recorded."""
+        if not self.path.exists():
+            return {}
+        with self._db() as db:
+            return {row[0]: (row[1], row[2], row[3], row[4]) for row in db.execute(
+                "SELECT path, size, mtime_ns, gone_at, error FROM files WHERE source = ?", (name,))}
+
+    def record_file(self, name: str, path: str, size: int, mtime_ns: int, parents: Sequence[str] = (),
+                    error: str = "") -> None:
+        """A file filed (or failed, with `error`: it is tried again at the next sync)."""
+        with self._db() as db:
+            db.execute("INSERT OR REPLACE INTO files(source, path, size, mtime_ns, parents, error, gone_at) "
+                       "VALUES (?, ?, ?, ?, ?, ?, NULL)", (name, path, size, mtime_ns, json.dumps(sorted(parents)), error))
+
+    def mark_gone(self, name: str, paths: Sequence[str]) -> None:
+        with self._db() as db:
+            db.executemany("UPDATE files SET gone_at = ? WHERE source = ? AND path = ?",
+                           [(now(), name, path) for path in paths])
+
+    def record_sync(self, name: str, added: int, conversations: int) -> None:
+        with self._db() as db:
+            db.execute("UPDATE sources SET last_sync = ?, last_added = ?, last_conversations = ? WHERE name = ?",
+                       (now(), added, conversations, name))
+
+    def gone_parents(self) -> set[str]:
+        """The conversations filed from files that are gone (their drawers stay: the palace is the archive)."""
+        if not self.path.exists():
+            return set()
+        with self._db() as db:
+            rows = db.execute("SELECT parents FROM files WHERE gone_at IS NOT NULL").fetchall()
+        return {parent for (parents,) in rows for parent in json.loads(parents)}
+
+    @staticmethod
+    def _entry(db: sqlite3.Connection, row: tuple) -> SourceEntry:
+        name = row[0]
+        seen, gone = db.execute("SELECT COUNT(*), COUNT(gone_at) FROM files WHERE source = ?", (name,)).fetchone()
+        errors = tuple(db.execute("SELECT path, error FROM files WHERE source = ? AND error != '' AND gone_at IS NULL "
+                                  "ORDER BY path", (name,)).fetchall())
+        return SourceEntry(name, row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8], seen - gone, gone,
+                           tuple((p, e) for p, e in errors))
+
+
+def _source_name(text: str) -> str:
+    name = _NAME.sub("-", text.lower()).strip("-")[:60]
+    if not name:
+        raise InvalidInputError(f"{text!r} cannot name a source: use letters or digits.")
+    return name
+
+
+def _stat_all(root: Path) -> Iterator[tuple[str, int, int]]:
+    """(path, size, mtime_ns) of each source file under `root` (a Slack export folder: its newest file
+    and total size, so a new day file counts as a change)."""
+    for path, _ in walk([root]):
+        try:
+            if path.is_dir():
+                sizes = [entry.stat() for entry in _files_in(path)]
+                yield str(path), sum(s.st_size for s in sizes), max((s.st_mtime_ns for s in sizes), default=0)
+            else:
+                stat = path.stat()
+                yield str(path), stat.st_size, stat.st_mtime_ns
+        except OSError:
+            continue  # vanished while walked: the next sync sees it gone
+
+
+def _files_in(folder: Path) -> Iterator[os.DirEntry]:
+    for entry in os.scandir(folder):
+        if entry.is_dir(follow_symlinks=False):
+            yield from _files_in(Path(entry.path))
+        elif entry.is_file(follow_symlinks=False):
+            yield entry

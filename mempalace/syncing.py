@@ -1,0 +1,154 @@
+"""Keeping sources in sync: file what is new or grown in each registered source, exactly once.
+
+One sync runs per palace at a time (a lock file next to the sources book): the host's minute
+timer, `sources watch`, a tool's hook and "Sync now" take turns. A file is recorded as filed only
+after its drawers are written, so a sync killed part-way files the rest next time, and drawer ids
+are content hashes, so nothing is filed twice. A JSONL file is filed up to its last complete line
+(a line still being written waits for the next sync); any other file that changes while it is
+read is left for the next sync.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+from filelock import FileLock, Timeout
+
+from .errors import MempalaceError, PalaceBusyError
+from .formats.confined import read_file
+from .ingest import IngestReport, ingest, ingest_paths
+from .palace import Palace
+from .sourcebook import SourceBook, SourceEntry, sources_path
+from .privacy import OWNER_ONLY_FILE
+
+SYNC_LOCK_SUFFIX = ".sync.lock"
+WAIT_SECONDS = 600.0  # how long a hook or a person's sync waits for one already running
+CHANGED_WHILE_READ = "changed while it was read: it is read again at the next sync"
+
+
+@dataclass(frozen=True)
+class SyncReport:
+    """What one sync of one source did (`busy`: another process was syncing, nothing was done)."""
+
+    source: str
+    files_seen: int = 0
+    files_changed: int = 0
+    files_gone: int = 0
+    added: int = 0
+    new_conversations: int = 0
+    errors: tuple[tuple[str, str], ...] = ()
+    busy: bool = False
+
+    def summary(self) -> str:
+        if self.busy:
+            return f"{self.source}: another process is syncing the palace; nothing done."
+        parts = [f"{self.source}: {self.files_seen} files, {self.files_changed} new or changed",
+                 f"{self.added} drawers added from {self.new_conversations} conversations"]
+        if self.files_gone:
+            parts.append(f"{self.files_gone} gone (their drawers stay)")
+        if self.errors:
+            parts.append(f"{len(self.errors)} failed")
+        return ", ".join(parts) + "."
+
+
+def book_of(palace: Palace) -> SourceBook:
+    return SourceBook(sources_path(palace.catalog_path))
+
+
+@contextmanager
+def sync_turn(palace: Palace, wait: bool) -> Iterator[bool]:
+    """Hold the palace's sync lock for the block; yields False when another process holds it and
+    `wait` is off (or it did not let go within WAIT_SECONDS)."""
+    lock = FileLock(str(sources_path(palace.catalog_path)) + SYNC_LOCK_SUFFIX, mode=OWNER_ONLY_FILE)
+    try:
+        lock.acquire(timeout=WAIT_SECONDS if wait else 0)
+    except Timeout:
+        yield False
+        return
+    try:
+        yield True
+    finally:
+        lock.release()
+
+
+def sync_sources(palace: Palace, names: Sequence[str] = (), wait: bool = False) -> list[SyncReport]:
+    """Sync the named sources (all when none): file new and grown files, note the gone ones."""
+    book = book_of(palace)
+    entries = [book.entry(name) for name in names] if names else book.entries()
+    with sync_turn(palace, wait) as mine:
+        if not mine:
+            return [SyncReport(entry.name, busy=True) for entry in entries]
+        return [_sync_one(palace, book, entry) for entry in entries]
+
+
+def file_transcript(palace: Palace, path: str | os.PathLike[str], format_name: str | None = None) -> IngestReport:
+    """File one transcript now (a tool's hook: its session ended), in turn with any sync, and record
+    it in the source that holds it so the next sync does not read it again."""
+    where = Path(path).expanduser().resolve()
+    with sync_turn(palace, wait=True) as mine:
+        if not mine:
+            raise PalaceBusyError(f"Another process has been syncing the palace for {WAIT_SECONDS:.0f} s; "
+                                  f"{where} was not filed (the next sync files it).")
+        book = book_of(palace)
+        owner = next((e for e in book.entries() if where == Path(e.path) or Path(e.path) in where.parents), None)
+        stat = where.stat()
+        report = _file_one(palace, where, (owner.wing, owner.format or format_name) if owner else (None, format_name))
+        if owner is not None and report.ok:
+            book.record_file(owner.name, str(where), stat.st_size, stat.st_mtime_ns, report.parents)
+        return report
+
+
+def _sync_one(palace: Palace, book: SourceBook, entry: SourceEntry) -> SyncReport:
+    if not Path(entry.path).exists():
+        book.mark_gone(entry.name, [path for path, state in book.files(entry.name).items() if state[2] is None])
+        book.record_sync(entry.name, 0, 0)
+        return SyncReport(entry.name, files_gone=book.entry(entry.name).files_gone,
+                          errors=((entry.path, "the source's folder or file is gone"),))
+    changes = book.changes(entry)
+    book.mark_gone(entry.name, changes.gone)
+    added = conversations = 0
+    errors: list[tuple[str, str]] = []
+    for path, size, mtime in changes.changed:
+        try:
+            report = _file_one(palace, Path(path), (entry.wing, entry.format), Path(entry.path), (size, mtime))
+        except MempalaceError as exc:  # the palace itself failed: stop, and try these files again next time
+            errors.append((path, str(exc)))
+            break
+        if report.notes and CHANGED_WHILE_READ in report.notes:
+            continue
+        added += report.added
+        conversations += report.new_conversations
+        error = "" if report.ok or report.skipped else report.errors[0]
+        if error:
+            errors.append((path, error))
+        book.record_file(entry.name, path, size, mtime, report.parents, error)
+    book.record_sync(entry.name, added, conversations)
+    final = book.entry(entry.name)
+    return SyncReport(entry.name, final.files_seen, len(changes.changed), final.files_gone, added, conversations,
+                      tuple(errors))
+
+
+def _file_one(palace: Palace, path: Path, place: tuple[str | None, str | None], root: Path | None = None,
+              seen: tuple[int, int] | None = None) -> IngestReport:
+    """Ingest one file: a JSONL file up to its last complete line; another file only if it did not
+    change while it was read (else a report noting CHANGED_WHILE_READ)."""
+    wing, format_name = place
+    roots = () if root is None else (root,) if root.is_dir() else (root.parent,)
+    if path.is_file() and path.suffix.lower() == ".jsonl":
+        data = read_file(path, roots)
+        complete = data[: data.rfind(b"\n") + 1]
+        if not complete.strip():
+            return IngestReport(source=path.name, skipped=True, notes=("no complete line yet",))
+        return ingest(palace, complete, filename=path.name, wing=wing, format_name=format_name)
+    [report] = ingest_paths(palace, [path], wing=wing, format_name=format_name, roots=roots) or [
+        IngestReport(source=path.name, skipped=True)]
+    if seen is not None and path.is_file():
+        after = path.stat()
+        if (after.st_size, after.st_mtime_ns) != seen:
+            return IngestReport(source=path.name, notes=(CHANGED_WHILE_READ,))
+    return report
