@@ -27,7 +27,7 @@ _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sources(
     name TEXT PRIMARY KEY, path TEXT NOT NULL UNIQUE, wing TEXT, format TEXT, added_at TEXT NOT NULL,
     added_by TEXT NOT NULL DEFAULT '', last_sync TEXT, last_added INTEGER NOT NULL DEFAULT 0,
-    last_conversations INTEGER NOT NULL DEFAULT 0);
+    last_conversations INTEGER NOT NULL DEFAULT 0, last_new_at TEXT, last_new_conversations INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS files(
     source TEXT NOT NULL, path TEXT NOT NULL, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
     parents TEXT NOT NULL DEFAULT '[]', error TEXT NOT NULL DEFAULT '', gone_at TEXT,
@@ -49,6 +49,8 @@ class SourceEntry:
     last_sync: str | None
     last_added: int
     last_conversations: int
+    last_new_at: str | None  # the last sync that filed something, and how many conversations it brought
+    last_new_conversations: int
     files_seen: int
     files_gone: int
     errors: tuple[tuple[str, str], ...]
@@ -171,9 +173,13 @@ class SourceBook:
                            [(now(), name, path) for path in paths])
 
     def record_sync(self, name: str, added: int, conversations: int) -> None:
+        at = now()
         with self._db() as db:
             db.execute("UPDATE sources SET last_sync = ?, last_added = ?, last_conversations = ? WHERE name = ?",
-                       (now(), added, conversations, name))
+                       (at, added, conversations, name))
+            if added:
+                db.execute("UPDATE sources SET last_new_at = ?, last_new_conversations = ? WHERE name = ?",
+                           (at, conversations, name))
 
     def gone_parents(self) -> set[str]:
         """The conversations filed from files that are gone (their drawers stay: the palace is the archive)."""
@@ -189,8 +195,7 @@ class SourceBook:
         seen, gone = db.execute("SELECT COUNT(*), COUNT(gone_at) FROM files WHERE source = ?", (name,)).fetchone()
         errors = tuple(db.execute("SELECT path, error FROM files WHERE source = ? AND error != '' AND gone_at IS NULL "
                                   "ORDER BY path", (name,)).fetchall())
-        return SourceEntry(name, row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8], seen - gone, gone,
-                           tuple((p, e) for p, e in errors))
+        return SourceEntry(*row[:11], files_seen=seen - gone, files_gone=gone, errors=tuple((p, e) for p, e in errors))
 
 
 def _source_name(text: str) -> str:
