@@ -4,7 +4,7 @@
 import streamlit as st
 
 from dashboard.hits import show_drawer
-from dashboard.listing import hall_shown, manage, show_place, stale_filters
+from dashboard.listing import gone_toggle, hall_shown, manage, show_gone, show_place, stale_filters
 from dashboard.render import md, unlinked
 from dashboard.views import DRAWERS_PAGE, palace
 from mempalace import HALLS, MempalaceError
@@ -60,4 +60,9 @@ st.query_params.from_dict({k: v for k, v in current.items() if v != ANY})
 if dropped and linked:  # not after the user's own choice (or move) emptied a filter
     st.warning(stale_filters(dropped, in_wing))
 
-show_place(p, in_wing, None if room == ANY else room, None if hall == ANY else hall, "drawers", actions)
+place = (in_wing, None if room == ANY else room, None if hall == ANY else hall)
+gone = gone_toggle(p)
+if gone is None:
+    show_place(p, *place, "drawers", actions)
+else:
+    show_gone(p, gone, *place, "drawers", actions)

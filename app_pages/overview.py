@@ -5,6 +5,7 @@ import streamlit as st
 
 from dashboard import charts
 from dashboard.render import counts, md
+from dashboard.sources_panel import freshness
 from dashboard.start import empty_palace
 from dashboard.views import SEARCH_PAGE, key, link_to_search, overview, palace
 from mempalace.wording import counted
@@ -19,6 +20,8 @@ stats = view["stats"]
 st.html(counts([(label, f"{value:,}", "") for label, value in [
     ("Drawers", view["count"]), ("Wings", stats.total_wings), ("Rooms", stats.total_rooms),
     ("Tunnel rooms", stats.tunnel_rooms), ("Halls in use", len(view["halls"]))]], columns=5, size="2.25rem"))
+if synced := p.synced.entries():
+    st.caption(md("Kept in sync: " + freshness(synced)))
 
 left, right = st.columns([3, 2])
 with left:

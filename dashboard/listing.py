@@ -81,6 +81,33 @@ def show_place(p: ScopedPalace, wing: str | None, room: str | None, hall: str | 
         _pager(key, page, pages, span((page - 1) * PAGE, len(drawers), total), end=True)
 
 
+GONE_SHOWN = 200  # drawers of gone files listed at most (the newest conversations' first)
+
+
+def gone_toggle(p: ScopedPalace) -> set[str] | None:
+    """A switch, shown when some synced file is gone, that keeps the listing to those files' drawers:
+    their conversations (parent ids) when on, else None."""
+    parents = p.synced.gone_parents()
+    if parents and st.toggle("Only drawers whose source file is gone", key="drawers_gone",
+                             help="Files a synced source no longer holds. Their drawers stay: the palace is the archive."):
+        return parents
+    return None
+
+
+def show_gone(p: ScopedPalace, parents: set[str], wing: str | None, room: str | None, hall: str | None,
+              key: str, actions: Actions | None = None) -> None:
+    """The drawers of gone source files in this place (each filter None for any), newest conversation first."""
+    drawers = [d for parent in sorted(parents) for d in p.drawers_of(parent)
+               if wing in (None, d.wing) and room in (None, d.room) and hall in (None, d.hall or NO_HALL)]
+    drawers.sort(key=lambda d: (d.conversation_date or "", d.filed_at or ""), reverse=True)
+    if not drawers:
+        st.info(md(f"No drawer in {place_name(wing, room, hall)} comes from a file that is gone."))
+        return
+    st.caption(f"{len(drawers):,} drawers from files that are gone" +
+               (f"; the newest {GONE_SHOWN} shown" if len(drawers) > GONE_SHOWN else ""))
+    show_cards(p, [(drawer, "") for drawer in drawers[:GONE_SHOWN]], key, actions=actions)
+
+
 def _turn(page_key: str, step: int) -> None:
     st.session_state[page_key] = max(1, int(st.session_state.get(page_key) or 1) + step)
 

@@ -72,6 +72,13 @@ class ScopedPalace:
     def revision(self) -> int:
         return self._palace.revision()
 
+    @property
+    def synced(self) -> Any:
+        """The sources the palace keeps in sync, as this grant may use them (a `mempalace.scoped_sources.ScopedSources`)."""
+        from .scoped_sources import ScopedSources
+
+        return ScopedSources(self._palace, self.grant)
+
     def may(self, action: str, wing: str | None = None) -> bool:
         """Whether the grant allows `action` (on `wing`): pages use it to show only usable controls."""
         return self.grant.may(action, wing)

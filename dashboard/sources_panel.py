@@ -1,0 +1,116 @@
+"""The Sources panel of the Ingest page, and the Overview's line on how fresh the palace is.
+
+Every source with its path, format, wing, last sync, files seen and gone and each file's error; "Sync
+now"; adding a suggested tool folder or a typed path, and removing one (admins; editors sync).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pandas as pd
+import streamlit as st
+
+from mempalace import MempalaceError
+from mempalace.scoped import ScopedPalace
+from mempalace.sourcebook import SourceEntry
+from mempalace.wording import counted
+
+from .render import md, readable_time, unlinked
+
+
+def ago(moment: str | None, now: datetime | None = None) -> str:
+    """`2 min ago`, `3 h ago`, `5 days ago`; "never" for no time."""
+    if not moment:
+        return "never"
+    try:
+        then = datetime.fromisoformat(moment.replace("Z", "+00:00"))
+    except ValueError:
+        return moment
+    seconds = max(0, int(((now or datetime.now(timezone.utc)) - then).total_seconds()))
+    for size, unit in ((86_400, "day"), (3_600, "h"), (60, "min")):
+        if seconds >= size:
+            count = seconds // size
+            return f"{count} {unit}{'s' if unit == 'day' and count > 1 else ''} ago"
+    return "just now"
+
+
+def freshness(entries: list[SourceEntry], now: datetime | None = None) -> str:
+    """One line per source for the Overview: `claude-code synced 2 min ago, 3 new conversations 1 h ago`."""
+    lines = []
+    for entry in entries:
+        line = f"{entry.name} synced {ago(entry.last_sync, now)}"
+        if entry.last_new_at:
+            line += f", {counted(entry.last_new_conversations, 'new conversation')} {ago(entry.last_new_at, now)}"
+        lines.append(line)
+    return "; ".join(lines)
+
+
+def show_sources(p: ScopedPalace) -> None:
+    """The panel: the sources table, each failing file, sync, remove and add."""
+    sources = p.synced
+    entries = sources.entries()
+    if not entries and not sources.may_change:
+        return
+    st.subheader("Sources kept in sync")
+    st.caption(f"Filed by themselves every {p.settings.sources_sync_seconds:g} s while the palace is in use "
+               "(and by `mempalace sources watch`); a file already filed is not read again until it changes.")
+    if entries:
+        st.dataframe(pd.DataFrame([_row(e) for e in entries]), hide_index=True, width="stretch")
+        for entry in entries:
+            if entry.errors:
+                with st.expander(md(f"{entry.name}: {counted(len(entry.errors), 'file')} failed")):
+                    st.text("\n".join(f"{path}: {message}" for path, message in entry.errors))
+        _actions(p, entries)
+    else:
+        st.caption("No sources yet: add a folder below and new conversations in it are filed by themselves.")
+    if sources.may_change:
+        _add(p)
+    _say_done()
+
+
+def _row(entry: SourceEntry) -> dict:
+    return {"source": entry.name, "path": entry.path, "format": entry.format or "detected",
+            "wing": entry.wing or "per conversation", "last sync": readable_time(entry.last_sync) if entry.last_sync
+            else "never", "files": entry.files_seen, "gone": entry.files_gone,
+            "filed by last sync": entry.last_added, "failed": len(entry.errors)}
+
+
+def _actions(p: ScopedPalace, entries: list[SourceEntry]) -> None:
+    left, right = st.columns(2)
+    if p.synced.may_sync and left.button("Sync now", key="sources_sync"):
+        with st.spinner("Syncing…"):
+            _do(lambda: "; ".join(r.summary() for r in p.synced.sync()))
+    if p.synced.may_change:
+        name = right.selectbox("Source to remove", [e.name for e in entries], key="sources_remove_name")
+        if right.button("Remove source", key="sources_remove", help="Stops syncing it; its drawers stay."):
+            _do(lambda: f"Removed {p.synced.remove(name).name}; its drawers stay in the palace.")
+
+
+def _add(p: ScopedPalace) -> None:
+    for item in p.synced.suggestions():
+        if item.path in {e.path for e in p.synced.entries()}:
+            continue
+        if st.button(md(f"Add {item.tool}: {item.path} ({counted(item.files, 'file')})"), key=f"suggest_{item.name}"):
+            _do(lambda item=item: f"Added {p.synced.add(item.path, name=item.name).name}.")
+    cols = st.columns([3, 2, 1], vertical_alignment="bottom")
+    path = cols[0].text_input("Folder or file to keep in sync", key="sources_path",
+                              placeholder="~/.claude/projects").strip()
+    wing = cols[1].text_input("Wing (optional)", key="sources_wing", placeholder="chosen per conversation").strip()
+    if cols[2].button("Add source", key="sources_add", disabled=not path):
+        _do(lambda: f"Added {p.synced.add(path, wing or None).name}: the next sync files what it holds.")
+
+
+def _do(action) -> None:
+    """Run a panel action; what it did (or its error) is said after the rerun that shows its effect."""
+    try:
+        st.session_state["sources_said"] = ("success", action())
+    except MempalaceError as exc:
+        st.session_state["sources_said"] = ("error", str(exc))
+    st.rerun()
+
+
+def _say_done() -> None:
+    said = st.session_state.pop("sources_said", None)
+    if said:
+        (st.success if said[0] == "success" else st.error)(unlinked(said[1]))

@@ -1,0 +1,144 @@
+"""`mempalace hooks`: file a coding tool's session into the palace when the session ends.
+
+`install TOOL` adds a hook to the tool's settings file that runs `hooks run TOOL` against the palace in use
+at install time; `run` is what the tool executes, with the hook's JSON on stdin. The core
+(`mempalace.hooks`) keeps the registry of tools and edits their settings; these commands render it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..errors import MempalaceError
+from ..hooks import MAX_PAYLOAD_BYTES, TOOLS, hook_tool, install, status, transcript_from_payload, uninstall
+from .support import echo, emit, jsonable, place_options, user_errors
+
+_TOOL = click.Choice(tuple(TOOLS))
+_SETTINGS = click.option("--settings", "settings_file", type=click.Path(dir_okay=False, path_type=Path),
+                         help="The tool's settings file, if not where the tool keeps it by default.")
+_JSON = click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
+
+
+@click.group("hooks")
+@click.pass_context
+def hooks_group(ctx: click.Context) -> None:
+    """File a coding tool's session into the palace when the session ends (and before it is compacted)."""
+    ctx.ensure_object(dict)
+    for key, default in (("palace", None), ("url", None), ("json", False)):
+        ctx.obj.setdefault(key, default)
+
+
+def hook_command(tool: str, palace: Path | None, url: str | None) -> str:
+    """The shell command a tool's hook runs: this Python, the palace in use now, `hooks run TOOL`."""
+    url = url or (None if palace else os.environ.get("MEMPALACE_URL") or None)
+    if url:
+        where = ["--url", url]
+    else:
+        from ..config import load_settings
+
+        where = ["--palace", str(Path(palace or load_settings().default_palace).expanduser().resolve())]
+    return shlex.join([sys.executable, "-m", "mempalace", *where, "hooks", "run", tool])
+
+
+@hooks_group.command("install")
+@click.argument("tool", type=_TOOL)
+@_SETTINGS
+@_JSON
+@place_options
+@click.pass_context
+def install_command(ctx: click.Context, tool: str, settings_file: Path | None, as_json: bool) -> None:
+    """Add MemPalace's hook to TOOL's settings, keeping every other hook and setting there."""
+    ctx.obj["json"] = as_json or ctx.obj["json"]
+    command = hook_command(tool, ctx.obj["palace"], ctx.obj["url"])
+    with user_errors():
+        result = install(tool, command, settings_file)
+    entry = hook_tool(tool)
+    emit(ctx, {**jsonable(result), "command": command}, lambda: (
+        (f"Installed the {entry.label} hook in {result.settings_file} ({', '.join(result.events)})."
+         if result.changed else f"The {entry.label} hook was already installed in {result.settings_file}.")
+        + f"\nIt runs: {command}"))
+
+
+@hooks_group.command("uninstall")
+@click.argument("tool", type=_TOOL)
+@_SETTINGS
+@_JSON
+@click.pass_context
+def uninstall_command(ctx: click.Context, tool: str, settings_file: Path | None, as_json: bool) -> None:
+    """Remove MemPalace's hook (and nothing else) from TOOL's settings."""
+    ctx.obj["json"] = as_json or ctx.obj["json"]
+    with user_errors():
+        result = uninstall(tool, settings_file)
+    label = hook_tool(tool).label
+    emit(ctx, result, lambda: (f"Removed the {label} hook from {result.settings_file}." if result.changed
+                               else f"No MemPalace hook in {result.settings_file}; nothing to remove."))
+
+
+@hooks_group.command("status")
+@click.argument("tool", type=_TOOL, required=False)
+@_SETTINGS
+@_JSON
+@click.pass_context
+def status_command(ctx: click.Context, tool: str | None, settings_file: Path | None, as_json: bool) -> None:
+    """Whether MemPalace's hook is installed for TOOL (every tool with hooks when none is named)."""
+    ctx.obj["json"] = as_json or ctx.obj["json"]
+    if settings_file is not None and tool is None:
+        raise click.UsageError("--settings names one tool's file: give the TOOL too.")
+    if tool:
+        with user_errors():
+            one = jsonable(status(tool, settings_file))
+        emit(ctx, one, lambda: _status_line(one))
+        return
+    rows: list[dict[str, Any]] = []
+    for name in TOOLS:
+        try:
+            rows.append(jsonable(status(name)))
+        except MempalaceError as exc:
+            rows.append({"tool": name, "error": str(exc)})
+    emit(ctx, rows, lambda: "\n".join(_status_line(row) for row in rows))
+
+
+def _status_line(row: dict[str, Any]) -> str:
+    label = hook_tool(row["tool"]).label
+    if "error" in row:
+        return f"{label}: {row['error']}"
+    if row["installed"]:
+        return f"{label}: installed in {row['settings_file']} ({', '.join(row['events'])})"
+    if row["events"]:
+        return f"{label}: partly installed in {row['settings_file']} (only {', '.join(row['events'])})"
+    return f"{label}: not installed ({row['settings_file']})"
+
+
+@hooks_group.command("run")
+@click.argument("tool", type=_TOOL)
+@click.pass_context
+def run_command(ctx: click.Context, tool: str) -> None:
+    """What TOOL's hook executes: reads the hook's JSON on stdin and files the transcript it names.
+
+    It never breaks the tool's session: nothing is printed on stdout, and a problem is one line on
+    stderr with exit code 0 all the same."""
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            _file_session(tool, ctx.obj["palace"], ctx.obj["url"])
+    except Exception as exc:  # noqa: BLE001 (a hook must never fail the session it runs in)
+        message = str(exc) if isinstance(exc, MempalaceError) else f"{type(exc).__name__}: {exc}"
+        echo("mempalace hooks run: " + " ".join(message.split()), err=True)
+
+
+def _file_session(tool: str, palace: Path | None, url: str | None) -> None:
+    """File the transcript the hook's stdin names into the palace; a failed filing is reported on stderr."""
+    from ..palace import Palace
+    from ..syncing import file_transcript
+
+    path = transcript_from_payload(tool, sys.stdin.buffer.read(MAX_PAYLOAD_BYTES + 1))
+    with Palace.open(palace, url, create=True) as opened:
+        report = file_transcript(opened, path, hook_tool(tool).format_name)
+    if report.errors:
+        echo("mempalace hooks run: " + " ".join(report.summary().split()), err=True)

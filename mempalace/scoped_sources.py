@@ -1,0 +1,88 @@
+"""The palace's sources as one person may use them (the dashboard's Sources panel).
+
+Editors see the sources and sync them (those filing into wings they may ingest into); admins add
+and remove them. In a team's palace (one with `[[access]]` rules, signed in) a source may only be a
+folder under the palace's `source_dirs` setting, as `mcp --allow-dir` keeps an agent to its folders:
+a team member never makes the palace read another folder of the machine it runs on.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from .access import Grant, acting_as
+from .errors import AccessDeniedError
+from .naming import wing_name
+from .palace import Palace
+from .sourcebook import SourceEntry
+from .suggest import Suggestion, suggest
+from .syncing import SyncReport, book_of, sync_sources
+
+
+class ScopedSources:
+    """`palace`'s sources through `grant`."""
+
+    def __init__(self, palace: Palace, grant: Grant):
+        self._palace = palace
+        self.grant = grant
+
+    @property
+    def team(self) -> bool:
+        """A signed-in team's palace: sources only under `source_dirs`."""
+        return bool(self._palace.settings.access)
+
+    @property
+    def may_change(self) -> bool:
+        return self.grant.may("settings", "*")
+
+    @property
+    def may_sync(self) -> bool:
+        return self.grant.may("ingest", "*") or any(self._may_sync(e) for e in self.entries())
+
+    def entries(self) -> list[SourceEntry]:
+        """The sources, for anyone who may file anything."""
+        if not any(self.grant.may("ingest", w) for w in ("*", *self._palace.list_wings())):
+            return []
+        return book_of(self._palace).entries()
+
+    def gone_parents(self) -> set[str]:
+        """The conversations filed from source files that are gone (their drawers stay)."""
+        return book_of(self._palace).gone_parents() if self.entries() else set()
+
+    def suggestions(self) -> list[Suggestion]:
+        """Known tools' folders on this machine: the owner's palace only (a team's server's home is no one's)."""
+        if self.team or not self.may_change:
+            return []
+        return suggest()
+
+    def add(self, path: str | os.PathLike[str], wing: str | None = None, format_name: str | None = None,
+            name: str | None = None) -> SourceEntry:
+        self.grant.check("settings", "*")
+        where = Path(path).expanduser().resolve()
+        if self.team:
+            allowed = [Path(d) for d in self._palace.settings.source_dirs]
+            if not any(where == root or root in where.parents for root in allowed):
+                shown = ", ".join(map(str, allowed)) or "none (set source_dirs in the palace's config.toml)"
+                raise AccessDeniedError(f"{where} is not under a folder this palace may read sources from: {shown}.")
+        return book_of(self._palace).add(where, wing_name(wing) if wing else None, format_name, name,
+                                         added_by=self.grant.actor.who)
+
+    def remove(self, name: str) -> SourceEntry:
+        self.grant.check("settings", "*")
+        return book_of(self._palace).remove(name)
+
+    def sync(self, names: Sequence[str] = ()) -> list[SyncReport]:
+        """Sync the sources named (all this person may sync when none)."""
+        book = book_of(self._palace)
+        chosen = [book.entry(n) for n in names] if names else book.entries()
+        refused = [e.name for e in chosen if not self._may_sync(e)]
+        if refused:
+            raise AccessDeniedError(f"{self.grant.actor.who} may not sync {', '.join(refused)}: that needs the "
+                                    "editor role on the wings the source files into.")
+        with acting_as(self.grant.actor):
+            return sync_sources(self._palace, [e.name for e in chosen], wait=True) if chosen else []
+
+    def _may_sync(self, entry: SourceEntry) -> bool:
+        return self.grant.may("ingest", entry.wing or "*")
