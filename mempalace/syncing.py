@@ -19,7 +19,10 @@ from typing import Iterator
 
 from filelock import FileLock, Timeout
 
-from .errors import MempalaceError, PalaceBusyError
+from . import formats
+from .errors import (InvalidInputError, MalformedSourceError, MempalaceError, PalaceBusyError, SourceRefusedError,
+                     UnsupportedFormatError)
+from .formats.base import Source
 from .formats.confined import read_file
 from .ingest import IngestReport, ingest, ingest_paths
 from .palace import Palace
@@ -29,6 +32,7 @@ from .privacy import OWNER_ONLY_FILE
 SYNC_LOCK_SUFFIX = ".sync.lock"
 WAIT_SECONDS = 600.0  # how long a hook or a person's sync waits for one already running
 CHANGED_WHILE_READ = "changed while it was read: it is read again at the next sync"
+NOT_A_TRANSCRIPT = "not a transcript: passed over"
 
 
 @dataclass(frozen=True)
@@ -103,6 +107,18 @@ def file_transcript(palace: Palace, path: str | os.PathLike[str], format_name: s
         return report
 
 
+def _transcript(source: Source) -> bool:
+    """Whether a file found in a source's folder is a transcript at all (a tool's settings or log
+    file beside its sessions is passed over, not reported as failing)."""
+    try:
+        formats.detect(source)
+    except (UnsupportedFormatError, SourceRefusedError):
+        return False
+    except MalformedSourceError:
+        return True  # one of ours, broken: ingest says where
+    return True
+
+
 def _sync_one(palace: Palace, book: SourceBook, entry: SourceEntry) -> SyncReport:
     if not Path(entry.path).exists():
         book.mark_gone(entry.name, [path for path, state in book.files(entry.name).items() if state[2] is None])
@@ -116,7 +132,11 @@ def _sync_one(palace: Palace, book: SourceBook, entry: SourceEntry) -> SyncRepor
     for path, size, mtime in changes.changed:
         try:
             report = _file_one(palace, Path(path), (entry.wing, entry.format), Path(entry.path), (size, mtime))
-        except MempalaceError as exc:  # the palace itself failed: stop, and try these files again next time
+        except FileNotFoundError:
+            continue  # removed since the scan: the next sync sees it gone
+        except InvalidInputError as exc:  # this file: refused or unreadable
+            report = IngestReport(source=Path(path).name, errors=(str(exc),))
+        except (MempalaceError, OSError) as exc:  # the palace (or the disk) failed: stop, try these files next time
             errors.append((path, str(exc)))
             break
         if report.notes and CHANGED_WHILE_READ in report.notes:
@@ -144,7 +164,11 @@ def _file_one(palace: Palace, path: Path, place: tuple[str | None, str | None], 
         complete = data[: data.rfind(b"\n") + 1]
         if not complete.strip():
             return IngestReport(source=path.name, skipped=True, notes=("no complete line yet",))
+        if format_name is None and root is not None and not _transcript(Source.from_bytes(complete, path.name)):
+            return IngestReport(source=path.name, skipped=True, notes=(NOT_A_TRANSCRIPT,))
         return ingest(palace, complete, filename=path.name, wing=wing, format_name=format_name)
+    if format_name is None and root is not None and root != path and not _transcript(Source.from_path(path)):
+        return IngestReport(source=path.name, skipped=True, notes=(NOT_A_TRANSCRIPT,))
     [report] = ingest_paths(palace, [path], wing=wing, format_name=format_name, roots=roots) or [
         IngestReport(source=path.name, skipped=True)]
     if seen is not None and path.is_file():
@@ -152,3 +176,15 @@ def _file_one(palace: Palace, path: Path, place: tuple[str | None, str | None], 
         if (after.st_size, after.st_mtime_ns) != seen:
             return IngestReport(source=path.name, notes=(CHANGED_WHILE_READ,))
     return report
+
+
+def _transcript(source: Source) -> bool:
+    """Whether a file found in a source's folder is a transcript at all (a tool's settings or log
+    file beside its sessions is passed over, not reported as failing)."""
+    try:
+        formats.detect(source)
+    except (UnsupportedFormatError, SourceRefusedError):
+        return False
+    except MalformedSourceError:
+        return True  # one of ours, broken: ingest says where
+    return True

@@ -258,3 +258,16 @@ def _recorded(palace_dir: Path) -> list[str]:
         return []
     with sqlite3.connect(path, timeout=5) as db:
         return [row[0] for row in db.execute("SELECT path FROM files")]
+
+
+def test_a_file_beside_the_sessions_that_is_no_transcript_is_passed_over_not_failed(palace: Palace,
+                                                                                  tmp_path: Path) -> None:
+    session(tmp_path / "tmp" / "abc" / "chats" / "session-1.jsonl", 1)
+    (tmp_path / "tmp" / "abc" / "logs.json").write_text('{"level": "info", "n": 3}', encoding="utf-8")
+    (tmp_path / "tmp" / "abc" / "events.jsonl").write_text('{"metric": 1}\n', encoding="utf-8")
+    (tmp_path / "tmp" / "abc" / "broken.json").write_text('{"mapping": ', encoding="utf-8")
+    book_of(palace).add(tmp_path / "tmp", name="gemini")
+    [report] = sync_sources(palace)
+    assert report.added > 0 and report.files_seen == 4
+    assert [Path(path).name for path, _ in report.errors] == ["broken.json"]  # a broken JSON file says where
+    assert book_of(palace).entry("gemini").errors[0][1].startswith("broken.json")
