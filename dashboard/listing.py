@@ -9,6 +9,7 @@ from mempalace import HALLS, MempalaceError
 from mempalace.models import NO_HALL, Drawer
 from mempalace.naming import hall_change, room_slug, wing_name
 from mempalace.scoped import ScopedPalace
+from mempalace.wording import counted
 
 from .cards import show_cards
 from .hits import Actions
@@ -103,7 +104,7 @@ def show_gone(p: ScopedPalace, parents: set[str], wing: str | None, room: str | 
     if not drawers:
         st.info(md(f"No drawer in {place_name(wing, room, hall)} comes from a file that is gone."))
         return
-    st.caption(f"{len(drawers):,} drawers from files that are gone" +
+    st.caption(f"{counted(len(drawers), 'drawer')} from files that are gone" +
                (f"; the newest {GONE_SHOWN} shown" if len(drawers) > GONE_SHOWN else ""))
     show_cards(p, [(drawer, "") for drawer in drawers[:GONE_SHOWN]], key, actions=actions)
 

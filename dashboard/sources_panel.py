@@ -70,21 +70,37 @@ def show_sources(p: ScopedPalace) -> None:
 
 
 def _row(entry: SourceEntry) -> dict:
-    return {"source": entry.name, "path": entry.path, "format": entry.format or "detected",
-            "wing": entry.wing or "per conversation", "last sync": readable_time(entry.last_sync) if entry.last_sync
-            else "never", "files": entry.files_seen, "gone": entry.files_gone,
-            "filed by last sync": entry.last_added, "failed": len(entry.errors)}
+    """A source's row, the counts before the (long) path so a narrow page shows them."""
+    return {"source": entry.name, "last sync": readable_time(entry.last_sync) if entry.last_sync else "never",
+            "files": entry.files_seen, "gone": entry.files_gone, "filed by last sync": entry.last_added,
+            "failed": len(entry.errors), "wing": entry.wing or "per conversation",
+            "format": entry.format or "detected", "path": entry.path}
 
 
 def _actions(p: ScopedPalace, entries: list[SourceEntry]) -> None:
     left, right = st.columns(2)
     if p.synced.may_sync and left.button("Sync now", key="sources_sync"):
         with st.spinner("Syncing…"):
-            _do(lambda: "; ".join(r.summary() for r in p.synced.sync()))
+            _do(_sync_now(p))
     if p.synced.may_change:
         name = right.selectbox("Source to remove", [e.name for e in entries], key="sources_remove_name")
         if right.button("Remove source", key="sources_remove", help="Stops syncing it; its drawers stay."):
             _do(lambda: f"Removed {p.synced.remove(name).name}; its drawers stay in the palace.")
+
+
+def _sync_now(p: ScopedPalace):
+    """The sync, as a panel action: a sync in which a file failed is said as a warning."""
+    def run() -> str:
+        reports = p.synced.sync()
+        said = "; ".join(r.summary() for r in reports) or "No source to sync."
+        if any(r.errors for r in reports):
+            raise _Failed(said)
+        return said
+    return run
+
+
+class _Failed(MempalaceError):
+    """A sync that filed what it could and failed on some files."""
 
 
 def _add(p: ScopedPalace) -> None:
@@ -105,6 +121,8 @@ def _do(action) -> None:
     """Run a panel action; what it did (or its error) is said after the rerun that shows its effect."""
     try:
         st.session_state["sources_said"] = ("success", action())
+    except _Failed as exc:
+        st.session_state["sources_said"] = ("warning", str(exc))
     except MempalaceError as exc:
         st.session_state["sources_said"] = ("error", str(exc))
     st.rerun()
@@ -113,4 +131,4 @@ def _do(action) -> None:
 def _say_done() -> None:
     said = st.session_state.pop("sources_said", None)
     if said:
-        (st.success if said[0] == "success" else st.error)(unlinked(said[1]))
+        {"success": st.success, "warning": st.warning}.get(said[0], st.error)(unlinked(said[1]))

@@ -76,7 +76,7 @@ class ScopedSources:
     def sync(self, names: Sequence[str] = ()) -> list[SyncReport]:
         """Sync the sources named (all this person may sync when none)."""
         book = book_of(self._palace)
-        chosen = [book.entry(n) for n in names] if names else book.entries()
+        chosen = [book.entry(n) for n in names] if names else [e for e in book.entries() if self._may_sync(e)]
         refused = [e.name for e in chosen if not self._may_sync(e)]
         if refused:
             raise AccessDeniedError(f"{self.grant.actor.who} may not sync {', '.join(refused)}: that needs the "

@@ -27,7 +27,8 @@ _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sources(
     name TEXT PRIMARY KEY, path TEXT NOT NULL UNIQUE, wing TEXT, format TEXT, added_at TEXT NOT NULL,
     added_by TEXT NOT NULL DEFAULT '', last_sync TEXT, last_added INTEGER NOT NULL DEFAULT 0,
-    last_conversations INTEGER NOT NULL DEFAULT 0, last_new_at TEXT, last_new_conversations INTEGER NOT NULL DEFAULT 0);
+    last_conversations INTEGER NOT NULL DEFAULT 0, last_new_at TEXT, last_new_conversations INTEGER NOT NULL DEFAULT 0,
+    last_error TEXT NOT NULL DEFAULT '');
 CREATE TABLE IF NOT EXISTS files(
     source TEXT NOT NULL, path TEXT NOT NULL, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
     parents TEXT NOT NULL DEFAULT '[]', error TEXT NOT NULL DEFAULT '', gone_at TEXT,
@@ -172,11 +173,12 @@ class SourceBook:
             db.executemany("UPDATE files SET gone_at = ? WHERE source = ? AND path = ?",
                            [(now(), name, path) for path in paths])
 
-    def record_sync(self, name: str, added: int, conversations: int) -> None:
+    def record_sync(self, name: str, added: int, conversations: int, error: str = "") -> None:
+        """A sync's outcome; `error` is the source's own (its folder gone), each file's is kept with the file."""
         at = now()
         with self._db() as db:
-            db.execute("UPDATE sources SET last_sync = ?, last_added = ?, last_conversations = ? WHERE name = ?",
-                       (at, added, conversations, name))
+            db.execute("UPDATE sources SET last_sync = ?, last_added = ?, last_conversations = ?, last_error = ? "
+                       "WHERE name = ?", (at, added, conversations, error, name))
             if added:
                 db.execute("UPDATE sources SET last_new_at = ?, last_new_conversations = ? WHERE name = ?",
                            (at, conversations, name))
@@ -195,7 +197,9 @@ class SourceBook:
         seen, gone = db.execute("SELECT COUNT(*), COUNT(gone_at) FROM files WHERE source = ?", (name,)).fetchone()
         errors = tuple(db.execute("SELECT path, error FROM files WHERE source = ? AND error != '' AND gone_at IS NULL "
                                   "ORDER BY path", (name,)).fetchall())
-        return SourceEntry(*row[:11], files_seen=seen - gone, files_gone=gone, errors=tuple((p, e) for p, e in errors))
+        own = ((row[1], row[11]),) if row[11] else ()
+        return SourceEntry(*row[:11], files_seen=seen - gone, files_gone=gone,
+                           errors=own + tuple((p, e) for p, e in errors))
 
 
 def _source_name(text: str) -> str:

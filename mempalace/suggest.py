@@ -54,6 +54,7 @@ def suggest(home: Path | None = None, aider_folders: Sequence[str | os.PathLike[
     for tool, name, folder in known_places():
         path = _expand(folder, home)
         if path.exists():
+            path = path.resolve()  # as a source records it, so an added one is recognised
             found.append(Suggestion(tool, name, str(path), _count(walk([path]))))
     for history in _aider_histories(aider_folders):
         found.append(Suggestion("Aider", f"aider-{history.parent.name}", str(history), 1))
@@ -79,5 +80,5 @@ def _aider_histories(folders: Sequence[str | os.PathLike[str]]) -> list[Path]:
             dirs[:] = [] if depth >= MAX_AIDER_DEPTH else sorted(d for d in dirs if not d.startswith(".")
                                                                   and d not in ("node_modules", "venv", ".venv"))
             if aider.HISTORY_NAME in files:
-                found.append(Path(here) / aider.HISTORY_NAME)
+                found.append((Path(here) / aider.HISTORY_NAME).resolve())
     return found

@@ -33,6 +33,7 @@ SYNC_LOCK_SUFFIX = ".sync.lock"
 WAIT_SECONDS = 600.0  # how long a hook or a person's sync waits for one already running
 CHANGED_WHILE_READ = "changed while it was read: it is read again at the next sync"
 NOT_A_TRANSCRIPT = "not a transcript: passed over"
+SOURCE_GONE = "the source's folder or file is gone (its drawers stay)"
 
 
 @dataclass(frozen=True)
@@ -107,24 +108,11 @@ def file_transcript(palace: Palace, path: str | os.PathLike[str], format_name: s
         return report
 
 
-def _transcript(source: Source) -> bool:
-    """Whether a file found in a source's folder is a transcript at all (a tool's settings or log
-    file beside its sessions is passed over, not reported as failing)."""
-    try:
-        formats.detect(source)
-    except (UnsupportedFormatError, SourceRefusedError):
-        return False
-    except MalformedSourceError:
-        return True  # one of ours, broken: ingest says where
-    return True
-
-
 def _sync_one(palace: Palace, book: SourceBook, entry: SourceEntry) -> SyncReport:
     if not Path(entry.path).exists():
         book.mark_gone(entry.name, [path for path, state in book.files(entry.name).items() if state[2] is None])
-        book.record_sync(entry.name, 0, 0)
-        return SyncReport(entry.name, files_gone=book.entry(entry.name).files_gone,
-                          errors=((entry.path, "the source's folder or file is gone"),))
+        book.record_sync(entry.name, 0, 0, error=SOURCE_GONE)
+        return SyncReport(entry.name, files_gone=book.entry(entry.name).files_gone, errors=((entry.path, SOURCE_GONE),))
     changes = book.changes(entry)
     book.mark_gone(entry.name, changes.gone)
     added = conversations = 0
