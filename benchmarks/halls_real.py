@@ -3,6 +3,7 @@
     python benchmarks/halls_real.py                # DEV and TEST, then the two held-out sets
     python benchmarks/halls_real.py --split dev    # DEV only (the split to tune on)
     python benchmarks/halls_real.py --save-vectors # also store TEST's vectors for tests/test_halls_real.py
+    python benchmarks/halls_real.py --curve        # precision and coverage per hall and threshold, on DEV + train
 
 The 317 labelled drawers (benchmarks/real_drawers.py rebuilds their texts from ../shared; a text
 whose hash differs from its label's is an error; `text_sha`, where a row has one, is the hash of its
@@ -40,6 +41,7 @@ LABELS = ROOT / "tests" / "data" / "halls_real.jsonl"
 VECTORS = ROOT / "tests" / "data" / "halls_real_vectors.npy"  # TEST's vectors (float16), keyed by sha
 HELD_OUT = ("halls_holdout.jsonl", "halls_holdout2.jsonl")
 SECOND = ROOT / "tests" / "data" / "halls_real_second.jsonl"  # a second labeller's labels of 120 drawers
+TRAINING = ROOT / "tests" / "data" / "halls_real_train.jsonl"  # 341 more labelled drawers, LoCoMo sessions 6-12
 COLUMNS = (None, *HALLS)
 
 
@@ -165,6 +167,36 @@ def stored_vectors(rows: list[dict], path: Path = VECTORS):
     return table["vector"][[index[r["sha"]] for r in rows]].astype(np.float32)
 
 
+def curve() -> None:
+    """For the drawers over ONE_STATEMENT_WORDS of DEV and the 341 training drawers (never TEST): at each
+    probability threshold, how many drawers each hall would be shown on and how many of those are right;
+    then the chosen CLEAR point (a precision of 0.85 per hall, or the hall is not shown)."""
+    import numpy as np
+    from real_drawers import training_drawers
+
+    from mempalace.ingest.hall_text import focus
+    from mempalace.ingest.halls import _ORDER, CLEAR, ONE_STATEMENT_WORDS, HallClassifier
+
+    rows = [r for r in load_labels() if in_dev(r["sha"])]
+    train = training_drawers()
+    gold = [r["hall"] for r in rows] + [r["hall"] for r in load_labels(TRAINING) if r["key"] in train]
+    texts = real_texts(rows) + [train[r["key"]] for r in load_labels(TRAINING) if r["key"] in train]
+    classifier = HallClassifier(embed, model="minilm-int8")
+    seen = [focus(t) for t in texts]
+    chances = np.array([classifier.probabilities(s, v) for s, v in zip(seen, embed(texts))])
+    long = np.array([s.words > ONE_STATEMENT_WORDS for s in seen])
+    print(f"DEV + train: {len(texts)} drawers, {long.sum()} over {ONE_STATEMENT_WORDS} words (the thresholds' scope)")
+    for i, hall in enumerate(_ORDER):
+        best = long & (chances.argmax(1) == i)
+        points = []
+        for t in np.arange(0.5, 0.96, 0.05):
+            shown = best & (chances[:, i] >= t)
+            right = sum(1 for g, s in zip(gold, shown) if s and g == hall)
+            points.append(f"{t:.2f}: {shown.sum()}@{right / max(1, shown.sum()):.0%}")
+        print(f"  {hall:17s} (labelled {gold.count(hall)}) shown@precision  " + "  ".join(points))
+    print("chosen: " + ", ".join(f"{h} {t:.2f}" for h, t in CLEAR.items()))
+
+
 def report(name: str, gold: list[str | None], predicted: list[str | None]) -> None:
     """A split's score line, per-label lines and confusion matrix."""
     print(score(gold, predicted).line(name))
@@ -176,7 +208,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", choices=("all", "dev", "test"), default="all")
     parser.add_argument("--save-vectors", action="store_true", help=f"store TEST's vectors in {VECTORS.name}")
+    parser.add_argument("--curve", action="store_true", help="the thresholds' precision and coverage on DEV + train")
     args = parser.parse_args()
+    if args.curve:
+        curve()
+        return
     rows = [r for r in load_labels() if args.split == "all" or in_dev(r["sha"]) == (args.split == "dev")]
     started = time.perf_counter()
     texts = real_texts(rows)

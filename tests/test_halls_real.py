@@ -23,7 +23,7 @@ import pytest
 from _shared import SHARED
 
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
-TARGET, FLOOR, PRECISION_FLOOR = 0.80, 0.55, 0.55
+TARGET, FLOOR, PRECISION_FLOOR = 0.80, 0.45, 0.72
 
 
 def _benchmark():
@@ -64,11 +64,11 @@ def test_real_drawers_keep_their_measured_accuracy_and_precision(test_split) -> 
     result = bench.score(gold, predicted)
     assert result.n == 199
     assert result.accuracy >= FLOOR and result.precision >= PRECISION_FLOOR, result
-    assert 0.5 <= result.coverage <= 0.9, result  # it abstains, but not on everything
+    assert 0.3 <= result.coverage <= 0.6, result  # a hall only when clear, but not never
 
 
 @pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="issue 17 point 11: 80 % on TEST is the target; 57.8 % measured")
+                   reason="issue 17 point 11: 80 % on TEST is the target; 49.2 % measured, halls shown only when clear")
 def test_real_drawers_reach_the_issue_target(test_split) -> None:
     bench, gold, _, _, predicted = test_split
     assert bench.score(gold, predicted).accuracy >= TARGET
