@@ -5,7 +5,7 @@ import streamlit as st
 
 from dashboard.hits import show_drawer
 from dashboard.listing import gone_toggle, hall_shown, manage, show_gone, show_place, stale_filters
-from dashboard.render import md, unlinked
+from dashboard.render import hall_help, md, unlinked
 from dashboard.views import DRAWERS_PAGE, palace
 from mempalace import HALLS, MempalaceError
 from mempalace.models import NO_HALL
@@ -53,7 +53,8 @@ wing = cols[0].selectbox("Wing", options("wing", list(p.list_wings())), key="dra
 in_wing = None if wing == ANY else wing
 room = cols[1].selectbox("Room", options("room", list(p.list_rooms(in_wing))), key="drawers_room")
 halls = list(dict.fromkeys([*HALLS, *(h for h in p.hall_counts(in_wing) if h), NO_HALL]))  # others' halls too
-hall = cols[2].selectbox("Hall", options("hall", halls), key="drawers_hall", format_func=hall_shown)
+hall = cols[2].selectbox("Hall", options("hall", halls), key="drawers_hall", format_func=hall_shown,
+                         help=hall_help(p.hall_counts(in_wing)))
 current = {"wing": wing, "room": room, "hall": hall}
 st.session_state["drawers_applied"] = current
 st.query_params.from_dict({k: v for k, v in current.items() if v != ANY})

@@ -30,6 +30,7 @@ with left:
 with right:
     st.subheader("Wing × hall")
     cells = charts.show(view["cells"], key="cells")
+    st.caption(md(view["hall_help"]))
 st.caption("Click a bar or a cell to list that place's drawers.")
 for place in (bars, cells):
     if place:

@@ -6,7 +6,7 @@ import streamlit as st
 from dashboard import charts
 from dashboard.render import md
 from dashboard.rename import rename_panel
-from dashboard.reroom import HOW_ROOMS_ARE_CHOSEN, reroom_panel
+from dashboard.reroom import HOW_ROOMS_ARE_CHOSEN, rehall_panel, reroom_panel
 from dashboard.tables import merge_panel, tunnel_table, walk_table
 from dashboard.views import SEARCH_PAGE, key, merges, network, palace, stats, tunnels, walk
 from mempalace import HALLS, MempalaceError
@@ -64,3 +64,4 @@ rename_panel(p, rooms)
 
 if p.may("reroom"):
     reroom_panel(p)
+    rehall_panel(p)

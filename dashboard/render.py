@@ -92,11 +92,33 @@ def highlight(text: str, terms: list[str], limit: int | None = None) -> str:
     return "".join(out)
 
 
+HALL_MEANING = {
+    "hall_facts": "a fact: what is true, decided or set up",
+    "hall_events": "an event: something that happened or is planned, with its time",
+    "hall_discoveries": "a discovery: something found out, a cause or an insight",
+    "hall_preferences": "a preference: a like, dislike or habit",
+    "hall_advice": "advice: how to do something, a recommendation or code given",
+}
+HALLS_ARE_CLEAR = ("A hall is given only to a drawer clearly of its kind (one message alone, or an exchange "
+                   "the classifier is sure of); the others have no hall.")
+
+
+def hall_help(counts: Mapping[str, int]) -> str:
+    """What the hall filter and heatmap count, and how many drawers have no hall (`counts` as
+    `hall_counts` gives them, '' for none)."""
+    none = counts.get("", 0)
+    total = sum(counts.values())
+    return (f"Halls hold drawers clearly of their kind: {HALLS_ARE_CLEAR} "
+            f"{none:,} of {total:,} drawers have no hall.")
+
+
 def badge(text: str, kind: str) -> str:
-    """A small coloured label (wing, room or hall) as escaped HTML."""
+    """A small coloured label (wing, room or hall) as escaped HTML; a hall's says on hover what it means."""
     colours = {"wing": "#e8e1fb", "room": "#dff3e4", "hall": "#fdf1d6", "source": "#eceff3"}
+    meaning = HALL_MEANING.get(text) if kind == "hall" else None
+    title = f' title="{attr(f"{meaning[0].upper()}{meaning[1:]}. {HALLS_ARE_CLEAR}")}"' if meaning else ""
     return (f'<span style="background:{colours.get(kind, "#eee")};border-radius:0.6em;padding:0.1em 0.55em;'
-            f'margin-right:0.3em;font-size:0.85em">{html.escape(text)}</span>')
+            f'margin-right:0.3em;font-size:0.85em"{title}>{html.escape(text)}</span>')
 
 
 def snippet_block(text: str, terms: list[str], limit: int = 600) -> str:

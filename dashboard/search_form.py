@@ -12,6 +12,7 @@ from mempalace.models import NO_HALL
 from mempalace.scoped import ScopedPalace
 
 from .listing import hall_shown, stale_filters
+from .render import hall_help
 
 ANY = "(any)"
 MODES = {"hybrid": "Hybrid", "semantic": "Semantic"}
@@ -48,7 +49,8 @@ def search_form(p: ScopedPalace) -> dict[str, str]:
     place, when = st.columns(4), st.columns([3, 3, 3, 2])  # two rows: a narrow page keeps them legible
     values["wing"] = place[0].selectbox("Wing", [ANY, *p.list_wings()], key="search_wing")
     values["room"] = place[1].selectbox("Room", choices["room"], key="search_room")
-    values["hall"] = place[2].selectbox("Hall", choices["hall"], key="search_hall", format_func=hall_shown)
+    values["hall"] = place[2].selectbox("Hall", choices["hall"], key="search_hall", format_func=hall_shown,
+                                        help=hall_help(p.hall_counts()))
     values["source"] = place[3].selectbox("Source file", choices["source"], key="search_source",
                                           help="Type to filter the palace's source files.")
     values["after"] = _text(when[0].date_input("From", key="search_after", value=None, **DAYS, help="Conversations of this "

@@ -19,6 +19,7 @@ from mempalace.graph import build_graph, find_tunnels, graph_stats, suggest_room
 from mempalace.models import GraphStats, MergeSuggestion, SearchHit, TraversalStep, Tunnel
 
 from . import charts
+from .render import hall_help
 from .network import Drawn, choose_rooms, network_page
 from .network_map import network_svg
 
@@ -112,7 +113,7 @@ def overview(_p: ScopedPalace, key: tuple[str, tuple[str, ...], int]) -> dict[st
     count = sum(p["drawers"] for p in places)  # from the same read as the places, so they always agree
     talks, days = _p.conversations_per_day(), _p.filed_per_day()
     return {"places": places, "stats": graph_stats(_p), "count": count,
-            "halls": {h: n for h, n in _p.hall_counts().items() if h},
+            "halls": {h: n for h, n in _p.hall_counts().items() if h}, "hall_help": hall_help(_p.hall_counts()),
             "bars": charts.taxonomy_bars(places), "cells": charts.hall_heatmap(places),
             "talks": charts.timeline(talks, "conversations", "conversation"),
             "filed": charts.timeline(days, "drawers filed", "drawer filed")}

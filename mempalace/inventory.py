@@ -1,4 +1,5 @@
-"""Who chose each drawer's room, and every drawer with its vector, for re-rooming a palace."""
+"""Who chose each drawer's room and hall, and every drawer with its vector, for re-rooming and
+re-halling a palace."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from .catalog import Catalog
-from .models import ROOM_BY
+from .models import HALL_BY, ROOM_BY
 from .store import SEQ_KEY, ChromaStore
 
 INGEST = "ingest"
@@ -33,6 +34,8 @@ class RoomedDrawer:
     title: str | None
     speakers: tuple[str, ...]
     filed_at: str = ""  # drawers one ingest filed together share it
+    hall: str = ""  # "" for none
+    hall_by: str = PERSON
 
 
 def chooser(meta: Mapping[str, Any]) -> str:
@@ -50,6 +53,35 @@ def chooser(meta: Mapping[str, Any]) -> str:
     return PERSON if stamped - filed > MOVED_AFTER_SECONDS else INGEST
 
 
+def hall_chooser(meta: Mapping[str, Any]) -> str:
+    """"ingest" or "person": who chose the drawer's hall (or no hall). A drawer filed before halls
+    recorded it counts as ingest's only if ingest filed it and nobody wrote to it since: a write then
+    may have been a person's hall change, which re-halling must never undo."""
+    if meta.get(HALL_BY) in (INGEST, PERSON):
+        return str(meta[HALL_BY])
+    if meta.get("added_by") != "mempalace-ingest":
+        return PERSON
+    try:
+        filed = datetime.fromisoformat(str(meta.get("filed_at"))).timestamp()
+        stamped = int(meta.get(SEQ_KEY) or 0) / 1_000_000
+    except (TypeError, ValueError):
+        return PERSON
+    return PERSON if stamped - filed > MOVED_AFTER_SECONDS else INGEST
+
+
+def rehall_targets(store: ChromaStore, catalog: Catalog, changes: Sequence[tuple[str, str, str]]) -> dict[str, list[str]]:
+    """{new hall ("" for none): ids} for the (drawer id, hall it had, new hall) changes whose drawer still
+    has that hall by ingest's choice (a person's change since wins)."""
+    ids = [i for i, _, _ in changes]
+    rows = catalog.rows(ids)
+    choosers = {r.id: hall_chooser(r.metadata) for r in store.get(ids)}
+    targets: dict[str, list[str]] = {}
+    for drawer_id, old, new in changes:
+        if drawer_id in rows and (rows[drawer_id].hall or "") == old and choosers.get(drawer_id) == INGEST:
+            targets.setdefault(new, []).append(drawer_id)
+    return {hall: sorted(targets[hall]) for hall in sorted(targets)}
+
+
 def room_inventory(store: ChromaStore, catalog: Catalog) -> list[RoomedDrawer]:
     """All drawers that have a vector, in filing order."""
     meta = {r.id: r.metadata for page in store.scan(documents=False) for r in page}
@@ -60,7 +92,8 @@ def room_inventory(store: ChromaStore, catalog: Catalog) -> list[RoomedDrawer]:
             continue
         speakers = tuple(s.strip() for s in str(m.get("speakers") or "").split(",") if s.strip())
         found.append(RoomedDrawer(row.id, row.wing, row.room, row.parent_id, row.chunk_index, row.content,
-                                  row.vector, chooser(m), m.get("conversation_title"), speakers, row.filed_at))
+                                  row.vector, chooser(m), m.get("conversation_title"), speakers, row.filed_at,
+                                  row.hall or "", hall_chooser(m)))
     position = {d.id: int(meta[d.id].get("filed_n") or 0) for d in found}
     return sorted(found, key=lambda d: (d.filed_at, position[d.id]))  # stable: older drawers keep catalog order
 

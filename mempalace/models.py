@@ -6,6 +6,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 ROOM_ALIASES = "room_aliases"  # metadata: the room's earlier names, space-separated, which still find it
+HALL_BY = "hall_by"  # metadata: who chose a drawer's hall (or none), "ingest" (re-hallable) or "person"
 ROOM_BY = "room_by"  # metadata: who chose a drawer's room, "ingest" (re-roomable) or "person" (never moved)
 HALLS = ("hall_facts", "hall_events", "hall_discoveries", "hall_preferences", "hall_advice")
 NO_HALL = "none"  # as a hall filter: the drawers in no hall
@@ -48,6 +49,7 @@ class DrawerDraft:
     parent_id: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     room_by: str = "person"  # who chose the room: "ingest" lets re-rooming choose it again
+    hall_by: str = "person"  # who chose the hall (or none): "ingest" lets re-halling choose it again
 
 
 @dataclass(frozen=True)

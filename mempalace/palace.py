@@ -21,8 +21,8 @@ from .chunking import split_verbatim
 from .config import Settings, load_settings
 from .embedding import EmbedderLoader
 from .errors import DrawerNotFoundError, InvalidInputError, PlaceNotFoundError
-from .inventory import INGEST, PERSON, RoomedDrawer, chooser, reroom_targets, room_inventory
-from .models import (ROOM_ALIASES, ROOM_BY, AddResult, Drawer, DrawerDraft, DuplicateMatch, PalaceStatus, RoomRename,
+from .inventory import INGEST, PERSON, RoomedDrawer, chooser, rehall_targets, reroom_targets, room_inventory
+from .models import (HALL_BY, ROOM_ALIASES, ROOM_BY, AddResult, Drawer, DrawerDraft, DuplicateMatch, PalaceStatus, RoomRename,
                      SearchHit)
 from .naming import hall_change, hall_filter, hall_name, room_slug, wing_name
 from .records import (access_path, best_first, check_content, draft_metadata, drawer_from_record, drawer_from_row,
@@ -150,6 +150,7 @@ class Palace(TaxonomyView):
             **({"source_file": source_file} if source_file else {}), "chunk_count": len(pieces),
             "parent_id": parent, "filed_at": datetime.now(timezone.utc).isoformat(timespec="microseconds"),
             "added_by": str(extra.pop("added_by", "mempalace")), SEQ_KEY: new_stamp(), **extra, ROOM_BY: PERSON,
+            HALL_BY: PERSON,
         }
         metadatas = [{**common, "chunk_index": index} for index, _, _ in new]
         with self._sync.writing("add", [d for _, d, _ in new], common[SEQ_KEY]):
@@ -280,6 +281,16 @@ class Palace(TaxonomyView):
         targets = reroom_targets(self._store, self._catalog, moves)
         for room, ids in targets.items():
             self._move(ids, {"room": room_slug(room)}, INGEST, "reroom")
+        return sum(map(len, targets.values()))
+
+    @_serialized
+    def rehall_drawers(self, changes: Sequence[tuple[str, str, str]]) -> int:
+        """Apply re-halling's (drawer id, hall it had, new hall; "" for none) to the drawers that still
+        have that hall by ingest's choice (a person's change meanwhile wins); returns how many changed."""
+        self._sync.ensure_fresh()
+        targets = rehall_targets(self._store, self._catalog, changes)
+        for hall, ids in targets.items():
+            self._move(ids, {"hall": hall}, INGEST, "rehall")
         return sum(map(len, targets.values()))
 
     @_serialized
@@ -433,6 +444,8 @@ class Palace(TaxonomyView):
         stored = {k: v or None for k, v in changes.items()}  # None deletes the key in Chroma
         if "room" in changes:
             stored[ROOM_BY] = chosen_by
+        if "hall" in changes:
+            stored[HALL_BY] = chosen_by
         if aliases is not None:
             stored[ROOM_ALIASES] = aliases or None
         with self._sync.writing("change", ids, seq):

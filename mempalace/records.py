@@ -9,7 +9,7 @@ from .audit import ACCESS_FILE
 from .catalog import Row
 from .dates import first_day
 from .errors import InvalidInputError
-from .models import ROOM_ALIASES, ROOM_BY, Drawer, DrawerDraft, DuplicateMatch
+from .models import HALL_BY, ROOM_ALIASES, ROOM_BY, Drawer, DrawerDraft, DuplicateMatch
 from .naming import hall_name, room_slug, wing_name
 from .opening import CATALOG_FILE
 from .store import SEQ_KEY, Record
@@ -17,7 +17,7 @@ from .sync import GENERAL_ROOM, UNSORTED_WING
 
 FILED_N = "filed_n"  # a drawer's place among those filed with it: ingest's order, which re-rooming replays
 RESERVED_KEYS = {"wing", "room", "hall", "source_file", "chunk_index", "chunk_count", "parent_id",
-                 "filed_at", FILED_N, "added_by", ROOM_BY, ROOM_ALIASES, SEQ_KEY}
+                 "filed_at", FILED_N, "added_by", ROOM_BY, HALL_BY, ROOM_ALIASES, SEQ_KEY}
 
 
 def extra_metadata(meta: dict[str, Any]) -> dict[str, Any]:
@@ -49,6 +49,7 @@ def draft_metadata(draft: DrawerDraft, filed_at: str, stamp: int, position: int 
         **({"source_file": draft.source_file} if draft.source_file else {}), "chunk_index": draft.chunk_index,
         **({"parent_id": draft.parent_id} if draft.parent_id else {}), "filed_at": filed_at, FILED_N: position,
         "added_by": str(extra.pop("added_by", "mempalace")), SEQ_KEY: stamp, **extra, ROOM_BY: draft.room_by,
+        HALL_BY: draft.hall_by,
     }
 
 

@@ -367,6 +367,14 @@ class ScopedPalace:
             return self._palace.reroom_drawers(mine)
 
     @_checked_then_written
+    def rehall_drawers(self, changes: Sequence[tuple[str, str, str]]) -> int:
+        self.grant.check("reroom")
+        shown = self.find_drawers([c[0] for c in changes])
+        mine = [c for c in changes if c[0] in shown and self.grant.may("reroom", shown[c[0]].wing)]
+        with acting_as(self.grant.actor):
+            return self._palace.rehall_drawers(mine)
+
+    @_checked_then_written
     def delete_drawer(self, drawer_id: str) -> Drawer:
         drawer = self.get_drawer(drawer_id)
         self.grant.check("delete", drawer.wing)

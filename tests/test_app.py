@@ -443,7 +443,7 @@ def test_tunnels_page_draws_the_network_and_lists_tunnels_and_a_walk(story):
     assert len(at.dataframe) == 1 and not at.main.button  # the walk, renames and re-rooming: on request
     assert [t.label for t in at.main.toggle] == ["Move rooms about: the interactive network (pyvis, slower to draw)",
                                                  "Walk the network from a room you choose", "Rename a room",
-                                                 "Re-room the palace"]
+                                                 "Re-room the palace", "Re-hall the palace"]
     at.toggle(key="walk_open").set_value(True).run()
     assert at.selectbox(key="walk_start").value == "auth-migration"  # the first room, alphabetically
     walk = at.dataframe[1].value
@@ -501,6 +501,39 @@ def test_the_re_room_panel_previews_then_applies_and_never_moves_a_persons_room(
     assert {palace.get_drawer(i).room for i in chosen} == {preview["to room"].iloc[0]} != {"misfiled"}
     assert palace.get_drawer(mine).room == "shopping"  # a person's room stays
     assert not any(b.key == "reroom_apply" for b in at.button)  # the preview is spent
+
+
+def test_re_halling_previews_then_applies_and_never_touches_a_persons_hall(story, settings, tmp_path):
+    talk = "Kai: The ledger service writes each entry twice when the queue retries a batch after a timeout.\n\n"
+    (tmp_path / "ledger.txt").write_text(talk * 6, encoding="utf-8")
+    with Palace.open(settings=settings) as palace:
+        assert ingest(palace, tmp_path / "ledger.txt", wing="wing_kai").ok
+        chosen = [i for i in palace.drawer_ids() if palace.get_drawer(i).source_file == "ledger.txt"]
+        palace.rehall_drawers([(i, palace.get_drawer(i).hall or "", "hall_preferences") for i in chosen])  # an old rule
+        mine = palace.add_drawer("Kai's own note: oat milk, rye bread, lemons.", "wing_kai", "shopping",
+                                 hall="hall_preferences").drawer_ids[0]
+    at = open_page("tunnels")
+    at.toggle(key="rehall_open").set_value(True).run()
+    at.button(key="rehall_preview").click().run()
+    assert not at.exception, at.exception
+    preview = at.dataframe[-1].value
+    assert list(preview.columns) == ["from hall", "to hall", "drawers"]
+    assert set(preview["from hall"]) == {"hall_preferences"} and preview["drawers"].sum() >= 1
+    at.button(key="rehall_apply").click().run()
+    assert not at.exception, at.exception
+    palace = app_palace(at)
+    assert palace.get_drawer(mine).hall == "hall_preferences"  # a person's hall stays
+    assert not any(b.key == "rehall_apply" for b in at.button)  # the preview is spent
+
+
+def test_the_hall_filters_and_heatmap_say_they_count_drawers_clearly_of_a_kind(story):
+    at = open_page("overview")
+    [caption] = [c.value for c in at.caption if "clearly of their kind" in c.value]
+    none = app_palace(at).hall_counts().get("", 0)
+    assert f"{none:,} of" in caption and "have no hall" in caption
+    for page, key in (("search", "search_hall"), ("drawers", "drawers_hall")):
+        at = open_page(page)
+        assert "clearly of their kind" in at.selectbox(key=key).help and "have no hall" in at.selectbox(key=key).help
 
 
 def test_tunnel_filters_narrow_the_network_and_the_tables(story):

@@ -37,6 +37,12 @@ def commonmark(text: str) -> str:
 # -- render ------------------------------------------------------------------------------------------
 
 
+def test_a_hall_badge_says_what_its_hall_means_and_that_halls_are_given_when_clear():
+    shown = badge("hall_events", "hall")
+    assert 'title="An event: something that happened or is planned, with its time. A hall is given only' in shown
+    assert "title=" not in badge("hall_events", "room") and "title=" not in badge("<x>", "hall")
+
+
 def test_highlight_escapes_all_markup_without_terms():
     text = "<b>bold</b> & \"quotes\" 'single' <script>alert(1)</script>"
     assert highlight(text, []) == html.escape(text)

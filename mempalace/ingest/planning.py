@@ -255,7 +255,8 @@ def _draft(src: Source, fmt: str, conversation: Conversation, chunk: Chunk, iden
         "mentions": conversation.mentions(chunk.content),  # names for the ids its text mentions (Slack)
     }
     return DrawerDraft(id=identity, content=chunk.content, wing=wing, room=room, source_file=src.name,
-                       chunk_index=index, parent_id=parent, extra={k: v for k, v in extra.items() if v}, room_by=room_by)
+                       chunk_index=index, parent_id=parent, extra={k: v for k, v in extra.items() if v}, room_by=room_by,
+                       hall_by="ingest")
 
 
 def _text(value: object) -> str | None:
