@@ -83,7 +83,7 @@ def test_search_with_filters_highlights_keeps_the_url_and_exports(page: Page, se
     with rerun(page):
         box.press("Enter")
     choose(main, "Wing", "wing_kai")
-    choose(main, "Hall", "hall_discoveries")
+    choose(main, "Hall", "hall_events")
 
     cards = main.locator(CARD)
     expect(cards.first).to_be_visible()
@@ -95,7 +95,7 @@ def test_search_with_filters_highlights_keeps_the_url_and_exports(page: Page, se
         card = cards.nth(number)
         badges = card.locator(".mp-place span")
         expect(badges.first).to_have_text("wing_kai")
-        expect(badges.nth(2)).to_have_text("hall_discoveries")
+        expect(badges.nth(2)).to_have_text("hall_events")
         shown = snippet(card)
         # Every word of the query in the shown text is highlighted, and nothing else is.
         assert shown["marks"] == TERMS.findall(shown["text"]), shown
@@ -104,7 +104,7 @@ def test_search_with_filters_highlights_keeps_the_url_and_exports(page: Page, se
     assert len({m.lower() for m in snippet(cards.first)["marks"]} & {"token", "tokens", "refresh", "bug"}) >= 2
 
     query = parse_qs(urlsplit(page.url).query)
-    assert query["q"] == [QUERY] and query["wing"] == ["wing_kai"] and query["hall"] == ["hall_discoveries"]
+    assert query["q"] == [QUERY] and query["wing"] == ["wing_kai"] and query["hall"] == ["hall_events"]
 
     first = first_result(page)
     assert re.fullmatch(r"drawer_[0-9a-f]+", first["id"]), first
@@ -116,7 +116,7 @@ def test_search_with_filters_highlights_keeps_the_url_and_exports(page: Page, se
     open_app(again, server, page.url.removeprefix(server.url))
     expect(again.get_by_role("textbox", name="Search your palace")).to_have_value(QUERY)
     expect(again.get_by_role("combobox", name="Wing", exact=True)).to_have_value("wing_kai")
-    expect(again.get_by_role("combobox", name="Hall", exact=True)).to_have_value("hall_discoveries")
+    expect(again.get_by_role("combobox", name="Hall", exact=True)).to_have_value("hall_events")
     assert first_result(again) == first
     expect(main_block(again).locator(CARD)).to_have_count(count - 1)  # and the first, open
     again.close()
