@@ -34,6 +34,7 @@ WAIT_SECONDS = 600.0  # how long a hook or a person's sync waits for one already
 CHANGED_WHILE_READ = "changed while it was read: it is read again at the next sync"
 NOT_A_TRANSCRIPT = "not a transcript: passed over"
 SOURCE_GONE = "the source's folder or file is gone (its drawers stay)"
+GROUP_FILES = 200  # whole files filed together, each recorded once its group is written
 
 
 @dataclass(frozen=True)
@@ -108,6 +109,27 @@ def file_transcript(palace: Palace, path: str | os.PathLike[str], format_name: s
         return report
 
 
+class _Tally:
+    """What a sync of one source filed and which files failed."""
+
+    def __init__(self) -> None:
+        self.added = self.conversations = 0
+        self.errors: list[tuple[str, str]] = []
+
+    def count(self, book: SourceBook, entry: SourceEntry, item: tuple[str, int, int], report: IngestReport) -> None:
+        """Record a file once filed (or failed: tried again when it changes); a file that changed while
+        it was read is left for the next sync."""
+        path, size, mtime = item
+        if CHANGED_WHILE_READ in report.notes or _changed_since(Path(path), size, mtime):
+            return
+        self.added += report.added
+        self.conversations += report.new_conversations
+        error = "" if report.ok or report.skipped else report.errors[0]
+        if error:
+            self.errors.append((path, error))
+        book.record_file(entry.name, path, size, mtime, report.parents, error)
+
+
 def _sync_one(palace: Palace, book: SourceBook, entry: SourceEntry) -> SyncReport:
     if not Path(entry.path).exists():
         book.mark_gone(entry.name, [path for path, state in book.files(entry.name).items() if state[2] is None])
@@ -115,38 +137,79 @@ def _sync_one(palace: Palace, book: SourceBook, entry: SourceEntry) -> SyncRepor
         return SyncReport(entry.name, files_gone=book.entry(entry.name).files_gone, errors=((entry.path, SOURCE_GONE),))
     changes = book.changes(entry)
     book.mark_gone(entry.name, changes.gone)
-    added = conversations = 0
-    errors: list[tuple[str, str]] = []
-    for path, size, mtime in changes.changed:
-        try:
-            report = _file_one(palace, Path(path), (entry.wing, entry.format), Path(entry.path), (size, mtime))
-        except FileNotFoundError:
-            continue  # removed since the scan: the next sync sees it gone
-        except InvalidInputError as exc:  # this file: refused or unreadable
-            report = IngestReport(source=Path(path).name, errors=(str(exc),))
-        except (MempalaceError, OSError) as exc:  # the palace (or the disk) failed: stop, try these files next time
-            errors.append((path, str(exc)))
-            break
-        if report.notes and CHANGED_WHILE_READ in report.notes:
-            continue
-        added += report.added
-        conversations += report.new_conversations
-        error = "" if report.ok or report.skipped else report.errors[0]
-        if error:
-            errors.append((path, error))
-        book.record_file(entry.name, path, size, mtime, report.parents, error)
-    book.record_sync(entry.name, added, conversations)
+    tally = _Tally()
+    whole = [item for item in changes.changed if _complete(Path(item[0]))]
+    try:
+        for item in changes.changed:
+            if item not in whole:  # a JSONL file still being written: up to its last complete line
+                tally.count(book, entry, item, _file_alone(palace, Path(item[0]), entry))
+        for start in range(0, len(whole), GROUP_FILES):
+            _file_group(palace, book, entry, whole[start : start + GROUP_FILES], tally)
+    except (MempalaceError, OSError) as exc:  # the palace (or the disk) failed: stop, try again next time
+        tally.errors.append((entry.path, str(exc)))
+    book.record_sync(entry.name, tally.added, tally.conversations)
     final = book.entry(entry.name)
-    return SyncReport(entry.name, final.files_seen, len(changes.changed), final.files_gone, added, conversations,
-                      tuple(errors))
+    return SyncReport(entry.name, final.files_seen, len(changes.changed), final.files_gone, tally.added,
+                      tally.conversations, tuple(tally.errors))
 
 
-def _file_one(palace: Palace, path: Path, place: tuple[str | None, str | None], root: Path | None = None,
-              seen: tuple[int, int] | None = None) -> IngestReport:
-    """Ingest one file: a JSONL file up to its last complete line; another file only if it did not
-    change while it was read (else a report noting CHANGED_WHILE_READ)."""
+def _file_group(palace: Palace, book: SourceBook, entry: SourceEntry, items: list[tuple[str, int, int]],
+                tally: _Tally) -> None:
+    """File whole files together (embedded in shared batches, as `ingest_paths` does), each recorded
+    as soon as its drawers are written; files that are no transcripts are passed over."""
+    root = Path(entry.path)
+    kept = []
+    for item in items:
+        path = Path(item[0])
+        if entry.format is None and path != root and not _transcript(Source.from_path(path)):
+            tally.count(book, entry, item, IngestReport(source=path.name, skipped=True, notes=(NOT_A_TRANSCRIPT,)))
+        else:
+            kept.append(item)
+    order = iter(kept)
+    ingest_paths(palace, [Path(p) for p, _, _ in kept], wing=entry.wing, format_name=entry.format,
+                 roots=_roots(root), on_report=lambda report: tally.count(book, entry, next(order), report))
+
+
+def _file_alone(palace: Palace, path: Path, entry: SourceEntry) -> IngestReport:
+    try:
+        return _file_one(palace, path, (entry.wing, entry.format), Path(entry.path))
+    except FileNotFoundError:
+        return IngestReport(source=path.name, notes=(CHANGED_WHILE_READ,))  # removed since the scan
+    except InvalidInputError as exc:  # this file: refused or unreadable
+        return IngestReport(source=path.name, errors=(str(exc),))
+
+
+def _complete(path: Path) -> bool:
+    """Whether a file can be read whole: anything but a JSONL file whose last line has no newline yet."""
+    if path.suffix.lower() != ".jsonl" or not path.is_file():
+        return True
+    try:
+        with path.open("rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            if handle.tell() == 0:
+                return False
+            handle.seek(-1, os.SEEK_END)
+            return handle.read(1) == b"\n"
+    except OSError:
+        return True  # ingest reports it
+
+
+def _changed_since(path: Path, size: int, mtime: int) -> bool:
+    try:
+        after = path.stat()
+    except OSError:
+        return True
+    return (after.st_size, after.st_mtime_ns) != (size, mtime) if not path.is_dir() else False
+
+
+def _roots(root: Path) -> tuple[Path, ...]:
+    return (root,) if root.is_dir() else (root.parent,)
+
+
+def _file_one(palace: Palace, path: Path, place: tuple[str | None, str | None], root: Path | None = None) -> IngestReport:
+    """Ingest one file now: a JSONL file up to its last complete line."""
     wing, format_name = place
-    roots = () if root is None else (root,) if root.is_dir() else (root.parent,)
+    roots = () if root is None else _roots(root)
     if path.is_file() and path.suffix.lower() == ".jsonl":
         data = read_file(path, roots)
         complete = data[: data.rfind(b"\n") + 1]
@@ -159,10 +222,6 @@ def _file_one(palace: Palace, path: Path, place: tuple[str | None, str | None], 
         return IngestReport(source=path.name, skipped=True, notes=(NOT_A_TRANSCRIPT,))
     [report] = ingest_paths(palace, [path], wing=wing, format_name=format_name, roots=roots) or [
         IngestReport(source=path.name, skipped=True)]
-    if seen is not None and path.is_file():
-        after = path.stat()
-        if (after.st_size, after.st_mtime_ns) != seen:
-            return IngestReport(source=path.name, notes=(CHANGED_WHILE_READ,))
     return report
 
 

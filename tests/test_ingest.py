@@ -80,6 +80,22 @@ def test_a_grown_session_adds_only_its_new_part(palace: Palace, tmp_path: Path, 
     assert stored == expected  # the old, shorter last drawer was replaced, not kept beside the new one
 
 
+def test_an_older_version_left_by_an_interrupted_replacement_goes_at_the_next_ingest(
+        palace: Palace, tmp_path: Path, settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    exchanges = _long_exchanges(6, steps=5)
+    path = _session(tmp_path / "grow.jsonl", exchanges[:2])
+    ingest(palace, path)
+    with monkeypatch.context() as patch:  # killed after the new drawers were written, before the old went
+        patch.setattr(pipeline, "_replace", lambda palace, plan: (0, ()))
+        assert ingest(palace, _session(path, exchanges)).added == 2
+    again = ingest(palace, path)
+    assert (again.added, again.replaced) == (0, 1)  # the older version left behind is removed now
+    with Palace.open(tmp_path / "fresh", settings=settings) as fresh:
+        ingest(fresh, path)
+        expected = {d.content for d in fresh.find_drawers(_all_ids(fresh)).values()}
+    assert {d.content for d in palace.find_drawers(_all_ids(palace)).values()} == expected
+
+
 def test_a_grown_session_stays_where_its_drawers_were_moved(palace: Palace, tmp_path: Path) -> None:
     exchanges = _long_exchanges(6, steps=5)
     path = _session(tmp_path / "grow.jsonl", exchanges[:2])

@@ -135,24 +135,27 @@ def test_a_hook_files_a_transcript_and_the_next_sync_does_not_read_it_again(pala
 
 def test_a_file_that_changes_while_read_is_read_again_next_time(palace: Palace, tmp_path: Path,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    from mempalace.formats import plain_text
+
     text = tmp_path / "src" / "notes.md"
     text.parent.mkdir()
     text.write_text("User: what is the spring tide?\n\nAssistant: The highest tide of the month.\n", encoding="utf-8")
     book_of(palace).add(tmp_path / "src")
-    real = syncing.ingest_paths
+    real = plain_text.parse
 
-    def writer_appends_meanwhile(*args, **kwargs):
-        done = real(*args, **kwargs)
+    def writer_appends_meanwhile(source):
+        found = real(source)
         with text.open("a", encoding="utf-8") as out:
             out.write("\nUser: and the neap tide?\n")
-        return done
+        return found
 
-    monkeypatch.setattr(syncing, "ingest_paths", writer_appends_meanwhile)
+    monkeypatch.setattr(plain_text, "parse", writer_appends_meanwhile)
     [report] = sync_sources(palace)
     assert report.files_changed == 1 and book_of(palace).files(report.source) == {}  # not recorded: retried
-    monkeypatch.setattr(syncing, "ingest_paths", real)
+    monkeypatch.setattr(plain_text, "parse", real)
     [again] = sync_sources(palace)
     assert again.files_changed == 1 and str(text) in book_of(palace).files(again.source)
+    assert _said(palace, "neap tide")
 
 
 def test_sources_cli_add_list_sync_remove(tmp_path: Path) -> None:
@@ -228,14 +231,14 @@ def _eventually(check, seconds: float = 30.0) -> bool:
 
 def test_a_sync_killed_part_way_files_the_rest_next_time_and_nothing_twice(tmp_path: Path) -> None:
     src = tmp_path / "src"
-    for n in range(40):
-        session(src / f"s{n:02d}.jsonl", 3, n + 1)
+    for n in range(40):  # files are filed in groups of about 512 drawers: these make three or four
+        session(src / f"s{n:02d}.jsonl", 100, n + 1)
     palace_dir = tmp_path / "p"
     env = {**os.environ, "MEMPALACE_SHARED": "0"}
     cli = [sys.executable, "-m", "mempalace", "--palace", str(palace_dir)]
     subprocess.run([*cli, "sources", "add", str(src)], check=True, env=env, capture_output=True)
     sync = subprocess.Popen([*cli, "sources", "sync"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _eventually(lambda: len(_recorded(palace_dir)) >= 5, 60)
+    _eventually(lambda: len(_recorded(palace_dir)) >= 5, 120)
     sync.send_signal(signal.SIGKILL)
     sync.wait()
     part = len(_recorded(palace_dir))

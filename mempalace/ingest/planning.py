@@ -82,7 +82,8 @@ def plan_source(palace: Palace, src: Source, fmt: str, conversations: list[Conve
     for number, (conversation, chunks, conversation_ids) in enumerate(zip(conversations, chunked, ids)):
         parent = _conversation_key(fmt, conversation)
         plan.parents.add(parent)
-        if all(i in present for i in conversation_ids):
+        if all(i in present for i in conversation_ids):  # filed; an older version may still be left
+            plan.replaces += _versions(palace, parent, conversation, chunks, set(conversation_ids))[0]
             _add_present(plan, number, conversation, chunks, conversation_ids, present)
             continue
         replaces, older, stored = _versions(palace, parent, conversation, chunks, set(conversation_ids))
