@@ -130,12 +130,7 @@ class CatalogSync:
         """Remake the catalog from every drawer in Chroma."""
         token = self.store.marker() or ""
         counter = self.store.write_counter()
-        self.catalog.clear()
-        watermark = 0
-        for page in self.store.scan(embeddings=True):
-            rows = [catalog_row(r) for r in page]
-            self.catalog.upsert(rows)
-            watermark = max([watermark, *(r.seq for r in rows)])
+        watermark = self.catalog.load([catalog_row(r) for r in page] for page in self.store.scan(embeddings=True))
         self.catalog.set_state("watermark", watermark)
         self.catalog.set_state("collection", self.store.collection_id)
         self.catalog.set_state("counter", "" if counter is None else counter)
