@@ -41,24 +41,21 @@ class RoomedDrawer:
 def chooser(meta: Mapping[str, Any]) -> str:
     """"ingest" or "person". A drawer filed before rooms recorded it counts as ingest's if ingest
     filed it and nobody wrote to it since (a move or merge stamps it again)."""
-    if meta.get(ROOM_BY) in (INGEST, PERSON):
-        return str(meta[ROOM_BY])
-    if meta.get("added_by") != "mempalace-ingest":
-        return PERSON
-    try:
-        filed = datetime.fromisoformat(str(meta.get("filed_at"))).timestamp()
-        stamped = int(meta.get(SEQ_KEY) or 0) / 1_000_000
-    except (TypeError, ValueError):
-        return PERSON
-    return PERSON if stamped - filed > MOVED_AFTER_SECONDS else INGEST
+    return _recorded_or_guessed(meta, ROOM_BY)
 
 
 def hall_chooser(meta: Mapping[str, Any]) -> str:
     """"ingest" or "person": who chose the drawer's hall (or no hall). A drawer filed before halls
     recorded it counts as ingest's only if ingest filed it and nobody wrote to it since: a write then
     may have been a person's hall change, which re-halling must never undo."""
-    if meta.get(HALL_BY) in (INGEST, PERSON):
-        return str(meta[HALL_BY])
+    return _recorded_or_guessed(meta, HALL_BY)
+
+
+def _recorded_or_guessed(meta: Mapping[str, Any], key: str) -> str:
+    """The chooser recorded under `key`; without one, ingest's if ingest filed the drawer and nobody
+    wrote to it since (a write later than MOVED_AFTER_SECONDS after filing was someone's change)."""
+    if meta.get(key) in (INGEST, PERSON):
+        return str(meta[key])
     if meta.get("added_by") != "mempalace-ingest":
         return PERSON
     try:
