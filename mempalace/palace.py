@@ -21,7 +21,7 @@ from .chunking import split_verbatim
 from .config import Settings, load_settings
 from .embedding import EmbedderLoader
 from .errors import DrawerNotFoundError, InvalidInputError, PlaceNotFoundError
-from .inventory import INGEST, PERSON, RoomedDrawer, chooser, rehall_targets, reroom_targets, room_inventory
+from .inventory import INGEST, PERSON, RoomedDrawer, chooser, hall_chooser, rehall_targets, reroom_targets, room_inventory
 from .models import (HALL_BY, ROOM_ALIASES, ROOM_BY, AddResult, Drawer, DrawerDraft, DuplicateMatch, PalaceStatus, RoomRename,
                      SearchHit)
 from .naming import hall_change, hall_filter, hall_name, room_slug, wing_name
@@ -272,6 +272,11 @@ class Palace(TaxonomyView):
     def room_choosers(self, ids: Sequence[str]) -> dict[str, str]:
         """{drawer id: "ingest" or "person"}: who chose each stored drawer's room."""
         return {r.id: chooser(r.metadata) for r in self._store.get(sorted(set(id_list(ids))))} if ids else {}
+
+    @_serialized
+    def hall_choosers(self, ids: Sequence[str]) -> dict[str, str]:
+        """{drawer id: "ingest" or "person"}: who chose each stored drawer's hall (or no hall)."""
+        return {r.id: hall_chooser(r.metadata) for r in self._store.get(sorted(set(id_list(ids))))} if ids else {}
 
     @_serialized
     def reroom_drawers(self, moves: Sequence[tuple[str, str, str]]) -> int:

@@ -107,6 +107,18 @@ def test_a_grown_session_stays_where_its_drawers_were_moved(palace: Palace, tmp_
     assert places == {("wing_kai", "ledger-rules")}  # the grown part joins the moved one, nothing is left behind
 
 
+def test_a_grown_session_keeps_the_hall_a_person_gave_the_drawer_it_replaces(palace: Palace, tmp_path: Path) -> None:
+    exchanges = _long_exchanges(6, steps=5)
+    path = _session(tmp_path / "grow.jsonl", exchanges[:2])
+    [first] = ingest(palace, path).drawer_ids
+    palace.update_drawer(first, hall="hall_preferences")  # a person's choice
+    grown = ingest(palace, _session(path, exchanges))
+    assert grown.ok and grown.replaced == 1 and first not in _all_ids(palace)
+    longer = min(palace.find_drawers(_all_ids(palace)).values(), key=lambda d: d.chunk_index)
+    assert longer.chunk_index == 0 and longer.hall == "hall_preferences"
+    assert palace.hall_choosers([longer.id]) == {longer.id: "person"}
+
+
 def test_a_long_growth_stays_in_the_moved_wing(palace: Palace, tmp_path: Path) -> None:
     exchanges = _long_exchanges(30, steps=25)
     path = _session(tmp_path / "grow.jsonl", exchanges[:3])

@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import blobs
 from ..formats.base import Conversation, Source
+from ..inventory import PERSON
 from ..models import DrawerDraft
 from ..palace import Palace
 from .chunks import MESSAGE_GAP, Chunk, chunk_conversation, prose, read_through, without_cut_labels
@@ -99,6 +100,7 @@ def plan_source(palace: Palace, src: Source, fmt: str, conversations: list[Conve
         earlier = _earlier_places(stored, len(chunks)) if same else {}
         places = _places(run, new, earlier, default_wing(conversation, src, fmt))
         choosers = palace.room_choosers([earlier[i][2] for i in new if i in earlier]) if earlier and not run.room else {}
+        halls = _persons_halls(palace, stored, replaces)
         waiting: dict[str, Pending] = {}
         for index, (chunk, identity) in enumerate(zip(chunks, conversation_ids)):
             if identity in present:
@@ -112,8 +114,8 @@ def plan_source(palace: Palace, src: Source, fmt: str, conversations: list[Conve
             plan.drawers.append(PlannedDrawer(wing=wing, room=room or GENERAL, hall="", status="new", wing_from=wing_from,
                                               **_where(identity, chunk, number, index, conversation)))
             chooser = "person" if run.room else choosers.get(earlier[index][2], "ingest") if room else "ingest"
-            plan.drafts.append(_draft(src, fmt, conversation, chunk, identity, wing, room or GENERAL, index, parent,
-                                      chooser))
+            draft = _draft(src, fmt, conversation, chunk, identity, wing, room or GENERAL, index, parent, chooser)
+            plan.drafts.append(replace(draft, hall=halls[index], hall_by=PERSON) if index in halls else draft)
         plan.pending += waiting.values()
     return plan
 
@@ -147,6 +149,15 @@ def _versions(palace: Palace, parent: str, conversation: Conversation, chunks: l
     older = {drawer_id(c.content): stored[0] for c in chunks
              if old_text and without_cut_labels(c.content, speakers) in old_text}
     return replaces, older, everything
+
+
+def _persons_halls(palace: Palace, stored: list, replaces: list[str]) -> dict[int, str | None]:
+    """Chunk index -> the hall (or no hall) a person gave the stored drawer this grown conversation
+    replaces there: the longer drawer keeps it, as it keeps the room."""
+    if not replaces:
+        return {}
+    choosers = palace.hall_choosers(replaces)
+    return {d.chunk_index: d.hall for d in stored if choosers.get(d.id) == PERSON}
 
 
 def _earlier_places(stored: list, count: int) -> dict[int, tuple[str, str | None, str]]:
@@ -289,7 +300,8 @@ def classify(palace: Palace, plans: list[Plan], progress: Progress | None, remem
     for plan in plans:
         count = len(plan.drafts)
         plan.vectors = vectors[start : start + count]
-        plan.drafts = [replace(d, hall=h) for d, h in zip(plan.drafts, halls[start : start + count])]
+        plan.drafts = [d if d.hall_by == PERSON else replace(d, hall=h)
+                       for d, h in zip(plan.drafts, halls[start : start + count])]
         by_id = {d.id: d.hall for d in plan.drafts}
         plan.drawers = [replace(d, hall=by_id[d.id] or "") if d.status == "new" else d for d in plan.drawers]  # "" = no hall
         start += count
