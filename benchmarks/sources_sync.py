@@ -138,13 +138,14 @@ def build_source(base: Path, projects: int, files: int) -> tuple[object, Path, l
 def file_and_record(palace: object, book: object, name: str, folders: list[Path]) -> int:
     """Files `folders` in one ingest, then records each file as a sync does; returns the drawers added."""
     from mempalace.ingest import ingest_paths
+    from mempalace.sourcebook import stat_file
 
     reports = {report.source: report for report in ingest_paths(palace, folders)}  # file names are unique
     for folder in folders:
         for path in sorted(folder.iterdir()):
-            report, stat = reports[path.name], path.stat()
+            report = reports[path.name]
             error = "" if report.ok or report.skipped else report.errors[0]
-            book.record_file(name, str(path), stat.st_size, stat.st_mtime_ns, report.parents, error)
+            book.record_file(name, stat_file(path), report.parents, error)
     return sum(report.added for report in reports.values())
 
 
@@ -334,6 +335,7 @@ def soak_check(palace_dir: Path, src: Path, fresh_dir: Path) -> dict:
     """The soak's palace against a fresh ingest of the final files: ids, tokens and conversations."""
     from mempalace import Palace
     from mempalace.ingest import ingest_paths
+    from mempalace.sourcebook import stat_file
 
     with Palace.open(palace_dir) as palace:
         palace.count()  # a read: repairs whatever a killed sync left half done

@@ -58,9 +58,12 @@ def show_sources(p: ScopedPalace) -> None:
     if entries:
         st.dataframe(pd.DataFrame([_row(e) for e in entries]), hide_index=True, width="stretch")
         for entry in entries:
-            if entry.errors:
+            if entry.errors and sources.may_change:
                 with st.expander(md(f"{entry.name}: {counted(len(entry.errors), 'file')} failed")):
                     st.text("\n".join(f"{path}: {message}" for path, message in entry.errors))
+            elif entry.errors:
+                st.caption(md(f"{entry.name}: {counted(len(entry.errors), 'file')} failed; an admin sees which "
+                              "and why."))
         _actions(p, entries)
     else:
         st.caption("No sources yet: add a folder below and new conversations in it are filed by themselves.")
@@ -74,7 +77,7 @@ def _row(entry: SourceEntry) -> dict:
     return {"source": entry.name, "last sync": readable_time(entry.last_sync) if entry.last_sync else "never",
             "files": entry.files_seen, "gone": entry.files_gone, "filed by last sync": entry.last_added,
             "failed": len(entry.errors), "wing": entry.wing or "per conversation",
-            "format": entry.format or "detected", "path": entry.path}
+            "format": entry.format or "detected", **({"path": entry.path} if entry.path else {})}
 
 
 def _actions(p: ScopedPalace, entries: list[SourceEntry]) -> None:

@@ -1,7 +1,7 @@
 """The palace's sources as one person may use them (the dashboard's Sources panel).
 
-Editors see the sources and sync them (those filing into wings they may ingest into); admins add
-and remove them. In a team's palace (one with `[[access]]` rules, signed in) a source may only be a
+Editors see the sources they may sync (those filing into wings they may ingest into), without the
+paths, and sync them; admins see all of them and add and remove them. In a team's palace (one with `[[access]]` rules, signed in) a source may only be a
 folder under the palace's `source_dirs` setting, as `mcp --allow-dir` keeps an agent to its folders:
 a team member never makes the palace read another folder of the machine it runs on.
 """
@@ -9,6 +9,7 @@ a team member never makes the palace read another folder of the machine it runs 
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -42,10 +43,14 @@ class ScopedSources:
         return self.grant.may("ingest", "*") or any(self._may_sync(e) for e in self.entries())
 
     def entries(self) -> list[SourceEntry]:
-        """The sources, for anyone who may file anything."""
+        """The sources: all for admins; for an editor those they may sync, without the machine's paths
+        or the failing files' names and errors (a count stays)."""
         if not any(self.grant.may("ingest", w) for w in ("*", *self._palace.list_wings())):
             return []
-        return book_of(self._palace).entries()
+        entries = book_of(self._palace).entries()
+        if self.may_change:
+            return entries
+        return [replace(e, path="", errors=tuple(("", "") for _ in e.errors)) for e in entries if self._may_sync(e)]
 
     def gone_parents(self) -> set[str]:
         """The conversations filed from source files that are gone (their drawers stay)."""

@@ -1,7 +1,8 @@
 """The sources a palace keeps in sync, and what each sync saw: a small SQLite file next to the catalog.
 
-A source is a file or folder ingest can read. For each of its files the book keeps the size and
-modification time last filed, the conversations filed from it, and its error, so a sync of an
+A source is a file or folder ingest can read. For each of its files the book keeps the size,
+modification and change times last filed (the change time catches a file replaced by another of the
+same size and modification time, and a permission mended), the conversations filed from it, and its error, so a sync of an
 unchanged source stats its files and reads nothing. Nothing here imports Chroma or the model: the
 shared palace's host asks `changes` every minute.
 """
@@ -17,6 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import NamedTuple
 
 from .errors import InvalidInputError, PlaceNotFoundError
 from .formats.walking import walk
@@ -31,9 +33,10 @@ CREATE TABLE IF NOT EXISTS sources(
     last_error TEXT NOT NULL DEFAULT '');
 CREATE TABLE IF NOT EXISTS files(
     source TEXT NOT NULL, path TEXT NOT NULL, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
-    parents TEXT NOT NULL DEFAULT '[]', error TEXT NOT NULL DEFAULT '', gone_at TEXT,
+    parents TEXT NOT NULL DEFAULT '[]', error TEXT NOT NULL DEFAULT '', gone_at TEXT, ctime_ns INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY(source, path)) WITHOUT ROWID;
 """
+_ADDED_COLUMNS = {"ctime_ns": "ALTER TABLE files ADD COLUMN ctime_ns INTEGER NOT NULL DEFAULT 0"}
 _NAME = re.compile(r"[^a-z0-9]+")
 
 
@@ -57,12 +60,21 @@ class SourceEntry:
     errors: tuple[tuple[str, str], ...]
 
 
+class Seen(NamedTuple):
+    """A source file as a scan saw it (a SQLite store counts its write-ahead log too)."""
+
+    path: str
+    size: int
+    mtime_ns: int
+    ctime_ns: int
+
+
 @dataclass(frozen=True)
 class Changes:
-    """What a scan of a source found against the book: files new or changed since last filed
-    ((path, size, mtime_ns)), files the book has that are no longer there, and how many were unchanged."""
+    """What a scan of a source found against the book: files new or changed since last filed, files
+    the book has that are no longer there, and how many were unchanged."""
 
-    changed: tuple[tuple[str, int, int], ...]
+    changed: tuple[Seen, ...]
     gone: tuple[str, ...]
     unchanged: int
 
@@ -86,9 +98,23 @@ class SourceBook:
 
     def __init__(self, path: Path):
         self.path = path
+        self._held: sqlite3.Connection | None = None
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        """One connection for every call in the block (a sync records many files)."""
+        with self._db() as db:
+            self._held = db
+            try:
+                yield
+            finally:
+                self._held = None
 
     @contextmanager
     def _db(self) -> Iterator[sqlite3.Connection]:
+        if self._held is not None:
+            yield self._held
+            return
         fresh = not self.path.exists()
         db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
         try:
@@ -96,6 +122,10 @@ class SourceBook:
                 owner_file(self.path)
             db.execute("PRAGMA journal_mode=WAL")
             db.executescript(_SCHEMA)
+            have = {row[1] for row in db.execute("PRAGMA table_info(files)")}
+            for column, statement in _ADDED_COLUMNS.items():
+                if column not in have:
+                    db.execute(statement)
             yield db
         finally:
             db.close()
@@ -145,28 +175,30 @@ class SourceBook:
         """Stat the source's files (reading none) against what the book recorded."""
         known = self.files(entry.name)
         changed, seen = [], set()
-        for path, size, mtime in _stat_all(Path(entry.path)):
-            seen.add(path)
-            before = known.get(path)
-            if before is None or before[0] != size or before[1] != mtime or before[2] is not None:
-                changed.append((path, size, mtime))
+        for found in _stat_all(Path(entry.path)):
+            seen.add(found.path)
+            before = known.get(found.path)
+            if before is None or before[:2] != (found.size, found.mtime_ns) or before[2] is not None \
+                    or before[4] != found.ctime_ns:
+                changed.append(found)
         gone = tuple(p for p, state in known.items() if p not in seen and state[2] is None)
         return Changes(tuple(changed), gone, len(seen) - len(changed))
 
-    def files(self, name: str) -> dict[str, tuple[int, int, str | None, str]]:
-        """{file: (size, mtime_ns, gone since or None, error)} as last recorded."""
+    def files(self, name: str) -> dict[str, tuple[int, int, str | None, str, int]]:
+        """{file: (size, mtime_ns, gone since or None, error, ctime_ns)} as last recorded."""
         if not self.path.exists():
             return {}
         with self._db() as db:
-            return {row[0]: (row[1], row[2], row[3], row[4]) for row in db.execute(
-                "SELECT path, size, mtime_ns, gone_at, error FROM files WHERE source = ?", (name,))}
+            return {row[0]: tuple(row[1:]) for row in db.execute(
+                "SELECT path, size, mtime_ns, gone_at, error, ctime_ns FROM files WHERE source = ?", (name,))}
 
-    def record_file(self, name: str, path: str, size: int, mtime_ns: int, parents: Sequence[str] = (),
-                    error: str = "") -> None:
-        """A file filed (or failed, with `error`: it is tried again at the next sync)."""
+    def record_file(self, name: str, seen: Seen, parents: Sequence[str] = (), error: str = "") -> None:
+        """A file filed (or failed, with `error`: it is tried again once it changes); nothing if the
+        source was removed meanwhile."""
         with self._db() as db:
-            db.execute("INSERT OR REPLACE INTO files(source, path, size, mtime_ns, parents, error, gone_at) "
-                       "VALUES (?, ?, ?, ?, ?, ?, NULL)", (name, path, size, mtime_ns, json.dumps(sorted(parents)), error))
+            db.execute("INSERT OR REPLACE INTO files(source, path, size, mtime_ns, ctime_ns, parents, error, gone_at) "
+                       "SELECT ?, ?, ?, ?, ?, ?, ?, NULL WHERE EXISTS (SELECT 1 FROM sources WHERE name = ?)",
+                       (name, *seen, json.dumps(sorted(parents)), error, name))
 
     def mark_gone(self, name: str, paths: Sequence[str]) -> None:
         with self._db() as db:
@@ -209,17 +241,26 @@ def _source_name(text: str) -> str:
     return name
 
 
-def _stat_all(root: Path) -> Iterator[tuple[str, int, int]]:
-    """(path, size, mtime_ns) of each source file under `root` (a Slack export folder: its newest file
-    and total size, so a new day file counts as a change)."""
+def stat_file(path: Path) -> Seen:
+    """How a scan sees one source file or Slack export folder (a folder: its total size and newest
+    times, so a new day file counts as a change; a SQLite store: with its `-wal`, where recent writes
+    wait before they reach the main file)."""
+    if path.is_dir():
+        stats = [entry.stat() for entry in _files_in(path)]
+    else:
+        stats = [path.stat()]
+        log = path.with_name(path.name + "-wal")
+        if log.is_file():
+            stats.append(log.stat())
+    return Seen(str(path), sum(s.st_size for s in stats), max((s.st_mtime_ns for s in stats), default=0),
+                max((s.st_ctime_ns for s in stats), default=0))
+
+
+def _stat_all(root: Path) -> Iterator[Seen]:
+    """Each source file under `root` as a scan sees it."""
     for path, _ in walk([root]):
         try:
-            if path.is_dir():
-                sizes = [entry.stat() for entry in _files_in(path)]
-                yield str(path), sum(s.st_size for s in sizes), max((s.st_mtime_ns for s in sizes), default=0)
-            else:
-                stat = path.stat()
-                yield str(path), stat.st_size, stat.st_mtime_ns
+            yield stat_file(path)
         except OSError:
             continue  # vanished while walked: the next sync sees it gone
 

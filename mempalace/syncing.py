@@ -10,6 +10,7 @@ read is left for the next sync.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Sequence
 from contextlib import contextmanager
@@ -26,14 +27,16 @@ from .formats.base import Source
 from .formats.confined import read_file
 from .ingest import IngestReport, ingest, ingest_paths
 from .palace import Palace
-from .sourcebook import SourceBook, SourceEntry, sources_path
+from .sourcebook import Seen, SourceBook, SourceEntry, sources_path, stat_file
 from .privacy import OWNER_ONLY_FILE
 
 SYNC_LOCK_SUFFIX = ".sync.lock"
-WAIT_SECONDS = 600.0  # how long a hook or a person's sync waits for one already running
+WAIT_SECONDS = 600.0  # how long a person's sync waits for one already running
+HOOK_WAIT_SECONDS = 10.0  # a tool's hook waits less: tools stop a hook after a minute or so
 CHANGED_WHILE_READ = "changed while it was read: it is read again at the next sync"
 NOT_A_TRANSCRIPT = "not a transcript: passed over"
 SOURCE_GONE = "the source's folder or file is gone (its drawers stay)"
+TAIL_BYTES = 1 << 20  # a JSONL line longer than this without its newline waits for it
 GROUP_FILES = 200  # whole files filed together, each recorded once its group is written
 
 
@@ -67,12 +70,12 @@ def book_of(palace: Palace) -> SourceBook:
 
 
 @contextmanager
-def sync_turn(palace: Palace, wait: bool) -> Iterator[bool]:
+def sync_turn(palace: Palace, wait_seconds: float) -> Iterator[bool]:
     """Hold the palace's sync lock for the block; yields False when another process holds it and
-    `wait` is off (or it did not let go within WAIT_SECONDS)."""
+    did not let go within `wait_seconds`."""
     lock = FileLock(str(sources_path(palace.catalog_path)) + SYNC_LOCK_SUFFIX, mode=OWNER_ONLY_FILE)
     try:
-        lock.acquire(timeout=WAIT_SECONDS if wait else 0)
+        lock.acquire(timeout=wait_seconds)
     except Timeout:
         yield False
         return
@@ -86,27 +89,44 @@ def sync_sources(palace: Palace, names: Sequence[str] = (), wait: bool = False) 
     """Sync the named sources (all when none): file new and grown files, note the gone ones."""
     book = book_of(palace)
     entries = [book.entry(name) for name in names] if names else book.entries()
-    with sync_turn(palace, wait) as mine:
+    with sync_turn(palace, WAIT_SECONDS if wait else 0) as mine:
         if not mine:
             return [SyncReport(entry.name, busy=True) for entry in entries]
-        return [_sync_one(palace, book, entry) for entry in entries]
+        with book.held():
+            return [_sync_one(palace, book, entry) for entry in entries]
 
 
-def file_transcript(palace: Palace, path: str | os.PathLike[str], format_name: str | None = None) -> IngestReport:
+def file_transcript(palace: Palace, path: str | os.PathLike[str], format_name: str | None = None,
+                    wait_seconds: float = HOOK_WAIT_SECONDS) -> IngestReport:
     """File one transcript now (a tool's hook: its session ended), in turn with any sync, and record
-    it in the source that holds it so the next sync does not read it again."""
-    where = Path(path).expanduser().resolve()
-    with sync_turn(palace, wait=True) as mine:
+    it in the source that holds it so the next sync does not read it again. While another process
+    syncs, a file in a source is left to the next sync; any other waits `wait_seconds`, then fails."""
+    book = book_of(palace)
+    owner, where = _owner(book.entries(), Path(os.path.abspath(Path(path).expanduser())))
+    with sync_turn(palace, wait_seconds) as mine:
+        if not mine and owner is not None:
+            return IngestReport(source=where.name, skipped=True,
+                                notes=(f"another process is syncing the palace: the next sync of {owner.name} files it",))
         if not mine:
-            raise PalaceBusyError(f"Another process has been syncing the palace for {WAIT_SECONDS:.0f} s; "
-                                  f"{where} was not filed (the next sync files it).")
-        book = book_of(palace)
-        owner = next((e for e in book.entries() if where == Path(e.path) or Path(e.path) in where.parents), None)
-        stat = where.stat()
+            raise PalaceBusyError(f"Another process has been syncing the palace for over {wait_seconds:.0f} s; "
+                                  f"{where} was not filed: file it with `mempalace ingest` later.")
+        seen, whole = stat_file(where), _complete(where)
         report = _file_one(palace, where, (owner.wing, owner.format or format_name) if owner else (None, format_name))
-        if owner is not None and report.ok:
-            book.record_file(owner.name, str(where), stat.st_size, stat.st_mtime_ns, report.parents)
+        if owner is not None and report.ok and whole and not _changed_since(where, seen):
+            book.record_file(owner.name, seen, report.parents)
         return report
+
+
+def _owner(entries: list[SourceEntry], given: Path) -> tuple[SourceEntry | None, Path]:
+    """The source holding a file and the file's path as that source's scan lists it (as given, or with
+    its links resolved when only that lies in the source); no source: the file, resolved."""
+    resolved = given.resolve()
+    for candidate in (given, resolved):
+        for entry in entries:
+            root = Path(entry.path)
+            if candidate == root or root in candidate.parents:
+                return entry, candidate
+    return None, resolved
 
 
 class _Tally:
@@ -116,18 +136,18 @@ class _Tally:
         self.added = self.conversations = 0
         self.errors: list[tuple[str, str]] = []
 
-    def count(self, book: SourceBook, entry: SourceEntry, item: tuple[str, int, int], report: IngestReport) -> None:
+    def count(self, book: SourceBook, entry: SourceEntry, item: Seen | None, report: IngestReport) -> None:
         """Record a file once filed (or failed: tried again when it changes); a file that changed while
-        it was read is left for the next sync."""
-        path, size, mtime = item
-        if CHANGED_WHILE_READ in report.notes or _changed_since(Path(path), size, mtime):
-            return
+        it was read is left for the next sync, and so is one the palace or the model failed to file."""
         self.added += report.added
         self.conversations += report.new_conversations
         error = "" if report.ok or report.skipped else report.errors[0]
-        if error:
-            self.errors.append((path, error))
-        book.record_file(entry.name, path, size, mtime, report.parents, error)
+        if error and item is not None:
+            self.errors.append((item.path, error))
+        if item is None or report.transient or CHANGED_WHILE_READ in report.notes \
+                or _changed_since(Path(item.path), item):
+            return
+        book.record_file(entry.name, item, report.parents, error)
 
 
 def _sync_one(palace: Palace, book: SourceBook, entry: SourceEntry) -> SyncReport:
@@ -138,36 +158,40 @@ def _sync_one(palace: Palace, book: SourceBook, entry: SourceEntry) -> SyncRepor
     changes = book.changes(entry)
     book.mark_gone(entry.name, changes.gone)
     tally = _Tally()
-    whole = [item for item in changes.changed if _complete(Path(item[0]))]
+    whole = [item for item in changes.changed if _complete(Path(item.path))]
+    complete = set(whole)
     try:
         for item in changes.changed:
-            if item not in whole:  # a JSONL file still being written: up to its last complete line
-                tally.count(book, entry, item, _file_alone(palace, Path(item[0]), entry))
+            if item not in complete:  # a JSONL file still being written: up to its last complete line
+                tally.count(book, entry, item, _file_alone(palace, Path(item.path), entry))
         for start in range(0, len(whole), GROUP_FILES):
             _file_group(palace, book, entry, whole[start : start + GROUP_FILES], tally)
     except (MempalaceError, OSError) as exc:  # the palace (or the disk) failed: stop, try again next time
         tally.errors.append((entry.path, str(exc)))
     book.record_sync(entry.name, tally.added, tally.conversations)
-    final = book.entry(entry.name)
+    final = next((e for e in book.entries() if e.name == entry.name), entry)  # removed meanwhile: as it was
     return SyncReport(entry.name, final.files_seen, len(changes.changed), final.files_gone, tally.added,
                       tally.conversations, tuple(tally.errors))
 
 
-def _file_group(palace: Palace, book: SourceBook, entry: SourceEntry, items: list[tuple[str, int, int]],
-                tally: _Tally) -> None:
+def _file_group(palace: Palace, book: SourceBook, entry: SourceEntry, items: list[Seen], tally: _Tally) -> None:
     """File whole files together (embedded in shared batches, as `ingest_paths` does), each recorded
-    as soon as its drawers are written; files that are no transcripts are passed over."""
+    as soon as its drawers are written; files that are no transcripts are passed over, unreadable
+    ones reported."""
     root = Path(entry.path)
     kept = []
     for item in items:
-        path = Path(item[0])
-        if entry.format is None and path != root and not _transcript(Source.from_path(path)):
+        path = Path(item.path)
+        problem = _unreadable(path)
+        if problem:
+            tally.count(book, entry, item, IngestReport(source=path.name, errors=(problem,)))
+        elif entry.format is None and path != root and not _transcript(Source.from_path(path)):
             tally.count(book, entry, item, IngestReport(source=path.name, skipped=True, notes=(NOT_A_TRANSCRIPT,)))
         else:
             kept.append(item)
-    order = iter(kept)
-    ingest_paths(palace, [Path(p) for p, _, _ in kept], wing=entry.wing, format_name=entry.format,
-                 roots=_roots(root), on_report=lambda report: tally.count(book, entry, next(order), report))
+    order = iter(kept)  # ingest_paths reports each path given, in order
+    ingest_paths(palace, [Path(item.path) for item in kept], wing=entry.wing, format_name=entry.format,
+                 roots=_roots(root), on_report=lambda report: tally.count(book, entry, next(order, None), report))
 
 
 def _file_alone(palace: Palace, path: Path, entry: SourceEntry) -> IngestReport:
@@ -179,27 +203,60 @@ def _file_alone(palace: Palace, path: Path, entry: SourceEntry) -> IngestReport:
         return IngestReport(source=path.name, errors=(str(exc),))
 
 
+def _unreadable(path: Path) -> str:
+    """Why a source file cannot be read (its permissions), or "" when it can."""
+    try:
+        if path.is_dir():
+            os.listdir(path)
+        else:
+            with path.open("rb"):
+                pass
+    except OSError as exc:
+        return f"{path.name} cannot be read ({exc.strerror or exc}); it is tried again once that changes."
+    return ""
+
+
 def _complete(path: Path) -> bool:
-    """Whether a file can be read whole: anything but a JSONL file whose last line has no newline yet."""
+    """Whether a file can be read whole: anything but a JSONL file whose last line is still being
+    written (no newline yet, and not a whole JSON value: some writers end the file without one)."""
     if path.suffix.lower() != ".jsonl" or not path.is_file():
         return True
     try:
         with path.open("rb") as handle:
             handle.seek(0, os.SEEK_END)
-            if handle.tell() == 0:
+            size = handle.tell()
+            if size == 0:
                 return False
-            handle.seek(-1, os.SEEK_END)
-            return handle.read(1) == b"\n"
+            handle.seek(max(size - TAIL_BYTES, 0))
+            tail = handle.read()
     except OSError:
         return True  # ingest reports it
+    if tail.endswith(b"\n"):
+        return True
+    return (b"\n" in tail or size <= TAIL_BYTES) and _whole_line(tail[tail.rfind(b"\n") + 1 :])
 
 
-def _changed_since(path: Path, size: int, mtime: int) -> bool:
+def _whole_line(line: bytes) -> bool:
+    """Whether a JSONL file's last line, without its newline, is a whole JSON value already."""
     try:
-        after = path.stat()
+        json.loads(line)
+    except ValueError:
+        return False
+    return bool(line.strip())
+
+
+def _complete_part(data: bytes) -> bytes:
+    """The part of a JSONL file's bytes that is written whole: up to its last newline, and the last
+    line too when it is a whole JSON value."""
+    cut = data.rfind(b"\n") + 1
+    return data if cut < len(data) and _whole_line(data[cut:]) else data[:cut]
+
+
+def _changed_since(path: Path, seen: Seen) -> bool:
+    try:
+        return stat_file(path) != seen
     except OSError:
         return True
-    return (after.st_size, after.st_mtime_ns) != (size, mtime) if not path.is_dir() else False
 
 
 def _roots(root: Path) -> tuple[Path, ...]:
@@ -211,8 +268,7 @@ def _file_one(palace: Palace, path: Path, place: tuple[str | None, str | None], 
     wing, format_name = place
     roots = () if root is None else _roots(root)
     if path.is_file() and path.suffix.lower() == ".jsonl":
-        data = read_file(path, roots)
-        complete = data[: data.rfind(b"\n") + 1]
+        complete = _complete_part(read_file(path, roots))
         if not complete.strip():
             return IngestReport(source=path.name, skipped=True, notes=("no complete line yet",))
         if format_name is None and root is not None and not _transcript(Source.from_bytes(complete, path.name)):

@@ -113,7 +113,7 @@ def test_a_gone_file_keeps_its_drawers_and_is_counted_and_a_returning_one_is_see
 def test_syncs_take_turns_and_a_timer_sync_skips_while_another_runs(palace: Palace, tmp_path: Path) -> None:
     session(tmp_path / "src" / "a.jsonl", 1)
     book_of(palace).add(tmp_path / "src")
-    with sync_turn(palace, wait=False) as mine:
+    with sync_turn(palace, 0) as mine:
         assert mine
         [report] = sync_sources(palace, wait=False)
         assert report.busy and report.added == 0

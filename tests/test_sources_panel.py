@@ -336,8 +336,9 @@ def test_an_editor_of_one_wing_syncs_the_sources_filing_into_it(team: Path, home
     successes, errors = said(at)
     assert not errors, errors
     assert successes and successes[0].startswith("harbour-log: 1 files, 1 new or changed")
-    rows = {r["source"]: r for r in sources_table(at)}
-    assert rows["harbour-log"]["filed by last sync"] > 0 and rows["shared-notes"]["files"] == 1  # theirs untouched
+    [row] = sources_table(at)  # shared-notes files into any wing: not theirs to sync, nor to see
+    assert row["source"] == "harbour-log" and row["filed by last sync"] > 0 and "path" not in row
+    assert book_of(app_palace(at)).entry("shared-notes").files_seen == 1  # untouched
 
 
 def test_a_link_in_a_team_source_to_a_file_outside_is_refused_and_listed(team: Path, tmp_path: Path) -> None:
@@ -345,6 +346,9 @@ def test_a_link_in_a_team_source_to_a_file_outside_is_refused_and_listed(team: P
     (team / "notes" / "escape.jsonl").symlink_to(secret)
     at = goto(team_app("editor"), "ingest")
     sync_now(at)
+    assert not at.main.expander and any(c.value.replace("\\", "") == "shared-notes: 1 file failed; an admin sees "
+                                        "which and why." for c in at.main.caption)  # no path of the server's
+    at = goto(team_app("admin"), "ingest")
     [box] = at.main.expander
     assert box.label.replace("\\", "") == "shared-notes: 1 file failed"
     [listed] = [t.value for t in box.text]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shlex
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -44,7 +45,8 @@ def hook_command(tool: str, palace: Path | None, url: str | None) -> str:
         from ..config import load_settings
 
         where = ["--palace", str(Path(palace or load_settings().default_palace).expanduser().resolve())]
-    return shlex.join([sys.executable, "-m", "mempalace", *where, "hooks", "run", tool])
+    words = [sys.executable, "-m", "mempalace", *where, "hooks", "run", tool]
+    return subprocess.list2cmdline(words) if os.name == "nt" else shlex.join(words)  # cmd.exe's quoting on Windows
 
 
 @hooks_group.command("install")

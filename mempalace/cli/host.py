@@ -87,7 +87,7 @@ def _serve(where: Path, lock: PalaceLock, idle_seconds: float) -> int:
                 print("The server file was removed or replaced (the palace moved or was deleted): stopping.",
                       flush=True)
                 break
-            last_used = max(started, newest_lease(where, forget_after=idle_seconds))
+            last_used = time.time() if timer.busy else max(started, newest_lease(where, forget_after=idle_seconds))
             if time.time() - last_used > idle_seconds:
                 print(f"Unused for {idle_seconds:.0f} s: stopping.", flush=True)
                 break

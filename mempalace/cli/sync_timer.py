@@ -30,17 +30,25 @@ class SyncTimer:
 
     def tick(self) -> None:
         """Start a sync if one is due and something changed (at most one sync child at a time)."""
-        if self._child is not None and self._child.poll() is None:
+        if self.busy:
             return
         self._child = None
         if time.monotonic() < self._due:
             return
         self._due = time.monotonic() + self._every
         if self._changed():
-            self._child = subprocess.Popen(
-                [sys.executable, "-P", "-m", "mempalace", "--palace", str(self._dir), "sources", "sync", "--auto"],
-                stdin=subprocess.DEVNULL, stdout=sys.stdout, stderr=subprocess.STDOUT, cwd=NEUTRAL_FOLDER,
-                umask=OWNER_ONLY_UMASK, env={**os.environ, "MEMPALACE_SHARED": "1"})
+            try:
+                self._child = subprocess.Popen(
+                    [sys.executable, "-P", "-m", "mempalace", "--palace", str(self._dir), "sources", "sync", "--auto"],
+                    stdin=subprocess.DEVNULL, stdout=sys.stdout, stderr=subprocess.STDOUT, cwd=NEUTRAL_FOLDER,
+                    umask=OWNER_ONLY_UMASK, env={**os.environ, "MEMPALACE_SHARED": "1"})
+            except OSError as exc:  # out of processes or memory: the next check tries again
+                print(f"Starting a sync failed: {exc}", flush=True)
+
+    @property
+    def busy(self) -> bool:
+        """Whether a sync child is running (the palace is in use: the host must not stop under it)."""
+        return self._child is not None and self._child.poll() is None
 
     def stop(self) -> None:
         """Wait briefly for a running sync (it records each file once filed: stopping it loses nothing)."""

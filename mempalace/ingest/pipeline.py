@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import blobs, formats
-from ..errors import MalformedSourceError, MempalaceError, SourceRefusedError, UnsupportedFormatError
+from ..errors import InvalidInputError, MalformedSourceError, MempalaceError, SourceRefusedError, UnsupportedFormatError
 from ..formats.base import Conversation, Source
 from ..formats.walking import walk as _walk
 from ..inventory import INGEST
@@ -104,7 +104,8 @@ def _prepare(palace: Palace, run: Run, source: str | os.PathLike[str] | bytes, f
                                 dry_run=dry_run)
         return IngestReport(source=name, errors=(str(exc),), dry_run=dry_run)
     except MempalaceError as exc:
-        return IngestReport(source=name, format=detected, errors=(str(exc),), dry_run=dry_run)
+        return IngestReport(source=name, format=detected, errors=(str(exc),), dry_run=dry_run,
+                            transient=not isinstance(exc, InvalidInputError))
     except Exception as exc:  # a reader's bug must not stop the other files: report it as this file's error
         return IngestReport(source=name, format=detected, dry_run=dry_run,
                             errors=(f"{name} could not be read ({type(exc).__name__}: {exc}).",))
@@ -120,7 +121,7 @@ def _finish(palace: Palace, plans: list[Plan], run: Run, dry_run: bool, progress
         renames = assign_rooms(palace, plans, run)
     except MempalaceError as exc:
         return [IngestReport(source=p.source, format=p.format, conversations=p.conversations, errors=(str(exc),),
-                             dry_run=dry_run) for p in plans]
+                             dry_run=dry_run, transient=not isinstance(exc, InvalidInputError)) for p in plans]
     said = tuple(f"room {old} {'would be' if dry_run else 'is'} renamed {new} (its old name still finds it)"
                  for old, new in sorted(renames.items()))
     if dry_run:
@@ -194,7 +195,7 @@ def _file_group(palace: Palace, plans: list[Plan]) -> list[IngestReport]:
         if len(plans) > 1:
             return [r for p in plans for r in _file_group(palace, [p])]
         plan = plans[0]
-        return [IngestReport(source=plan.source, format=plan.format, conversations=plan.conversations,
+        return [IngestReport(source=plan.source, format=plan.format, conversations=plan.conversations, transient=True,
                              errors=(f"{plan.source}: filing failed part-way ({exc}); {_undo(palace, [d.id for d in drafts])}",))]
     reports, start = [], 0
     for plan in plans:

@@ -57,6 +57,7 @@ class IngestReport:
     drawers: tuple[PlannedDrawer, ...] = field(default=(), repr=False)
     parents: tuple[str, ...] = ()  # the conversations of the source, as the palace keys them (parent ids)
     new_conversations: int = 0  # conversations with at least one new drawer
+    transient: bool = False  # the palace or the model failed, not the file: filing it again may work
 
     @property
     def ok(self) -> bool:
