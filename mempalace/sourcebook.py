@@ -25,6 +25,7 @@ from .formats.walking import walk
 from .privacy import owner_file
 
 SOURCES_FILE = "mempalace_sources.sqlite3"
+SQLITE_STORES = {".vscdb", ".sqlite", ".sqlite3", ".db"}  # a tool's SQLite store: its -wal log counts too
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sources(
     name TEXT PRIMARY KEY, path TEXT NOT NULL UNIQUE, wing TEXT, format TEXT, added_at TEXT NOT NULL,
@@ -250,7 +251,7 @@ def stat_file(path: Path) -> Seen:
     else:
         stats = [path.stat()]
         log = path.with_name(path.name + "-wal")
-        if log.is_file():
+        if path.suffix.lower() in SQLITE_STORES and log.is_file():
             stats.append(log.stat())
     return Seen(str(path), sum(s.st_size for s in stats), max((s.st_mtime_ns for s in stats), default=0),
                 max((s.st_ctime_ns for s in stats), default=0))
