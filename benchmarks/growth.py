@@ -1,4 +1,4 @@
-"""Cost growth 10k -> 100k -> 1M drawers on palaces of one realistic shape (`scale_palace.py`).
+"""Cost growth 10k -> 100k -> 1M drawers on palaces of one realistic shape (`_scale_palace.py`).
 
     python benchmarks/growth.py --drawers 10000 100000 1000000      # builds benchmarks/out/scale-N once
     python benchmarks/growth.py --drawers 1000000 --parts cli process
@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from scale_palace import build  # noqa: E402
+from _scale_palace import build  # noqa: E402
 from sharing import MEMPALACE, QUERIES, stop_server  # noqa: E402
 
 OUT = Path(__file__).parent / "out"
