@@ -23,6 +23,7 @@ from mempalace.errors import InvalidInputError, NotAPalaceError, PalaceUnavailab
 from mempalace.opening import Target, describe_target
 from mempalace.scoped import ScopedPalace
 
+from .first_open import catalog_ready
 from .render import counts, md
 from .views import hold, open_palace, release_held, stats
 
@@ -62,6 +63,7 @@ def chosen_palace(text: str, settings: Settings, team: bool) -> Palace:
     hold(path, target.url)
     try:
         palace = open_palace(path, target.url, target.kind != "palace")
+        catalog_ready(palace)
     except MempalaceError:
         release_held()
         raise

@@ -22,6 +22,8 @@ from .privacy import owner_dir, owner_file
 from .vector_reads import VectorReads
 from .vocabulary import WordCounts, WordTokens
 
+CATALOG_FILE = "mempalace_catalog.sqlite3"  # in a palace folder (a server's palace: named after it in the cache)
+
 SCHEMA_VERSION = "6"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS drawers(

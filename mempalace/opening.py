@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Literal
 
-from .catalog import Catalog
+from .catalog import CATALOG_FILE, Catalog
 from .config import Settings
 from .errors import ConfigError, InvalidInputError, PalaceNotFoundError, PalaceUnavailableError
 from .privacy import owner_dir, refuse_if_others_can_write
@@ -17,7 +17,6 @@ from .sharing import Lease, check_writable, shared_server
 from .store import ChromaStore, check_palace_dir
 from .store.shared import SharedStore
 
-CATALOG_FILE = "mempalace_catalog.sqlite3"
 SERVER_SCHEMES = ("http", "https")
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
 

@@ -11,7 +11,7 @@ from .dates import first_day
 from .errors import InvalidInputError
 from .models import HALL_BY, ROOM_ALIASES, ROOM_BY, Drawer, DrawerDraft, DuplicateMatch
 from .naming import hall_name, room_slug, wing_name
-from .opening import CATALOG_FILE
+from .catalog import CATALOG_FILE
 from .store import SEQ_KEY, Record
 from .sync import GENERAL_ROOM, UNSORTED_WING
 

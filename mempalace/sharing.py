@@ -86,10 +86,19 @@ def shared_server(palace_dir: Path, idle_seconds: float) -> str:
     check_writable(palace_dir)
     from filelock import FileLock, Timeout  # only a process that may start the server needs it
 
+    lock = FileLock(str(palace_dir / START_LOCK), mode=OWNER_ONLY_FILE, is_singleton=False, thread_local=False)
     try:
-        with FileLock(str(palace_dir / START_LOCK), timeout=START_SECONDS, mode=OWNER_ONLY_FILE, is_singleton=False,
-                      thread_local=False):
+        while True:
+            try:
+                lock.acquire(timeout=START_SECONDS)
+                break
+            except Timeout:
+                if not _building(palace_dir):  # another process's host is building the catalog: wait on
+                    raise
+        try:
             return _running(palace_dir) or _start(palace_dir, idle_seconds)
+        finally:
+            lock.release()
     except Timeout:
         raise PalaceUnavailableError(
             f"Another process has been starting the server of the palace at {palace_dir} for over "
@@ -202,7 +211,7 @@ def _start(palace_dir: Path, idle_seconds: float) -> str:
         )
     threading.Thread(target=host.wait, daemon=True).start()  # reaped whenever it stops: no zombie
     deadline = time.monotonic() + START_SECONDS
-    while time.monotonic() < deadline:
+    while time.monotonic() < deadline or _building(palace_dir, host.pid):
         info = ServerInfo.read(palace_dir)
         if info and info.pid == host.pid and answers(info.url):
             return info.url
@@ -217,6 +226,16 @@ def _start(palace_dir: Path, idle_seconds: float) -> str:
         f"The server for the palace at {palace_dir} did not answer within {START_SECONDS:.0f} s. "
         f"The end of its log ({log}):\n{log_tail(log)}"
     )
+
+
+def _building(palace_dir: Path, pid: int | None = None) -> bool:
+    """Whether a host (`pid`, or any) is building the palace's missing catalog and told how far it got
+    within the last START_SECONDS: a first open of a large palace is waited for as long as it goes on."""
+    from .catalog import CATALOG_FILE
+    from .catalog_build import read_progress
+
+    found = read_progress(palace_dir / CATALOG_FILE)
+    return found is not None and (pid is None or found.pid == pid) and time.time() - found.at < START_SECONDS
 
 
 def log_tail(log: Path, lines: int = 12) -> str:

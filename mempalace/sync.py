@@ -27,6 +27,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from .catalog import Catalog, JournalEntry, Row
+from .catalog_build import ProgressFile
 from .dates import first_day
 from .errors import MempalaceError
 from .models import ROOM_ALIASES
@@ -130,13 +131,25 @@ class CatalogSync:
         """Remake the catalog from every drawer in Chroma."""
         token = self.store.marker() or ""
         counter = self.store.write_counter()
-        watermark = self.catalog.load([catalog_row(r) for r in page] for page in self.store.scan(embeddings=True))
+        told = ProgressFile(self.catalog.path, self.store.count())
+        try:
+            watermark = self.catalog.load(self._rows(told))
+        finally:
+            told.close()
         self.catalog.set_state("watermark", watermark)
         self.catalog.set_state("collection", self.store.collection_id)
         self.catalog.set_state("counter", "" if counter is None else counter)
         self._check_count()
         self._remember(token)
         self.generation += 1
+
+    def _rows(self, told: ProgressFile) -> Iterator[list]:
+        """Chroma's drawers as catalog rows, page by page, telling how far it got."""
+        done = 0
+        for page in self.store.scan(embeddings=True):
+            done += len(page)
+            told.tell(done)
+            yield [catalog_row(r) for r in page]
 
     def _follow_shared(self) -> None:
         """A shared catalog is kept by every writer: notice their commits, fix what dead ones left."""
@@ -186,6 +199,7 @@ class CatalogSync:
 
         with FileLock(f"{self.catalog.path}.rebuild-lock", mode=OWNER_ONLY_FILE, is_singleton=False,
                       thread_local=False):
+            self.store.count()  # reach the server first: its host builds a missing catalog before it serves
             if self.catalog.get_state("collection") == stale:
                 self.rebuild()
             else:

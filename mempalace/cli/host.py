@@ -66,6 +66,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _serve(where: Path, lock: PalaceLock, idle_seconds: float) -> int:
+    _build_missing_catalog(where)
     token = secrets.token_urlsafe(32)
     server, url = _start_chroma(where, token)
     if server is None:
@@ -99,6 +100,24 @@ def _serve(where: Path, lock: PalaceLock, idle_seconds: float) -> int:
         _forget(where, url)
         reap(server)
     return 0
+
+
+def _build_missing_catalog(where: Path) -> None:
+    """An existing palace without a catalog gets it here, from Chroma's files, before the server
+    starts (clients wait, and may show how far it got); if that fails, the first client builds it
+    through the server as before."""
+    try:
+        from ..catalog import CATALOG_FILE
+        from ..catalog_build import build_before_serving
+        from ..config import load_settings
+        from ..opening import chroma_embedding_function
+
+        started = time.perf_counter()
+        if build_before_serving(where, CATALOG_FILE, chroma_embedding_function(load_settings())):
+            print(f"Built the palace's catalog from Chroma's files in {time.perf_counter() - started:.1f} s.", flush=True)
+    except Exception as exc:  # noqa: BLE001 (the server must start all the same)
+        print(f"Building the catalog before serving failed ({type(exc).__name__}: {exc}); "
+              "the first client builds it through the server.", flush=True)
 
 
 def _sync_seconds() -> float:

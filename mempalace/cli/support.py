@@ -10,6 +10,7 @@ import os
 import re
 import sys
 import tempfile
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ import click
 
 from ..access import is_loopback  # noqa: F401  (the CLI's commands check their --host with it)
 
+from ..catalog_build import catalog_built, read_progress
 from ..config import load_settings
 from ..errors import MempalaceError
 from ..palace import Palace
@@ -119,7 +121,34 @@ def _opened(path: Path | None, url: str | None, create: bool, dry_run: bool) -> 
                     yield palace
             return
     with Palace.open(path, url, create=create and not dry_run) as palace:
+        if not catalog_built(palace.catalog_path):
+            with showing_build(palace.catalog_path):
+                palace.count()  # the first read builds the catalog (or waits for the host's build)
         yield palace
+
+
+@contextlib.contextmanager
+def showing_build(catalog: Path) -> Iterator[None]:
+    """While the block runs, a line on stderr says how far a catalog build has got (a first open)."""
+    done = threading.Event()
+
+    def show() -> None:
+        said = ""
+        while not done.wait(0.5):
+            found = read_progress(catalog)
+            if found is not None:
+                said = f"{found.said()} ({found.fraction:.0%})"
+                click.echo("\r" + said, nl=False, err=True)
+        if said:
+            click.echo("", err=True)
+
+    watcher = threading.Thread(target=show, daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        done.set()
+        watcher.join()
 
 
 class FormatsListed(click.Command):

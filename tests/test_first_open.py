@@ -1,0 +1,114 @@
+"""A palace's first open (no catalog yet, as an upstream palace arrives): a shared palace's host builds
+the catalog from Chroma's files before it serves, clients wait for it however long it takes as long as
+it says how far it got, and the CLI shows that on stderr."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from mempalace import Palace
+from mempalace.catalog import CATALOG_FILE
+from mempalace.catalog_build import ProgressFile, catalog_built, progress_path, read_progress
+from mempalace.sharing import HOST_LOG, ServerInfo
+
+from test_sharing import _kill, _wait_gone
+
+
+def _upstream_palace(folder: Path, settings, drawers: int = 30) -> int:
+    """A palace with drawers and no catalog (as another tool left it); returns how many it holds."""
+    with Palace.open(folder, settings=settings, private=True) as palace:
+        for n in range(drawers):
+            palace.add_drawer(f"Drawer {n}: the tide table for harbour {n} moved in spring.", "wing_kai", "tides")
+        stored = palace.count()
+    for name in (CATALOG_FILE, CATALOG_FILE + "-wal", CATALOG_FILE + "-shm"):
+        (folder / name).unlink(missing_ok=True)
+    return stored
+
+
+def test_the_host_builds_a_missing_catalog_from_chromas_files_before_it_serves(
+        settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = tmp_path / "upstream"
+    stored = _upstream_palace(folder, settings)
+    monkeypatch.setenv("MEMPALACE_SHARED", "1")
+    try:
+        done = subprocess.run([sys.executable, "-m", "mempalace", "--palace", str(folder), "--json", "status"],
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout)["drawers"] == stored > 20
+        log = (folder / HOST_LOG).read_text(encoding="utf-8")
+        assert "Built the palace's catalog from Chroma's files" in log  # not through the server
+        assert catalog_built(folder / CATALOG_FILE) and not progress_path(folder / CATALOG_FILE).exists()
+    finally:
+        info = ServerInfo.read(folder)
+        if info:
+            _kill(info.pid, signal.SIGTERM)
+            _wait_gone(info.pid)
+
+
+def test_a_private_first_open_leaves_no_progress_behind_and_the_catalog_is_whole(settings, tmp_path: Path) -> None:
+    folder = tmp_path / "upstream"
+    stored = _upstream_palace(folder, settings)
+    assert not catalog_built(folder / CATALOG_FILE)
+    with Palace.open(folder, settings=settings, private=True) as palace:
+        assert palace.count() == stored > 20
+    assert catalog_built(folder / CATALOG_FILE) and not progress_path(folder / CATALOG_FILE).exists()
+
+
+def test_progress_is_read_only_while_its_builder_lives(tmp_path: Path) -> None:
+    catalog = tmp_path / CATALOG_FILE
+    told = ProgressFile(catalog, total=1000)
+    told.tell(250, force=True)
+    found = read_progress(catalog)
+    assert found is not None and found.pid == os.getpid() and found.fraction == 0.25
+    assert "250 of 1,000 drawers" in found.said()
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    progress_path(catalog).write_text(json.dumps({"pid": int(gone.stdout), "done": 1, "total": 2, "at": time.time()}))
+    assert read_progress(catalog) is None  # its builder died: nobody waits for it
+    told.close()
+    assert not progress_path(catalog).exists()
+
+
+def test_a_client_waits_past_the_start_limit_while_the_host_says_it_is_building(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mempalace import sharing
+
+    folder = tmp_path / "p"
+    folder.mkdir()
+    monkeypatch.setattr(sharing, "START_SECONDS", 1.0)
+    told = ProgressFile(folder / CATALOG_FILE, total=10)
+    assert sharing._building(folder) and sharing._building(folder, os.getpid())
+    assert not sharing._building(folder, os.getpid() + 1)  # another host's build
+    told.close()
+    assert not sharing._building(folder)
+
+
+def test_the_cli_shows_how_far_a_build_has_got(tmp_path: Path, capsys) -> None:
+    from mempalace.cli.support import showing_build
+
+    catalog = tmp_path / CATALOG_FILE
+    told = ProgressFile(catalog, total=200)
+    told.tell(50, force=True)
+    with showing_build(catalog):
+        time.sleep(1.2)
+    told.close()
+    err = capsys.readouterr().err
+    assert "Building the palace's catalog from Chroma (first open): 50 of 200 drawers (25%)" in err
+
+
+def test_the_dashboard_opens_a_palace_without_a_catalog_and_shows_its_counts(settings) -> None:
+    from test_app import app_palace, open_page
+
+    stored = _upstream_palace(settings.default_palace, settings)
+    assert not catalog_built(settings.default_palace / CATALOG_FILE)
+    at = open_page("overview")
+    assert catalog_built(settings.default_palace / CATALOG_FILE) and app_palace(at).count() == stored
+    assert not at.main.get("progress")  # the bar is gone once built
+    assert any("wing\\_kai" in c.value for c in at.main.caption)  # the Overview shows the palace's wing
