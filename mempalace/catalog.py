@@ -188,9 +188,11 @@ class Catalog(WordCounts, DateCounts, VectorReads):
                 self._db.execute(f"DROP {'TRIGGER' if name in _TRIGGER_NAMES else 'INDEX'} IF EXISTS {name}")
             self._db.execute("DELETE FROM drawers")
         try:
+            places: dict[tuple[str, str, str], str] = {}
             for rows in pages:
                 with self._transaction():
-                    self._db.executemany(_INSERT.replace("INSERT INTO", "INSERT OR REPLACE INTO"), map(_values, rows))
+                    self._db.executemany(_INSERT.replace("INSERT INTO", "INSERT OR REPLACE INTO"),
+                                         (_values(row, places) for row in rows))
                 newest = max([newest, *(row.seq for row in rows)])
         finally:
             with self._transaction():
@@ -373,11 +375,19 @@ _INSERT = ("INSERT INTO drawers(id, content, wing, room, hall, source_file, chun
            " vector, place, dated, said, title, aliases) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
 
 
-def _values(row: Row) -> tuple:
+def _values(row: Row, places: dict[tuple[str, str, str], str] | None = None) -> tuple:
+    """A row as the INSERT's values; `places` (a bulk load's) keeps each wing, room and hall's
+    keywords once instead of hashing them again for every drawer."""
+    if places is None:
+        tokens = place_tokens(wing=row.wing, room=row.room, hall=row.hall, source_file=row.source_file)
+    else:
+        key = (row.wing, row.room, row.hall)
+        if key not in places:
+            places[key] = place_tokens(wing=row.wing, room=row.room, hall=row.hall)
+        tokens = " ".join(filter(None, (places[key], place_tokens(source_file=row.source_file))))
     return (row.id, row.content, row.wing, row.room, row.hall, row.source_file, row.chunk_index, row.parent_id,
             row.filed_at, row.seq, None if row.vector is None else np.asarray(row.vector, np.float32).tobytes(),
-            place_tokens(wing=row.wing, room=row.room, hall=row.hall, source_file=row.source_file),
-            row.dated, row.said, row.title, row.aliases)
+            tokens, row.dated, row.said, row.title, row.aliases)
 
 
 class _Transaction:

@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import queue
 import secrets
+import threading
 import socket
 import time
 import uuid
@@ -46,6 +48,40 @@ def new_stamp() -> int:
     global _last_stamp
     _last_stamp = max(_last_stamp + 1, time.time_ns() // 1_000)
     return _last_stamp
+
+
+def read_ahead(items: Iterator[Any], depth: int = 2) -> Iterator[Any]:
+    """`items` as they come, produced by a thread up to `depth` ahead of the consumer; an error
+    there is raised here, and a consumer that stops early stops the thread."""
+    ready: queue.Queue = queue.Queue(maxsize=depth)
+    stop = threading.Event()
+    end = object()
+
+    def produce() -> None:
+        try:
+            for item in items:
+                while not stop.is_set():
+                    try:
+                        ready.put(item, timeout=0.1)
+                        break
+                    except queue.Full:
+                        continue
+                if stop.is_set():
+                    return
+            ready.put(end)
+        except BaseException as exc:  # noqa: BLE001 (handed to the consumer, which raises it)
+            ready.put(exc)
+
+    worker = threading.Thread(target=produce, daemon=True)
+    worker.start()
+    try:
+        while (item := ready.get()) is not end:
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        stop.set()
+        worker.join()
 
 
 def catalog_row(record: Record) -> Row:
@@ -144,12 +180,13 @@ class CatalogSync:
         self.generation += 1
 
     def _rows(self, told: ProgressFile) -> Iterator[list]:
-        """Chroma's drawers as catalog rows, page by page, telling how far it got."""
+        """Chroma's drawers as catalog rows, page by page, telling how far it got; the next pages are
+        read while the catalog writes this one (Chroma's reading and SQLite's writing overlap)."""
         done = 0
-        for page in self.store.scan(embeddings=True):
-            done += len(page)
+        for rows in read_ahead([catalog_row(r) for r in page] for page in self.store.scan(embeddings=True)):
+            done += len(rows)
             told.tell(done)
-            yield [catalog_row(r) for r in page]
+            yield rows
 
     def _follow_shared(self) -> None:
         """A shared catalog is kept by every writer: notice their commits, fix what dead ones left."""
