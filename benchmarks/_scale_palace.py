@@ -17,6 +17,7 @@ easier; and texts are generated for the topic, so search *quality* here means no
 from __future__ import annotations
 
 import math
+import os
 import random
 import sqlite3
 import time
@@ -134,7 +135,7 @@ def build(path: Path, drawers: int, source: Path, seed: int = 11) -> float:
         written += len(ids)
         for part in batch:
             part.clear()
-        if written % 100_000 < 5_000:
+        if written // 100_000 != (written - len(ids)) // 100_000:
             print(f"  {written:,} drawers written ({time.perf_counter() - started:.0f} s)", flush=True)
 
     for ids, texts, metas, vectors in conversations(drawers, seed, source):
@@ -147,4 +148,8 @@ def build(path: Path, drawers: int, source: Path, seed: int = 11) -> float:
     if batch[0]:
         flush()
     store.close()
+    for folder, _, files in os.walk(path):  # a palace is its owner's alone (MemPalace warns otherwise)
+        os.chmod(folder, 0o700)
+        for name in files:
+            os.chmod(os.path.join(folder, name), 0o600)
     return time.perf_counter() - started

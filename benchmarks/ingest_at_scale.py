@@ -1,0 +1,68 @@
+"""Ingest into a large palace against ingest into an empty one: drawers per second, room choice included.
+
+    python benchmarks/ingest_at_scale.py --palace benchmarks/out/scale-1000000 --sessions 100
+
+The same LoCoMo sessions (plain-text transcripts, as `ingest_throughput.py` writes them) are ingested
+with the real model, private, first into an empty palace, then into the large one (its ~3,200 rooms
+compete for every conversation), then into a second empty one (the machine drifts); the large
+palace's figure is compared with the mean of the two empty ones. The drawers added to the large
+palace are removed afterwards, so it stays the benchmark palace it was.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from ingest_throughput import LOCOMO, write_transcripts  # noqa: E402
+
+
+def ingest_into(palace_dir: Path, folder: Path) -> tuple[float, int, list[str]]:
+    """(seconds, drawers added, their ids) of ingesting every file of `folder` into the palace."""
+    from mempalace import Palace
+    from mempalace.ingest import ingest_paths
+
+    with Palace.open(palace_dir, private=True) as palace:
+        palace.count()  # a catalog that is missing is built before the clock starts
+        started = time.perf_counter()
+        reports = ingest_paths(palace, sorted(folder.iterdir()))
+        took = time.perf_counter() - started
+    ids = [i for r in reports for i in r.drawer_ids]
+    return took, len(ids), ids
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--palace", type=Path, required=True, help="the large palace (left as it was)")
+    parser.add_argument("--sessions", type=int, default=100)
+    parser.add_argument("--locomo", type=Path, default=LOCOMO)
+    args = parser.parse_args()
+    from mempalace import Palace
+
+    with tempfile.TemporaryDirectory(prefix="mempalace-ingest-scale-") as scratch:
+        folder = Path(scratch) / "sessions"
+        folder.mkdir()
+        written = write_transcripts(args.locomo, folder, args.sessions)
+        empty_a = ingest_into(Path(scratch) / "empty-a", folder)
+        large = ingest_into(args.palace, folder)
+        empty_b = ingest_into(Path(scratch) / "empty-b", folder)
+    with Palace.open(args.palace, private=True) as palace:
+        for start in range(0, len(large[2]), 5_000):
+            palace.delete_drawers(large[2][start : start + 5_000])
+    rate = lambda run: run[1] / run[0]  # noqa: E731
+    empty = (rate(empty_a) + rate(empty_b)) / 2
+    print(f"{written} sessions, real model, private palaces")
+    print(f"empty palace:  {empty_a[1]} drawers in {empty_a[0]:.1f} s and {empty_b[0]:.1f} s "
+          f"({rate(empty_a):.1f} and {rate(empty_b):.1f} drawers/s)")
+    print(f"large palace:  {large[1]} drawers in {large[0]:.1f} s ({rate(large):.1f} drawers/s): "
+          f"{rate(large) / empty:.1%} of the empty palace's (goal >= 80 %)")
+    print(f"peak RSS of this process: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
+
+
+if __name__ == "__main__":
+    main()
