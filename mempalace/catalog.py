@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -239,10 +239,11 @@ class Catalog(WordCounts, DateCounts, VectorReads):
         sql, args = where_clause(filters)
         return [r[0] for r in self._db.execute(f"SELECT d.id FROM drawers d WHERE {sql} ORDER BY d.rowid", args)]
 
-    def in_filing_order(self) -> list[Row]:
-        """Every drawer that has a vector, first filed first."""
-        return [_row(v) for v in self._db.execute(
-            f"SELECT {_ROW_COLUMNS} FROM drawers d WHERE d.vector IS NOT NULL ORDER BY {FILING_ORDER}").fetchall()]
+    def iter_filing_order(self) -> Iterator[Row]:
+        """Every drawer that has a vector, first filed first, one at a time."""
+        for values in self._db.execute(
+                f"SELECT {_ROW_COLUMNS} FROM drawers d WHERE d.vector IS NOT NULL ORDER BY {FILING_ORDER}"):
+            yield _row(values)
 
     def stamps(self, ids: Sequence[str]) -> dict[str, int]:
         return {values[0]: values[1] for values in self._by_ids("id, seq", ids)}

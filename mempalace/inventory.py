@@ -80,19 +80,25 @@ def rehall_targets(store: ChromaStore, catalog: Catalog, changes: Sequence[tuple
 
 
 def room_inventory(store: ChromaStore, catalog: Catalog) -> list[RoomedDrawer]:
-    """All drawers that have a vector, in filing order."""
-    meta = {r.id: r.metadata for page in store.scan(documents=False) for r in page}
+    """All drawers that have a vector, in filing order. Chroma's metadata is read page by page and
+    kept only as what re-rooming needs, and the catalog's rows one at a time (a million drawers'
+    metadata dicts and a second copy of every text and vector would double the peak)."""
+    kept = {r.id: _what_matters(r.metadata) for page in store.scan(documents=False) for r in page}
     found = []
-    for row in catalog.in_filing_order():
-        m = meta.get(row.id)
+    for row in catalog.iter_filing_order():
+        m = kept.get(row.id)
         if m is None:
             continue
-        speakers = tuple(s.strip() for s in str(m.get("speakers") or "").split(",") if s.strip())
+        room_by, hall_by, title, speakers, _ = m
         found.append(RoomedDrawer(row.id, row.wing, row.room, row.parent_id, row.chunk_index, row.content,
-                                  row.vector, chooser(m), m.get("conversation_title"), speakers, row.filed_at,
-                                  row.hall or "", hall_chooser(m)))
-    position = {d.id: int(meta[d.id].get("filed_n") or 0) for d in found}
-    return sorted(found, key=lambda d: (d.filed_at, position[d.id]))  # stable: older drawers keep catalog order
+                                  row.vector, room_by, title, speakers, row.filed_at, row.hall or "", hall_by))
+    return sorted(found, key=lambda d: (d.filed_at, kept[d.id][4]))  # stable: older drawers keep catalog order
+
+
+def _what_matters(meta: Mapping[str, Any]) -> tuple[str, str, str | None, tuple[str, ...], int]:
+    """(room chooser, hall chooser, conversation title, speakers, position in its filing) of a drawer."""
+    speakers = tuple(s.strip() for s in str(meta.get("speakers") or "").split(",") if s.strip())
+    return chooser(meta), hall_chooser(meta), meta.get("conversation_title"), speakers, int(meta.get("filed_n") or 0)
 
 
 def reroom_targets(store: ChromaStore, catalog: Catalog, moves: Sequence[tuple[str, str, str]]) -> dict[str, list[str]]:
