@@ -97,6 +97,14 @@ PAGES: dict[str, tuple[str, str | None, Callable]] = {  # in the order a round v
 }
 
 
+def peak_rss_mb(pid: int) -> float:
+    """A running process's peak resident memory (VmHWM), in MB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -206,10 +214,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--drawers", type=int, default=100_000)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--palace", type=Path, help="an existing palace instead (say, benchmarks/out/scale-1000000)")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
-    palace = ready_palace(args.drawers)
+    palace = args.palace or ready_palace(args.drawers)
     server, url = start_dashboard(palace)
     floor_server, floor_url = start_dashboard(None)
     try:
@@ -227,6 +236,7 @@ def main() -> None:
             report(measure(context, url, room, args.repeats, floor_url))
             print(f"load average (1 min) {before:.2f} before the rounds, {os.getloadavg()[0]:.2f} after "
                   "(on 2 cores, above ~1.5 other work shared the machine)")
+            print(f"dashboard process peak RSS {peak_rss_mb(server.pid):.0f} MB")
             browser.close()
     finally:
         for running in (server, floor_server):

@@ -32,15 +32,17 @@ OUT = Path(__file__).parent / "out"
 SOURCE = OUT / "palace-100000"  # real MiniLM vectors (scale.py --drawers 100000 builds it)
 CATALOG_FILES = ("mempalace_catalog.sqlite3", "mempalace_catalog.sqlite3-wal", "mempalace_catalog.sqlite3-shm")
 MEASURED = r"""
-import resource, runpy, sys
-sys.argv = ["mempalace", *sys.argv[1:]]
+import os, resource, sys
+from mempalace.cli import main
+code = 0
 try:
-    runpy.run_module("mempalace", run_name="__main__")
-except SystemExit:
-    pass
-finally:
-    print(f"MAXRSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}", file=sys.stderr)
-"""
+    main.main(args=sys.argv[1:], prog_name="mempalace")
+except SystemExit as exc:
+    code = exc.code if isinstance(exc.code, int) else 1
+sys.stdout.flush()
+print(f"MAXRSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}", file=sys.stderr, flush=True)
+os._exit(code)
+"""  # as `mempalace` runs (`mempalace.cli.run`), telling its peak memory before it ends
 IN_PROCESS = r"""
 import json, resource, statistics, sys, time
 from mempalace import Palace
@@ -54,7 +56,8 @@ warm = []
 for _ in range(200):
     t0 = time.perf_counter(); views(); warm.append(time.perf_counter() - t0)
 t0 = time.perf_counter(); graph_stats(palace); graph = time.perf_counter() - t0
-wings = sorted(palace.list_wings(), key=lambda w: -palace.count(wing=w))
+tree = palace.taxonomy()
+wings = sorted(tree, key=lambda w: -sum(tree[w].values()))
 palace.search("warm up the model")
 def timed(filtered):
     out = []
@@ -66,7 +69,11 @@ def timed(filtered):
 wing, unfiltered, largest = timed(True), timed(False), []
 for i in range(20):
     t0 = time.perf_counter(); palace.search(QUERIES[i % len(QUERIES)], wing=wings[0]); largest.append(time.perf_counter() - t0)
-print(json.dumps({"open": opened, "cold": cold, "warm": statistics.median(warm), "graph": graph,
+total = palace.count()
+pages = {}
+for name, offset, newest in (("first", 0, False), ("deep", max(total - 100, 0), False), ("newest deep", max(total - 100, 0), True)):
+    t0 = time.perf_counter(); palace.browse(offset=offset, limit=25, newest=newest); pages[name] = time.perf_counter() - t0
+print(json.dumps({"pages": pages, "open": opened, "cold": cold, "warm": statistics.median(warm), "graph": graph,
                   "wing": statistics.median(wing), "unfiltered": statistics.median(unfiltered),
                   "largest_wing": statistics.median(largest), "wings": len(wings),
                   "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
@@ -154,14 +161,20 @@ def process_figures(path: Path) -> dict:
     rows = {}
     for private in (False, True):
         code = f"QUERIES = {QUERIES!r}\n" + IN_PROCESS
+        if private:
+            stop_server(path)
         done = subprocess.run([sys.executable, "-c", code, str(path), "private" if private else "shared"],
-                              env=env(private), check=True, capture_output=True, text=True)
+                              env=env(private), capture_output=True, text=True)
+        if done.returncode:
+            raise SystemExit(f"the in-process measurement failed: {done.stderr[-3000:]}")
         got = json.loads(done.stdout.strip().splitlines()[-1])
         how = "private" if private else "shared"
         rows[f"taxonomy+counts cold / warm ({how})"] = f"{got['cold'] * 1000:.1f} ms / {got['warm'] * 1000:.2f} ms"
         rows[f"graph_stats cold ({how})"] = f"{got['graph'] * 1000:.1f} ms"
         rows[f"search p50 wing / largest wing / unfiltered ({how})"] = (
             f"{got['wing'] * 1000:.0f} / {got['largest_wing'] * 1000:.0f} / {got['unfiltered'] * 1000:.0f} ms")
+        rows[f"Drawers listing first / deepest page / newest deepest ({how})"] = " / ".join(
+            f"{got['pages'][k] * 1000:.0f}" for k in ("first", "deep", "newest deep")) + " ms"
         rows[f"process RSS after ({how})"] = f"{got['rss_mb']:.0f} MB"
     return rows
 
