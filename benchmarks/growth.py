@@ -32,7 +32,7 @@ OUT = Path(__file__).parent / "out"
 SOURCE = OUT / "palace-100000"  # real MiniLM vectors (scale.py --drawers 100000 builds it)
 CATALOG_FILES = ("mempalace_catalog.sqlite3", "mempalace_catalog.sqlite3-wal", "mempalace_catalog.sqlite3-shm")
 MEASURED = r"""
-import os, resource, sys
+import os, sys
 from mempalace.cli import main
 code = 0
 try:
@@ -40,11 +40,13 @@ try:
 except SystemExit as exc:
     code = exc.code if isinstance(exc.code, int) else 1
 sys.stdout.flush()
-print(f"MAXRSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}", file=sys.stderr, flush=True)
+peak = [l for l in open("/proc/self/status") if l.startswith("VmHWM:")][0].split()[1]
+print(f"MAXRSS {peak}", file=sys.stderr, flush=True)
 os._exit(code)
-"""  # as `mempalace` runs (`mempalace.cli.run`), telling its peak memory before it ends
+"""  # as `mempalace` runs (`mempalace.cli.run`), telling its peak memory (VmHWM: ru_maxrss keeps the
+# parent's peak across fork and exec) before it ends
 IN_PROCESS = r"""
-import json, resource, statistics, sys, time
+import json, statistics, sys, time
 from mempalace import Palace
 from mempalace.graph import graph_stats
 t0 = time.perf_counter()
@@ -76,7 +78,7 @@ for name, offset, newest in (("first", 0, False), ("deep", max(total - 100, 0), 
 print(json.dumps({"pages": pages, "open": opened, "cold": cold, "warm": statistics.median(warm), "graph": graph,
                   "wing": statistics.median(wing), "unfiltered": statistics.median(unfiltered),
                   "largest_wing": statistics.median(largest), "wings": len(wings),
-                  "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+                  "rss_mb": int([l for l in open("/proc/self/status") if l.startswith("VmHWM:")][0].split()[1]) / 1024}))
 palace.close()
 """
 RECALL = r"""

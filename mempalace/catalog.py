@@ -41,6 +41,8 @@ CREATE INDEX IF NOT EXISTS drawers_wing_filed ON drawers(wing, filed_at);
 CREATE INDEX IF NOT EXISTS drawers_wing_day ON drawers(wing, dated, parent_id);
 CREATE INDEX IF NOT EXISTS drawers_parent ON drawers(parent_id);
 CREATE INDEX IF NOT EXISTS drawers_aliases ON drawers(aliases, room) WHERE aliases != '';
+CREATE INDEX IF NOT EXISTS drawers_listing ON drawers(wing, room, source_file, chunk_index);
+CREATE INDEX IF NOT EXISTS drawers_newest ON drawers(dated DESC, parent_id, chunk_index);
 CREATE TABLE IF NOT EXISTS room_counts(
     wing TEXT NOT NULL, room TEXT NOT NULL, hall TEXT NOT NULL, n INTEGER NOT NULL,
     PRIMARY KEY(wing, room, hall)) WITHOUT ROWID;
@@ -272,8 +274,9 @@ class Catalog(WordCounts, DateCounts, VectorReads):
         sql, args = where_clause(filters)
         order = ("d.dated DESC, d.parent_id, d.chunk_index" if newest
                  else "d.wing, d.room, d.source_file, d.chunk_index")
-        # The page's rowids are found first and sorted on the order's columns alone: sorting whole rows
-        # (text and vector) took 0.35-0.4 s for the first page of 100k drawers and 6.8 s deep down.
+        # The page's rowids are found first, walking an index in the order's own columns (drawers_listing,
+        # drawers_newest): sorting whole rows took 6.8 s deep down 100k drawers, sorting rowids 1.5 s
+        # deep down a million, the index about 40 ms.
         rowids = [r for (r,) in self._db.execute(
             f"SELECT d.rowid FROM drawers d WHERE {sql} ORDER BY {order}, d.rowid LIMIT ? OFFSET ?",
             [*args, limit, offset])]

@@ -112,3 +112,15 @@ def test_the_dashboard_opens_a_palace_without_a_catalog_and_shows_its_counts(set
     assert catalog_built(settings.default_palace / CATALOG_FILE) and app_palace(at).count() == stored
     assert not at.main.get("progress")  # the bar is gone once built
     assert any("wing\\_kai" in c.value for c in at.main.caption)  # the Overview shows the palace's wing
+
+
+def test_a_palace_searches_its_hnsw_index_wider_than_chromas_default(settings, tmp_path: Path) -> None:
+    from mempalace.store import HNSW_EF_SEARCH
+
+    folder = tmp_path / "p"
+    with Palace.open(folder, settings=settings, private=True) as palace:
+        collection = palace._store._collection
+        assert collection.configuration_json["hnsw"]["ef_search"] == HNSW_EF_SEARCH == 400
+        collection.modify(configuration={"hnsw": {"ef_search": 100}})  # as upstream MemPalace leaves it
+    with Palace.open(folder, settings=settings, private=True) as palace:
+        assert palace._store._collection.configuration_json["hnsw"]["ef_search"] == 400
