@@ -225,7 +225,7 @@ def main() -> None:
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
             context = browser.new_context(viewport={"width": 1400, "height": 1000})
-            print(f"\n{args.drawers:,} drawers, dashboard at {url}")
+            print(f"\n{palace}, dashboard at {url}")
             first = context.new_page()
             first.set_default_timeout(120_000)
             took = timed(lambda: first.goto(url), _overview, first)

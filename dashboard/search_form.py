@@ -4,6 +4,7 @@ the form writes the URL back), its choices come from the palace (wings, rooms, h
 from __future__ import annotations
 
 import datetime as dt
+import heapq
 
 import streamlit as st
 
@@ -18,6 +19,7 @@ ANY = "(any)"
 MODES = {"hybrid": "Hybrid", "semantic": "Semantic"}
 MODE_HELP = ("Hybrid ranks by meaning and by the query's words: score = 0.6 × meaning similarity + 0.4 × word "
              "match. Semantic ranks by meaning alone.")
+SOURCE_CHOICES = 1_000  # source files listed in the filter; in a palace of more, others are typed
 FIELDS = {"q": "", "wing": ANY, "room": ANY, "hall": ANY, "source": ANY, "after": "", "before": "", "mode": "hybrid"}
 FILTERS = {"wing": "wing", "room": "room", "hall": "hall", "source": "source_file"}
 # Any day a conversation can have (Streamlit's own range is ten years either side of today).
@@ -37,8 +39,9 @@ def search_form(p: ScopedPalace) -> dict[str, str]:
                 dropped.append((field, value))
     dropped += _known("wing", [ANY, *p.list_wings()])
     wing = st.session_state["search_wing"]
+    sources = p.sources()
     choices = {"room": [ANY, *p.list_rooms(None if wing == ANY else wing)], "hall": [ANY, *HALLS, NO_HALL],
-               "source": [ANY, *p.sources()]}
+               "source": [ANY, *sources]}
     for field, options in choices.items():
         dropped += _known(field, options)
     if st.session_state["search_mode"] not in MODES:
@@ -51,8 +54,11 @@ def search_form(p: ScopedPalace) -> dict[str, str]:
     values["room"] = place[1].selectbox("Room", choices["room"], key="search_room")
     values["hall"] = place[2].selectbox("Hall", choices["hall"], key="search_hall", format_func=hall_shown,
                                         help=hall_help(p.hall_counts()))
-    values["source"] = place[3].selectbox("Source file", choices["source"], key="search_source",
-                                          help="Type to filter the palace's source files.")
+    many = len(sources) > SOURCE_CHOICES
+    values["source"] = place[3].selectbox(
+        "Source file", _offered(sources, st.session_state.get("search_source", ANY)), key="search_source",
+        accept_new_options=many, help=f"The {SOURCE_CHOICES:,} largest of {len(sources):,} source files are listed: "
+        "type a file's whole name for another." if many else "Type to filter the palace's source files.")
     values["after"] = _text(when[0].date_input("From", key="search_after", value=None, **DAYS, help="Conversations of this "
                                                "day or later (undated ones by the day they were filed)."))
     values["before"] = _text(when[1].date_input("To", key="search_before", value=None, **DAYS))
@@ -62,6 +68,16 @@ def search_form(p: ScopedPalace) -> dict[str, str]:
         st.warning(stale_filters(dropped, None if wing == ANY else wing))
     st.query_params.from_dict({k: v for k, v in values.items() if v != FIELDS[k]})
     return values
+
+
+def _offered(sources: dict[str, int], chosen: str) -> list[str]:
+    """The Source file list: every source, or in a palace of very many (a million drawers has tens of
+    thousands, and each run sends the list to the browser) the SOURCE_CHOICES largest, by name, and
+    the one chosen."""
+    if len(sources) <= SOURCE_CHOICES:
+        return [ANY, *sources]
+    largest = sorted(heapq.nlargest(SOURCE_CHOICES, sources, key=sources.__getitem__))
+    return [ANY, *largest, *([chosen] if chosen != ANY and chosen not in largest else [])]
 
 
 def place_filters(values: dict[str, str]) -> tuple[tuple[str, str], ...]:
