@@ -64,11 +64,14 @@ class VectorReads:
         """{wing: the vectors of up to `per_wing` of its drawers, spread over its filing order}."""
         counts = dict(self._db.execute("SELECT wing, SUM(n) FROM room_counts GROUP BY wing").fetchall())
         found: dict[str, list[bytes]] = {}
-        for wing, total in counts.items():
-            step = max(1, -(-int(total) // per_wing))
-            found[wing] = [blob for (blob,) in self._db.execute(
-                f"SELECT vector FROM (SELECT vector, ROW_NUMBER() OVER (ORDER BY {FILING_ORDER}) AS n FROM drawers d"
-                " WHERE wing = ? AND vector IS NOT NULL) WHERE n % ? = 0", (wing, step))]
+        for wing, total in counts.items():  # picked from the index in filing order, then read: a million
+            step = max(1, -(-int(total) // per_wing))  # drawers' rows were 2.6 s to sort, the index 0.3 s
+            picked = [rowid for (rowid,) in self._db.execute(
+                f"SELECT picked FROM (SELECT d.rowid AS picked, ROW_NUMBER() OVER (ORDER BY {FILING_ORDER}) AS n"
+                " FROM drawers d WHERE wing = ?) WHERE n % ? = 0", (wing, step))]
+            blobs = dict(self._db.execute(f"SELECT rowid, vector FROM drawers WHERE vector IS NOT NULL AND rowid IN"
+                                          f" ({','.join('?' * len(picked))})", picked)) if picked else {}
+            found[wing] = [blobs[rowid] for rowid in picked if rowid in blobs]  # in filing order
         return {wing: np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), -1)
                 for wing, blobs in found.items() if blobs}
 
