@@ -183,7 +183,7 @@ class CatalogSync:
         """Chroma's drawers as catalog rows, page by page, telling how far it got; the next pages are
         read while the catalog writes this one (Chroma's reading and SQLite's writing overlap)."""
         done = 0
-        for rows in read_ahead([catalog_row(r) for r in page] for page in self.store.scan(embeddings=True, readers=2)):
+        for rows in read_ahead([catalog_row(r) for r in page] for page in self.store.scan(embeddings=True)):
             done += len(rows)
             told.tell(done)
             yield rows

@@ -10,9 +10,7 @@ import functools
 import sqlite3
 import time
 import uuid
-from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, TypeVar
@@ -243,30 +241,12 @@ class ChromaStore:
                                                    include=include))
         return found
 
-    def scan(self, embeddings: bool = False, page: int = PAGE, documents: bool = True,
-             readers: int = 1) -> Iterator[list[Record]]:
-        """Every drawer, a page at a time (`documents` off: metadata only, text left empty); with
-        several `readers`, pages are read that many at once (Chroma reads outside Python's lock,
-        so one page is read while the last is turned into Python objects)."""
-        if readers <= 1:
-            offset = 0
-            while rows := self._page(offset, page, embeddings, documents):
-                yield rows
-                offset += len(rows)
-            return
-        with ThreadPoolExecutor(readers) as pool:
-            asked: deque = deque()
-            offset = 0
-            while True:
-                while len(asked) < 2 * readers:
-                    asked.append(pool.submit(self._page, offset, page, embeddings, documents))
-                    offset += page
-                rows = asked.popleft().result()
-                if not rows:
-                    for left in asked:
-                        left.cancel()
-                    return
-                yield rows
+    def scan(self, embeddings: bool = False, page: int = PAGE, documents: bool = True) -> Iterator[list[Record]]:
+        """Every drawer, a page at a time (`documents` off: metadata only, text left empty)."""
+        offset = 0
+        while rows := self._page(offset, page, embeddings, documents):
+            yield rows
+            offset += len(rows)
 
     @_guarded
     def _page(self, offset: int, page: int, embeddings: bool, documents: bool = True) -> list[Record]:
