@@ -17,6 +17,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
+from typing import Callable
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -187,9 +188,13 @@ def check_writable(palace_dir: Path) -> None:
 
 
 def _start(palace_dir: Path, idle_seconds: float) -> str:
-    """Start the host process and wait until it has written the server file."""
+    """Start the host process (unless one is already starting) and wait until it has written the
+    server file."""
     import subprocess  # only a process that starts the server needs it
 
+    starting = _starting_host(palace_dir)
+    if starting is not None:  # started by a process that gave up waiting: a large palace starts slowly
+        return _served_by(palace_dir, starting, lambda: _hosts(starting, palace_dir), lambda: None)
     holder = _private_holder(palace_dir)
     if holder is not None:
         raise PalaceBusyError(
@@ -210,22 +215,39 @@ def _start(palace_dir: Path, idle_seconds: float) -> str:
             cwd=NEUTRAL_FOLDER, umask=OWNER_ONLY_UMASK,
         )
     threading.Thread(target=host.wait, daemon=True).start()  # reaped whenever it stops: no zombie
+    return _served_by(palace_dir, host.pid, lambda: host.poll() is None, host.terminate)
+
+
+def _served_by(palace_dir: Path, pid: int, alive: Callable[[], bool], give_up: Callable[[], None]) -> str:
+    """The URL host `pid` serves the folder at, once its server answers (waited for START_SECONDS,
+    and as long as it tells how far its catalog build got)."""
+    log = palace_dir / HOST_LOG
     deadline = time.monotonic() + START_SECONDS
-    while time.monotonic() < deadline or _building(palace_dir, host.pid):
+    while time.monotonic() < deadline or _building(palace_dir, pid):
         info = ServerInfo.read(palace_dir)
-        if info and info.pid == host.pid and answers(info.url):
+        if info and info.pid == pid and answers(info.url):
             return info.url
-        if host.poll() is not None:
+        if not alive():
             raise PalaceUnavailableError(
-                f"The server for the palace at {palace_dir} did not start (exit code {host.returncode}). "
-                f"The end of its log ({log}):\n{log_tail(log)}"
-            )
+                f"The server for the palace at {palace_dir} did not start. The end of its log ({log}):\n"
+                f"{log_tail(log)}")
         time.sleep(0.02)
-    host.terminate()
+    give_up()
     raise PalaceUnavailableError(
         f"The server for the palace at {palace_dir} did not answer within {START_SECONDS:.0f} s. "
         f"The end of its log ({log}):\n{log_tail(log)}"
     )
+
+
+def _starting_host(palace_dir: Path) -> int | None:
+    """The pid of a host that holds the folder's lock and has not written its server's address yet."""
+    try:
+        words = (palace_dir / "mempalace.owner").read_text(encoding="utf-8").split()
+    except OSError:
+        return None
+    if len(words) == 2 and words[0].isdigit() and words[1] == "shared" and _hosts(int(words[0]), palace_dir):
+        return int(words[0])
+    return None
 
 
 def _building(palace_dir: Path, pid: int | None = None) -> bool:

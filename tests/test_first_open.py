@@ -124,3 +124,27 @@ def test_a_palace_searches_its_hnsw_index_wider_than_chromas_default(settings, t
         collection.modify(configuration={"hnsw": {"ef_search": 100}})  # as upstream MemPalace leaves it
     with Palace.open(folder, settings=settings, private=True) as palace:
         assert palace._store._collection.configuration_json["hnsw"]["ef_search"] == 400
+
+
+def test_a_client_waits_for_a_host_still_starting_instead_of_calling_it_private(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mempalace import sharing
+    from mempalace.errors import PalaceUnavailableError
+
+    folder = tmp_path / "p"
+    folder.mkdir()
+    host = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)", "mempalace.cli.host", str(folder)])
+    try:
+        (folder / "mempalace.owner").write_text(f"{host.pid} shared", encoding="utf-8")  # locked, not yet serving
+        deadline = time.monotonic() + 10
+        while not sharing._hosts(host.pid, folder) and time.monotonic() < deadline:
+            time.sleep(0.02)  # until the child runs its own command line
+        assert sharing._starting_host(folder) == host.pid and sharing._private_holder(folder) is None
+        monkeypatch.setattr(sharing, "START_SECONDS", 0.5)
+        monkeypatch.setattr(subprocess, "Popen", lambda *a, **k: pytest.fail("a second host was started"))
+        with pytest.raises(PalaceUnavailableError, match="did not answer within"):
+            sharing._start(folder, idle_seconds=60)
+    finally:
+        host.kill()
+        host.wait()
+    assert sharing._starting_host(folder) is None  # its host is gone

@@ -53,6 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     while True:
         try:
             lock.acquire()
+            lock.announce(None, shared=True)  # a host starting: clients wait for it, none starts another
             break
         except MempalaceError as exc:
             if not (lock.held_by_shared_server() and time.monotonic() < deadline):
