@@ -15,16 +15,19 @@ POLL_SECONDS = 0.25
 
 
 def catalog_ready(palace: Palace) -> None:
-    """Return once the palace's catalog is built, with a progress bar while it is being built."""
+    """Return once the palace's catalog is built, with a progress bar while a build says how far it got
+    (a new or empty palace shows none)."""
     if catalog_built(palace.catalog_path):
         return
-    bar = st.progress(0.0, text="Opening the palace: its catalog is being built from Chroma (first open)…")
+    bar = None
     with ThreadPoolExecutor(max_workers=1) as pool:
         built = pool.submit(palace.count)  # the first read builds the catalog (or waits for the host's build)
         while not built.done():
             found = read_progress(palace.catalog_path)
             if found is not None:
-                bar.progress(found.fraction, text=f"{found.said()}…")
+                bar = bar or st.progress(0.0)
+                bar.progress(found.fraction, text=f"Opening the palace. {found.said()}…")
             time.sleep(POLL_SECONDS)
-    bar.empty()
+    if bar is not None:
+        bar.empty()
     built.result()  # its error, if any, is the page's as usual

@@ -73,8 +73,8 @@ class ProgressFile:
         self.tell(0)
 
     def tell(self, done: int, force: bool = False) -> None:
-        if not force and time.monotonic() - self._told < WRITE_EVERY_SECONDS:
-            return
+        if not self._total or (not force and time.monotonic() - self._told < WRITE_EVERY_SECONDS):
+            return  # an empty palace has nothing to tell
         self._told = time.monotonic()
         fresh = self._path.with_name(self._path.name + f".{os.getpid()}")
         try:
