@@ -37,6 +37,7 @@ CREATE INDEX IF NOT EXISTS drawers_place ON drawers(wing, room, hall);
 CREATE INDEX IF NOT EXISTS drawers_source ON drawers(source_file, chunk_index);
 CREATE INDEX IF NOT EXISTS drawers_room ON drawers(room, dated);
 CREATE INDEX IF NOT EXISTS drawers_wing_dated ON drawers(wing, room, dated);
+DROP INDEX IF EXISTS drawers_wing_filed;
 CREATE INDEX IF NOT EXISTS drawers_wing_order ON drawers(wing, filed_at, source_file, parent_id, chunk_index, id);
 CREATE INDEX IF NOT EXISTS drawers_room_order ON drawers(room, filed_at, source_file, parent_id, chunk_index, id);
 CREATE INDEX IF NOT EXISTS drawers_wing_day ON drawers(wing, dated, parent_id);

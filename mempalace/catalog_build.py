@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +17,7 @@ from .privacy import owner_file
 
 PROGRESS_SUFFIX = ".building.json"
 WRITE_EVERY_SECONDS = 0.5
+HEARTBEAT_SECONDS = 5.0
 
 
 @dataclass(frozen=True)
@@ -64,16 +66,26 @@ def catalog_built(catalog: Path) -> bool:
 
 
 class ProgressFile:
-    """Tells other processes how far this process's build has got (at most twice a second)."""
+    """Tells other processes how far this process's build has got (at most twice a second, and every
+    HEARTBEAT_SECONDS while nothing is read: indexes built at the end of a large build take long)."""
 
     def __init__(self, catalog: Path, total: int):
         self._path = progress_path(catalog)
         self._total = total
         self._told = 0.0
+        self._done = 0
+        self._closed = threading.Event()
         self.tell(0)
+        if total:
+            threading.Thread(target=self._beat, daemon=True).start()
+
+    def _beat(self) -> None:
+        while not self._closed.wait(HEARTBEAT_SECONDS):
+            self.tell(self._done, force=True)
 
     def tell(self, done: int, force: bool = False) -> None:
-        if not self._total or (not force and time.monotonic() - self._told < WRITE_EVERY_SECONDS):
+        self._done = done
+        if self._closed.is_set() or not self._total or (not force and time.monotonic() - self._told < WRITE_EVERY_SECONDS):
             return  # an empty palace has nothing to tell
         self._told = time.monotonic()
         fresh = self._path.with_name(self._path.name + f".{os.getpid()}")
@@ -86,6 +98,7 @@ class ProgressFile:
             pass  # progress is a courtesy: a build never fails for want of it
 
     def close(self) -> None:
+        self._closed.set()
         try:
             self._path.unlink()
         except OSError:

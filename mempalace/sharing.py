@@ -94,8 +94,8 @@ def shared_server(palace_dir: Path, idle_seconds: float) -> str:
                 lock.acquire(timeout=START_SECONDS)
                 break
             except Timeout:
-                if not _building(palace_dir):  # another process's host is building the catalog: wait on
-                    raise
+                if not (_building(palace_dir) or _starting_host(palace_dir)):  # a large palace's host is
+                    raise  # building its catalog or loading Chroma's index for another process: wait on
         try:
             return _running(palace_dir) or _start(palace_dir, idle_seconds)
         finally:
@@ -159,21 +159,14 @@ def _hosts(pid: int, palace_dir: Path) -> bool:
 
 def _private_holder(palace_dir: Path) -> int | None:
     """The pid of the process holding the folder as a private palace, if one holds its lock now."""
-    from filelock import FileLock, Timeout
-
     try:
         words = (palace_dir / "mempalace.owner").read_text(encoding="utf-8").split()
     except OSError:
         return None
     if not words or not words[0].isdigit() or words[-1] == "shared":
         return None
-    probe = FileLock(str(palace_dir / "mempalace.lock"), timeout=0, mode=OWNER_ONLY_FILE, is_singleton=False,
-                     thread_local=False)
-    try:
-        probe.acquire()
-    except Timeout:
+    if _lock_held(palace_dir):
         return int(words[0])
-    probe.release()
     return None
 
 
@@ -223,7 +216,9 @@ def _served_by(palace_dir: Path, pid: int, alive: Callable[[], bool], give_up: C
     and as long as it tells how far its catalog build got)."""
     log = palace_dir / HOST_LOG
     deadline = time.monotonic() + START_SECONDS
-    while time.monotonic() < deadline or _building(palace_dir, pid):
+    while time.monotonic() < deadline:
+        if _building(palace_dir, pid):  # after its build the host still starts Chroma: wait as long again
+            deadline = time.monotonic() + START_SECONDS
         info = ServerInfo.read(palace_dir)
         if info and info.pid == pid and answers(info.url):
             return info.url
@@ -245,9 +240,24 @@ def _starting_host(palace_dir: Path) -> int | None:
         words = (palace_dir / "mempalace.owner").read_text(encoding="utf-8").split()
     except OSError:
         return None
-    if len(words) == 2 and words[0].isdigit() and words[1] == "shared" and _hosts(int(words[0]), palace_dir):
+    if len(words) == 2 and words[0].isdigit() and words[1] == "shared" and _hosts(int(words[0]), palace_dir) \
+            and _lock_held(palace_dir):  # (a reused pid holds no lock)
         return int(words[0])
     return None
+
+
+def _lock_held(palace_dir: Path) -> bool:
+    """Whether some process holds the folder's palace lock now."""
+    from filelock import FileLock, Timeout
+
+    probe = FileLock(str(palace_dir / "mempalace.lock"), timeout=0, mode=OWNER_ONLY_FILE, is_singleton=False,
+                     thread_local=False)
+    try:
+        probe.acquire()
+    except Timeout:
+        return True
+    probe.release()
+    return False
 
 
 def _building(palace_dir: Path, pid: int | None = None) -> bool:

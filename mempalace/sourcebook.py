@@ -126,7 +126,11 @@ class SourceBook:
             have = {row[1] for row in db.execute("PRAGMA table_info(files)")}
             for column, statement in _ADDED_COLUMNS.items():
                 if column not in have:
-                    db.execute(statement)
+                    try:
+                        db.execute(statement)
+                    except sqlite3.OperationalError as exc:  # another process added it meanwhile
+                        if "duplicate column" not in str(exc):
+                            raise
             yield db
         finally:
             db.close()

@@ -57,20 +57,24 @@ def read_ahead(items: Iterator[Any], depth: int = 2) -> Iterator[Any]:
     stop = threading.Event()
     end = object()
 
+    def hand(item: Any) -> bool:
+        """Queue `item` unless the consumer stopped; returns whether it was queued."""
+        while not stop.is_set():
+            try:
+                ready.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
     def produce() -> None:
         try:
             for item in items:
-                while not stop.is_set():
-                    try:
-                        ready.put(item, timeout=0.1)
-                        break
-                    except queue.Full:
-                        continue
-                if stop.is_set():
+                if not hand(item):
                     return
-            ready.put(end)
+            hand(end)
         except BaseException as exc:  # noqa: BLE001 (handed to the consumer, which raises it)
-            ready.put(exc)
+            hand(exc)
 
     worker = threading.Thread(target=produce, daemon=True)
     worker.start()

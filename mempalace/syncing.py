@@ -141,13 +141,13 @@ class _Tally:
         it was read is left for the next sync, and so is one the palace or the model failed to file."""
         self.added += report.added
         self.conversations += report.new_conversations
+        if item is None or CHANGED_WHILE_READ in report.notes or _changed_since(Path(item.path), item):
+            return  # read again at the next sync; an error it met may be the change's
         error = "" if report.ok or report.skipped else report.errors[0]
-        if error and item is not None:
+        if error:
             self.errors.append((item.path, error))
-        if item is None or report.transient or CHANGED_WHILE_READ in report.notes \
-                or _changed_since(Path(item.path), item):
-            return
-        book.record_file(entry.name, item, report.parents, error)
+        if not report.transient:
+            book.record_file(entry.name, item, report.parents, error)
 
 
 def _sync_one(palace: Palace, book: SourceBook, entry: SourceEntry) -> SyncReport:

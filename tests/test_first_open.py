@@ -8,6 +8,7 @@ import json
 import os
 import signal
 import subprocess
+import threading
 import sys
 import time
 from pathlib import Path
@@ -131,9 +132,13 @@ def test_a_client_waits_for_a_host_still_starting_instead_of_calling_it_private(
     from mempalace import sharing
     from mempalace.errors import PalaceUnavailableError
 
+    from filelock import FileLock
+
     folder = tmp_path / "p"
     folder.mkdir()
     host = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)", "mempalace.cli.host", str(folder)])
+    held = FileLock(str(folder / "mempalace.lock"), is_singleton=False, thread_local=False)
+    held.acquire()  # as the host holds it
     try:
         (folder / "mempalace.owner").write_text(f"{host.pid} shared", encoding="utf-8")  # locked, not yet serving
         deadline = time.monotonic() + 10
@@ -145,6 +150,42 @@ def test_a_client_waits_for_a_host_still_starting_instead_of_calling_it_private(
         with pytest.raises(PalaceUnavailableError, match="did not answer within"):
             sharing._start(folder, idle_seconds=60)
     finally:
+        held.release()
         host.kill()
         host.wait()
-    assert sharing._starting_host(folder) is None  # its host is gone
+    assert sharing._starting_host(folder) is None  # its host is gone (and the lock free)
+
+
+def test_read_ahead_stops_when_its_consumer_fails_near_the_end() -> None:
+    from mempalace.sync import read_ahead
+
+    def consume() -> None:
+        for page in read_ahead(iter([[1], [2], [3]]), depth=1):
+            raise RuntimeError(f"the catalog failed on page {page}")
+
+    finished = threading.Event()
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            consume()
+        except RuntimeError as exc:
+            failure.append(exc)
+        finished.set()
+
+    threading.Thread(target=run, daemon=True).start()
+    assert finished.wait(10), "read_ahead hung after its consumer failed"
+    assert "page [1]" in str(failure[0])
+
+
+def test_a_progress_file_stays_fresh_while_nothing_is_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mempalace import catalog_build
+
+    monkeypatch.setattr(catalog_build, "HEARTBEAT_SECONDS", 0.2)
+    told = ProgressFile(tmp_path / CATALOG_FILE, total=10)
+    told.tell(10, force=True)
+    first = read_progress(tmp_path / CATALOG_FILE).at
+    time.sleep(0.7)  # indexes being built: no page read
+    assert read_progress(tmp_path / CATALOG_FILE).at > first
+    told.close()
+    assert read_progress(tmp_path / CATALOG_FILE) is None
