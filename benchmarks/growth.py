@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
@@ -26,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _scale_palace import build  # noqa: E402
-from sharing import MEMPALACE, QUERIES, stop_server  # noqa: E402
+from sharing import QUERIES, TIMED_SEARCHES, env, stop_server  # noqa: E402
 
 OUT = Path(__file__).parent / "out"
 SOURCE = OUT / "palace-100000"  # real MiniLM vectors (scale.py --drawers 100000 builds it)
@@ -61,13 +60,7 @@ t0 = time.perf_counter(); graph_stats(palace); graph = time.perf_counter() - t0
 tree = palace.taxonomy()
 wings = sorted(tree, key=lambda w: -sum(tree[w].values()))
 palace.search("warm up the model")
-def timed(filtered):
-    out = []
-    for i in range(60):
-        t0 = time.perf_counter()
-        palace.search(QUERIES[i % len(QUERIES)], wing=wings[i % len(wings)] if filtered else None)
-        out.append(time.perf_counter() - t0)
-    return out
+""" + TIMED_SEARCHES + r"""
 wing, unfiltered, largest = timed(True), timed(False), []
 for i in range(20):
     t0 = time.perf_counter(); palace.search(QUERIES[i % len(QUERIES)], wing=wings[0]); largest.append(time.perf_counter() - t0)
@@ -102,10 +95,6 @@ for vector in palace.embed(queries):
 print(json.dumps({"recall": sum(found) / len(found), "worst": min(found), "queries": len(found)}))
 palace.close()
 """
-
-
-def env(private: bool) -> dict[str, str]:
-    return {**os.environ, "MEMPALACE_SHARED": "0" if private else "1"}
 
 
 def cli(args: list[str], private: bool) -> tuple[float, float]:

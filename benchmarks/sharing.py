@@ -32,12 +32,7 @@ ROUNDS = 3
 QUERIES = ["how did the auth migration go", "gpu costs before the launch", "who fixed the cache outage",
            "billing policy review", "deploy rollout incident", "security audit plan", "search latency tuning",
            "backup budget", "payments refactor", "mobile testing notes"]
-IN_PROCESS = r"""
-import json, sys, time
-from mempalace import Palace
-palace = Palace.open(sys.argv[1], private=sys.argv[2] == "private")
-wings = sorted(palace.list_wings())
-palace.search("warm up the model")
+TIMED_SEARCHES = r"""
 def timed(filtered):
     out = []
     for i in range(60):
@@ -45,6 +40,14 @@ def timed(filtered):
         palace.search(QUERIES[i % len(QUERIES)], wing=wings[i % len(wings)] if filtered else None)
         out.append(time.perf_counter() - t0)
     return out
+"""  # a child's 60 searches, round robin over QUERIES (and `wings` when filtered): growth.py's too
+IN_PROCESS = r"""
+import json, sys, time
+from mempalace import Palace
+palace = Palace.open(sys.argv[1], private=sys.argv[2] == "private")
+wings = sorted(palace.list_wings())
+palace.search("warm up the model")
+""" + TIMED_SEARCHES + r"""
 print(json.dumps({"wing": timed(True), "unfiltered": timed(False)}))
 palace.close()
 """

@@ -112,8 +112,8 @@ def build_before_serving(palace_dir: Path, catalog_file: str, embedding_function
     from .store import CHROMA_FILE, ChromaStore
     from .sync import CatalogSync
 
-    if not (palace_dir / CHROMA_FILE).exists():
-        return False
+    if not (palace_dir / CHROMA_FILE).exists() or catalog_built(palace_dir / catalog_file):
+        return False  # (the usual start: a read-only look, no schema work)
     catalog = Catalog(palace_dir / catalog_file)
     try:
         if catalog.get_state("collection") is not None:

@@ -157,12 +157,19 @@ def _hosts(pid: int, palace_dir: Path) -> bool:
     return b"mempalace.cli.host" in command and os.fsencode(str(palace_dir)) in command
 
 
+def _owner_words(palace_dir: Path) -> list[str]:
+    """What the lock's holder announced: its pid, its server's address, "shared" (see `PalaceLock.announce`)."""
+    from .locking import OWNER_FILE
+
+    try:
+        return (palace_dir / OWNER_FILE).read_text(encoding="utf-8").split()
+    except OSError:
+        return []
+
+
 def _private_holder(palace_dir: Path) -> int | None:
     """The pid of the process holding the folder as a private palace, if one holds its lock now."""
-    try:
-        words = (palace_dir / "mempalace.owner").read_text(encoding="utf-8").split()
-    except OSError:
-        return None
+    words = _owner_words(palace_dir)
     if not words or not words[0].isdigit() or words[-1] == "shared":
         return None
     if _lock_held(palace_dir):
@@ -236,10 +243,7 @@ def _served_by(palace_dir: Path, pid: int, alive: Callable[[], bool], give_up: C
 
 def _starting_host(palace_dir: Path) -> int | None:
     """The pid of a host that holds the folder's lock and has not written its server's address yet."""
-    try:
-        words = (palace_dir / "mempalace.owner").read_text(encoding="utf-8").split()
-    except OSError:
-        return None
+    words = _owner_words(palace_dir)
     if len(words) == 2 and words[0].isdigit() and words[1] == "shared" and _hosts(int(words[0]), palace_dir) \
             and _lock_held(palace_dir):  # (a reused pid holds no lock)
         return int(words[0])
@@ -250,7 +254,9 @@ def _lock_held(palace_dir: Path) -> bool:
     """Whether some process holds the folder's palace lock now."""
     from filelock import FileLock, Timeout
 
-    probe = FileLock(str(palace_dir / "mempalace.lock"), timeout=0, mode=OWNER_ONLY_FILE, is_singleton=False,
+    from .locking import LOCK_FILE
+
+    probe = FileLock(str(palace_dir / LOCK_FILE), timeout=0, mode=OWNER_ONLY_FILE, is_singleton=False,
                      thread_local=False)
     try:
         probe.acquire()

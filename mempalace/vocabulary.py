@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import sqlite3
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 TOKENIZER = "porter unicode61 remove_diacritics 2"  # the tokenizer of the catalog's drawers_fts
 _TERM = re.compile(r"\w+", re.UNICODE)
@@ -67,10 +67,11 @@ class WordTokens:
 
 class WordCounts:
     """Word statistics over the catalog's keyword index: a mixin for `Catalog`, which provides
-    `_db`, `_word_tokens`, `count`, `matching_count` and `place_match`."""
+    `_db`, `_word_tokens`, `count`, `matching_count`, `place_match` and `data_version`."""
 
     _db: sqlite3.Connection
     _word_tokens: WordTokens
+    data_version: Callable[[], int]
 
     def query_terms(self, query: str) -> list[str]:
         """The words of `query` worth a keyword lookup: no stop words, none found in most drawers."""
@@ -133,7 +134,7 @@ class WordCounts:
         """Word → how many drawers hold it (a word the index splits, like `team_work`, as a phrase);
         remembered until the catalog changes (a common word's count reads its whole posting list:
         about 10 ms a word in a million drawers, asked by every search)."""
-        changed = (int(self._db.execute("PRAGMA data_version").fetchone()[0]), self._db.total_changes)
+        changed = (self.data_version(), self._db.total_changes)
         if getattr(self, "_documents_at", None) != changed or len(self._documents) > DOCUMENTS_KEPT:
             self._documents: dict[str, int] = {}
             self._documents_at = changed
