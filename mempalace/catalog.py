@@ -243,11 +243,11 @@ class Catalog(WordCounts, DateCounts, VectorReads):
         sql, args = where_clause(filters)
         return [r[0] for r in self._db.execute(f"SELECT d.id FROM drawers d WHERE {sql} ORDER BY d.rowid", args)]
 
-    def iter_filing_order(self) -> Iterator[Row]:
-        """Every drawer that has a vector, first filed first, one at a time."""
-        for values in self._db.execute(
-                f"SELECT {_ROW_COLUMNS} FROM drawers d WHERE d.vector IS NOT NULL ORDER BY {FILING_ORDER}"):
-            yield _row(values)
+    def places_in_filing_order(self) -> Iterator[tuple[str, str, str, str, str, int, str]]:
+        """(id, wing, room, hall, parent id, chunk index, filed at) of every drawer that has a vector,
+        first filed first, one at a time."""
+        yield from self._db.execute("SELECT d.id, d.wing, d.room, d.hall, d.parent_id, d.chunk_index, d.filed_at"
+                                    f" FROM drawers d WHERE d.vector IS NOT NULL ORDER BY {FILING_ORDER}")
 
     def stamps(self, ids: Sequence[str]) -> dict[str, int]:
         return {values[0]: values[1] for values in self._by_ids("id, seq", ids)}

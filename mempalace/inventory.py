@@ -1,5 +1,5 @@
-"""Who chose each drawer's room and hall, and every drawer with its vector, for re-rooming and
-re-halling a palace."""
+"""Who chose each drawer's room and hall, and every drawer's place in filing order, for re-rooming
+and re-halling a palace: texts and vectors are read a batch at a time, never all at once."""
 
 from __future__ import annotations
 
@@ -19,23 +19,36 @@ PERSON = "person"
 MOVED_AFTER_SECONDS = 60  # an unrecorded drawer written again this long after filing was moved by someone
 
 
-@dataclass(frozen=True)
-class RoomedDrawer:
-    """A drawer's place, text and vector, and whether ingest or a person chose its room."""
+@dataclass(frozen=True, slots=True)
+class PlacedDrawer:
+    """A drawer's place, its conversation and whether ingest or a person chose its room and hall (no
+    text or vector: a million of these fit in memory, their texts and vectors would not)."""
 
     id: str
     wing: str
     room: str
     parent_id: str
     chunk_index: int
-    content: str
-    vector: np.ndarray
     room_by: str
     title: str | None
     speakers: tuple[str, ...]
     filed_at: str = ""  # drawers one ingest filed together share it
     hall: str = ""  # "" for none
     hall_by: str = PERSON
+
+
+@dataclass(frozen=True, slots=True)
+class RoomedDrawer:
+    """A placed drawer with its text and vector, read when its batch is replayed."""
+
+    placed: PlacedDrawer
+    content: str
+    vector: np.ndarray
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "placed":  # not set yet (a copy being made)
+            raise AttributeError(name)
+        return getattr(self.placed, name)
 
 
 def chooser(meta: Mapping[str, Any]) -> str:
@@ -79,20 +92,31 @@ def rehall_targets(store: ChromaStore, catalog: Catalog, changes: Sequence[tuple
     return {hall: sorted(targets[hall]) for hall in sorted(targets)}
 
 
-def room_inventory(store: ChromaStore, catalog: Catalog) -> list[RoomedDrawer]:
-    """All drawers that have a vector, in filing order. Chroma's metadata is read page by page and
-    kept only as what re-rooming needs, and the catalog's rows one at a time (a million drawers'
-    metadata dicts and a second copy of every text and vector would double the peak)."""
+def room_inventory(store: ChromaStore, catalog: Catalog) -> list[PlacedDrawer]:
+    """Every drawer that has a vector, in filing order, without its text and vector. Chroma's
+    metadata is read page by page and kept only as what re-rooming needs; repeated strings are
+    shared (a million drawers name a few thousand places)."""
     kept = {r.id: _what_matters(r.metadata) for page in store.scan(documents=False) for r in page}
+    same: dict[Any, Any] = {}
     found = []
-    for row in catalog.iter_filing_order():
-        m = kept.get(row.id)
+    for drawer_id, wing, room, hall, parent_id, chunk_index, filed_at in catalog.places_in_filing_order():
+        m = kept.pop(drawer_id, None)
         if m is None:
             continue
-        room_by, hall_by, title, speakers, _ = m
-        found.append(RoomedDrawer(row.id, row.wing, row.room, row.parent_id, row.chunk_index, row.content,
-                                  row.vector, room_by, title, speakers, row.filed_at, row.hall or "", hall_by))
-    return sorted(found, key=lambda d: (d.filed_at, kept[d.id][4]))  # stable: older drawers keep catalog order
+        room_by, hall_by, title, speakers, filed_n = m
+        found.append((filed_n, PlacedDrawer(
+            drawer_id, same.setdefault(wing, wing), same.setdefault(room, room), same.setdefault(parent_id, parent_id),
+            chunk_index, room_by, same.setdefault(title, title), same.setdefault(speakers, speakers),
+            same.setdefault(filed_at, filed_at), same.setdefault(hall or "", hall or ""), hall_by)))
+    found.sort(key=lambda pair: (pair[1].filed_at, pair[0]))  # stable: older drawers keep catalog order
+    return [placed for _, placed in found]
+
+
+def with_vectors(catalog: Catalog, placed: Sequence[PlacedDrawer]) -> list[RoomedDrawer]:
+    """These drawers with their texts and vectors, in the same order (any gone meanwhile left out)."""
+    rows = catalog.rows([p.id for p in placed])
+    return [RoomedDrawer(p, rows[p.id].content, rows[p.id].vector) for p in placed
+            if p.id in rows and rows[p.id].vector is not None]
 
 
 def _what_matters(meta: Mapping[str, Any]) -> tuple[str, str, str | None, tuple[str, ...], int]:

@@ -21,7 +21,8 @@ from .chunking import split_verbatim
 from .config import Settings, load_settings
 from .embedding import EmbedderLoader
 from .errors import DrawerNotFoundError, InvalidInputError, PlaceNotFoundError
-from .inventory import INGEST, PERSON, RoomedDrawer, chooser, hall_chooser, rehall_targets, reroom_targets, room_inventory
+from .inventory import (INGEST, PERSON, PlacedDrawer, RoomedDrawer, chooser, hall_chooser, rehall_targets,
+                        reroom_targets, room_inventory, with_vectors)
 from .models import (HALL_BY, ROOM_ALIASES, ROOM_BY, AddResult, Drawer, DrawerDraft, DuplicateMatch, PalaceStatus, RoomRename,
                      SearchHit)
 from .naming import hall_change, hall_filter, hall_name, room_slug, wing_name
@@ -263,10 +264,15 @@ class Palace(TaxonomyView):
         return any(c == PERSON for c in self.room_choosers(ids).values())
 
     @_serialized
-    def room_inventory(self) -> list[RoomedDrawer]:
-        """Every drawer with its vector and who chose its room, first filed first (for re-rooming)."""
+    def room_inventory(self) -> list[PlacedDrawer]:
+        """Every drawer that has a vector, its place and who chose its room, first filed first (for
+        re-rooming; `with_vectors` reads their texts and vectors a batch at a time)."""
         self._sync.ensure_fresh()
         return room_inventory(self._store, self._catalog)
+
+    @_serialized
+    def with_vectors(self, placed: Sequence[PlacedDrawer]) -> list[RoomedDrawer]:
+        return with_vectors(self._catalog, placed)
 
     @_serialized
     def room_choosers(self, ids: Sequence[str]) -> dict[str, str]:

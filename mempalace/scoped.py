@@ -355,6 +355,9 @@ class ScopedPalace:
     def room_inventory(self) -> list[Any]:
         return [d for d in self._palace.room_inventory() if self.grant.may("reroom", d.wing)]
 
+    def with_vectors(self, placed: Sequence[Any]) -> list[Any]:
+        return self._palace.with_vectors([d for d in placed if self.grant.may("reroom", d.wing)])
+
     def room_choosers(self, ids: Sequence[str]) -> dict[str, str]:
         return self._palace.room_choosers([i for i in ids if i in self.find_drawers(ids)])
 

@@ -251,7 +251,8 @@ def test_a_name_one_room_gives_up_can_go_to_the_next_and_renames_apply_in_that_o
     for room, texts, extra in (("talk", garden, 3), ("reminders", chat, 1)):
         rooms.remember(room, "wing_a", vector, texts[:1])
         profile = rooms._profiles[room]
-        profile.parts += [read_part(texts, wing=f"wing_{n}") for n in range(extra + 1)]
+        for n in range(extra + 1):
+            profile.said.add(read_part(texts, wing=f"wing_{n}"))
         profile.wings["wing_a"] += extra
         rooms._grown.add(room)
     renamed = rooms.settle_names()

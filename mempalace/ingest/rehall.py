@@ -13,6 +13,7 @@ from .. import blobs
 from ..inventory import INGEST
 from ..palace import Palace
 from .halls import HallClassifier
+from .reroom import READ_AT_ONCE
 
 
 @dataclass(frozen=True)
@@ -43,17 +44,21 @@ class RehallReport:
 
 
 def rehall(palace: Palace, dry_run: bool = False) -> RehallReport:
-    """Choose again the hall of every drawer whose hall ingest chose; change them unless `dry_run`."""
+    """Choose again the hall of every drawer whose hall ingest chose; change them unless `dry_run`.
+    Texts and vectors are read READ_AT_ONCE drawers at a time."""
     drawers = palace.room_inventory()
     mine = [d for d in drawers if d.hall_by == INGEST]
     name = palace.settings.embedder
     classifier = palace.kept(("halls", name), lambda: HallClassifier(palace.embed, palace.settings.cache_dir, name))
-    halls = classifier.classify([blobs.readable(d.content) for d in mine],
-                                np.stack([d.vector for d in mine]) if mine else np.zeros((0, 0)))
-    changes = tuple(HallChange(d.id, d.wing, d.room, d.hall, hall or "") for d, hall in zip(mine, halls)
-                    if (hall or "") != d.hall)
-    changed = 0 if dry_run else apply_changes(palace, changes)
-    return RehallReport(len(mine), len(drawers) - len(mine), changes, dry_run, changed)
+    changes: list[HallChange] = []
+    for start in range(0, len(mine), READ_AT_ONCE):
+        read = palace.with_vectors(mine[start : start + READ_AT_ONCE])
+        halls = classifier.classify([blobs.readable(d.content) for d in read],
+                                    np.stack([d.vector for d in read]) if read else np.zeros((0, 0)))
+        changes += [HallChange(d.id, d.wing, d.room, d.hall, hall or "") for d, hall in zip(read, halls)
+                    if (hall or "") != d.hall]
+    changed = 0 if dry_run else apply_changes(palace, tuple(changes))
+    return RehallReport(len(mine), len(drawers) - len(mine), tuple(changes), dry_run, changed)
 
 
 def apply_changes(palace: Palace, changes: tuple[HallChange, ...]) -> int:

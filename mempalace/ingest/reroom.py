@@ -9,16 +9,19 @@ Moves are applied only to drawers still where the preview found them (a person's
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..inventory import INGEST
+from ..inventory import INGEST, RoomedDrawer
 from ..palace import Palace
 from .planning import PROFILE_DRAWERS, remember_room
 from .rooms import RoomChooser
 from .words import people_words
 from .topics import TopicRooms
+
+READ_AT_ONCE = 2000  # drawers whose texts and vectors a re-rooming holds at once
 
 
 @dataclass(frozen=True)
@@ -70,29 +73,72 @@ def _replay(palace: Palace, drawers: list, person: list) -> list[RoomMove]:
     rooms = TopicRooms(RoomChooser(taken, palace.widespread_words),
                        embed=palace.embed if palace.embeds_meaning else None)
     rooms.count_words_with(palace.word_documents, replaying=True)
-    samples: dict[str, list] = {}
-    for d in person:
-        if len(samples.setdefault(d.room, [])) < PROFILE_DRAWERS:
-            samples[d.room].append((d.wing, d.parent_id or d.id, d.content, d.vector))
-    for wing, held in sorted(_by_wing(person).items()):
-        rooms.observe(wing, np.stack(held))
-    for room, picked in sorted(samples.items()):
-        remember_room(rooms, room, picked)
-    for (wing, room), held in sorted(Counter((d.wing, d.room) for d in person).items()):
-        rooms.set_room_size(room, wing, held)
+    locked = _learn_person_rooms(palace, rooms, person)
     people = (*sorted({s for d in drawers for s in d.speakers}), "continued")  # ingest knew its source's speakers
     chosen: list[tuple[object, str]] = []
     for batch in _batches([d for d in drawers if d.room_by == INGEST]):
-        for wing, held in sorted(_by_wing(batch).items()):
-            rooms.observe(wing, np.stack(held))
-        for group in _conversations(batch):
+        for group in _replayed_conversations(palace, rooms, batch):
             rooms_of = rooms.assign(group[0].wing, np.stack([d.vector for d in group]),
                                     [people_words(d.content, group[0].speakers) for d in group], group[0].title,
                                     people)
-            chosen += list(zip(group, rooms_of))
-    renamed = rooms.settle_names(lambda room: room in samples, _held_names(chosen))
+            chosen += [(d.placed, room) for d, room in zip(group, rooms_of)]
+    renamed = rooms.settle_names(lambda room: room in locked, _held_names(chosen))
     return [RoomMove(d.id, d.wing, d.room, renamed.get(room, room)) for d, room in chosen
             if renamed.get(room, room) != d.room]
+
+
+def _learn_person_rooms(palace: Palace, rooms: TopicRooms, person: list) -> set[str]:
+    """Teach `rooms` the rooms people chose (their wings' vectors, a sample of each room and its size
+    in each wing), reading READ_AT_ONCE drawers at a time; returns those rooms."""
+    for start in range(0, len(person), READ_AT_ONCE):
+        for wing, held in sorted(_by_wing(palace.with_vectors(person[start : start + READ_AT_ONCE])).items()):
+            rooms.observe(wing, np.stack(held))
+    samples: dict[str, list] = {}
+    for d in person:
+        if len(samples.setdefault(d.room, [])) < PROFILE_DRAWERS:
+            samples[d.room].append(d)
+    for together in _slices([samples[room] for room in sorted(samples)]):
+        read = {d.id: d for d in palace.with_vectors([d for picked in together for d in picked])}
+        for picked in together:
+            found = [read[d.id] for d in picked if d.id in read]
+            if found:
+                remember_room(rooms, found[0].room, [(d.wing, d.parent_id or d.id, d.content, d.vector) for d in found])
+    for (wing, room), held in sorted(Counter((d.wing, d.room) for d in person).items()):
+        rooms.set_room_size(room, wing, held)
+    return set(samples)
+
+
+def _replayed_conversations(palace: Palace, rooms: TopicRooms, batch: list) -> Iterator[list[RoomedDrawer]]:
+    """The conversations of one batch with their texts and vectors, after its wings are observed. A
+    batch is read READ_AT_ONCE drawers at a time: once when it is no bigger, else twice (once for its
+    wings, once for its rooms)."""
+    whole = palace.with_vectors(batch) if len(batch) <= READ_AT_ONCE else None
+    for start in range(0, len(batch), READ_AT_ONCE):
+        read = whole if whole is not None else palace.with_vectors(batch[start : start + READ_AT_ONCE])
+        for wing, held in sorted(_by_wing(read).items()):
+            rooms.observe(wing, np.stack(held))
+    known = {d.id: d for d in whole or ()}
+    for together in _slices(_conversations(batch)):
+        if whole is None:
+            known = {d.id: d for d in palace.with_vectors([d for group in together for d in group])}
+        for group in together:
+            found = [known[d.id] for d in group if d.id in known]
+            if found:
+                yield found
+
+
+def _slices(groups: list[list]) -> Iterator[list[list]]:
+    """Runs of whole groups holding about READ_AT_ONCE drawers (a bigger group alone)."""
+    run: list[list] = []
+    held = 0
+    for group in groups:
+        if run and held + len(group) > READ_AT_ONCE:
+            yield run
+            run, held = [], 0
+        run.append(group)
+        held += len(group)
+    if run:
+        yield run
 
 
 def _held_names(chosen: list[tuple[object, str]]) -> dict[str, str]:

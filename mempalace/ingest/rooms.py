@@ -16,7 +16,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -40,6 +40,7 @@ CENTRAL_PHRASES = 10  # the best-scored phrases whose mean vector is the topic's
 CENTRAL_POWER = 0.5  # how much nearness to that centre counts beside nearness to the room's drawers
 FIT_FLOOR = 0.01  # the least nearness in meaning a candidate is given
 SCORED_PHRASES = 200  # the most used phrases of a room that are scored
+KEPT_PHRASES = 2 * SCORED_PHRASES  # a room's tally lets go of its least used phrases past twice this many
 _CAPITAL_PAIR = re.compile(r"\b([A-Z][a-z]+)\.?[ \t]+(?=([A-Z][a-z][\w'-]*))")
 _CODE_PLACES = frozenset("master main branch branches origin head repo repos commit commits".split())  # git's words
 _WEAK_ALONE = frozenset("cost costs price prices syntax traceback error errors output master main branch repo session".split())
@@ -67,6 +68,45 @@ class Part:
     surface: Mapping[str, str]
     proper: frozenset[str] = frozenset()
     titled: frozenset[str] = frozenset()
+
+
+class PhraseTally:
+    """What a room's parts say, added up as they come (no part is kept): how many parts use each
+    phrase and how firmly in each wing, its spellings, in how many titles, and whether it is always
+    capitalised. Past 2 × KEPT_PHRASES phrases the least used are let go down to KEPT_PHRASES, so a
+    room's tally stays small however big the room grows (a name needs MIN_COVERAGE of its parts)."""
+
+    def __init__(self, parts: Iterable[Part] = ()):
+        self.parts = 0
+        self.wings: Counter[str] = Counter()  # parts per wing
+        self.phrases: dict[str, _Phrase] = {}
+        self.only: Part | None = None  # while it holds a single part
+        for part in parts:
+            self.add(part)
+
+    def add(self, part: Part) -> None:
+        self.parts += 1
+        self.only = part if self.parts == 1 else None
+        self.wings[part.wing] += 1
+        for key, support in part.support.items():
+            phrase = self.phrases.get(key) or self.phrases.setdefault(key, _Phrase())
+            phrase.users += 1
+            phrase.support[part.wing] = phrase.support.get(part.wing, 0.0) + support
+            phrase.spellings[part.surface[key]] += 1
+            phrase.titled += key in part.titled
+            phrase.proper = phrase.proper and key in part.proper
+        if len(self.phrases) > 2 * KEPT_PHRASES:
+            kept = sorted(self.phrases.items(), key=lambda kv: (-kv[1].users, -sum(kv[1].support.values()), kv[0]))
+            self.phrases = dict(kept[:KEPT_PHRASES])
+
+
+@dataclass
+class _Phrase:
+    users: int = 0
+    titled: int = 0
+    proper: bool = True
+    support: dict[str, float] = field(default_factory=dict)  # by wing
+    spellings: Counter[str] = field(default_factory=Counter)
 
 
 Specificity = Callable[[Sequence[str]], Mapping[str, float]]  # words → how much each says about one room (0..1)
@@ -145,17 +185,17 @@ class RoomChooser:
 
     def choose_for(self, part: Part, rank: Ranker | None = None) -> str:
         """The name for a new room holding `part`; taken from now on."""
-        slug = self.best([part], rank)[0]
+        slug = self.best(PhraseTally([part]), rank)[0]
         if slug != GENERAL:
             self._known[room_key(slug)] = slug
         return slug
 
-    def best(self, parts: Sequence[Part], rank: Ranker | None = None, current: str | None = None
+    def best(self, parts: PhraseTally | Sequence[Part], rank: Ranker | None = None, current: str | None = None
              ) -> tuple[str, float, float]:
         """(name, its score, the score of `current`) for a room holding `parts`: of the phrases many of
         them use that are specific to it, the one nearest the room's meaning (`rank`, KeyBERT's idea),
         or the best-scored without `rank`. Names held by other rooms are passed over, `current` is not."""
-        scored = self._scores(parts)
+        scored = self._scores(parts if isinstance(parts, PhraseTally) else PhraseTally(parts))
         own = room_key(current) if current else None
         order = sorted((k for k in scored if k == own or k not in self._known), key=lambda k: (-scored[k][0], k))
         if not order:
@@ -200,33 +240,21 @@ class RoomChooser:
     def take(self, slug: str) -> None:
         self._known[room_key(slug)] = slug
 
-    def _scores(self, parts: Sequence[Part]) -> dict[str, tuple[float, list[str]]]:
+    def _scores(self, tally: PhraseTally) -> dict[str, tuple[float, list[str]]]:
         """Phrase key → (score, spellings commonest first) for the phrases enough parts use: how many
         parts use it (each wing weighed alike), in how many wings, and how specific to this room its
         words are in the palace (class-based TF-IDF)."""
-        if not parts:
+        if not tally.parts:
             return {}
-        per_wing = Counter(p.wing for p in parts)
-        weight = {p.wing: 1.0 / math.sqrt(n) for p, n in ((p, per_wing[p.wing]) for p in parts)}
-        total = sum(weight[p.wing] for p in parts)
-        used: Counter[str] = Counter()
-        users: Counter[str] = Counter()
-        titles: Counter[str] = Counter(k for p in parts for k in p.titled)
-        wings: dict[str, set[str]] = {}
-        spelled: dict[str, Counter[str]] = {}
-        everywhere_proper: dict[str, bool] = {}
-        for part in parts:
-            for key, support in part.support.items():
-                used[key] += weight[part.wing] * support
-                users[key] += 1
-                wings.setdefault(key, set()).add(part.wing)
-                spelled.setdefault(key, Counter())[part.surface[key]] += 1
-                everywhere_proper[key] = everywhere_proper.get(key, True) and key in part.proper
-        needed = max(2.0, MIN_COVERAGE * len(parts)) if len(parts) > 1 else 1.0
-        order = sorted((k for k in used if users[k] >= needed), key=lambda k: (-used[k], k))[:SCORED_PHRASES]
-        if len(parts) == 1:
-            order = [k for k in order if parts[0].support[k] > 0.7] or order
-        spellings = {k: _common_spellings(spelled[k]) for k in order}
+        weight = {wing: 1.0 / math.sqrt(n) for wing, n in tally.wings.items()}
+        total = sum(weight[wing] * n for wing, n in tally.wings.items())
+        used = {k: sum(weight[w] * s for w, s in p.support.items()) for k, p in tally.phrases.items()}
+        needed = max(2.0, MIN_COVERAGE * tally.parts) if tally.parts > 1 else 1.0
+        order = sorted((k for k, p in tally.phrases.items() if p.users >= needed), key=lambda k: (-used[k], k))
+        order = order[:SCORED_PHRASES]
+        if tally.only:
+            order = [k for k in order if tally.only.support[k] > 0.7] or order
+        spellings = {k: _common_spellings(tally.phrases[k].spellings) for k in order}
         words = sorted({w for k in order for s in spellings[k] for w in s.split()})
         rare = dict(self.specificity(words)) if self.specificity and words else {}
         widespread = set(self._widespread_words(words)) if self._widespread_words and words else set()
@@ -235,12 +263,12 @@ class RoomChooser:
             named = [s for s in spellings[key] if self._nameable(s.split(), widespread)]
             if not named:
                 continue
-            phrase = named[0].split()
+            phrase, found = named[0].split(), tally.phrases[key]
             specific = sum(rare.get(w, 1.0) for w in phrase) / len(phrase)
             score = (used[key] / total) ** COVERAGE_POWER * specific * (PAIR_WEIGHT if len(phrase) == 2 else 1.0)
-            score *= 1.0 - WING_SHARE + WING_SHARE * len(wings[key]) / len(per_wing)
-            score *= 1.0 + (TITLE_WEIGHT - 1.0) * titles[key] / len(parts)
-            if everywhere_proper[key] and len(wings[key]) < 2 and not phrase[0].isupper():
+            score *= 1.0 - WING_SHARE + WING_SHARE * len(found.support) / len(tally.wings)
+            score *= 1.0 + (TITLE_WEIGHT - 1.0) * found.titled / tally.parts
+            if found.proper and len(found.support) < 2 and not phrase[0].isupper():
                 score *= PROPER_WEIGHT
             scores[key] = (score, named)
         return scores

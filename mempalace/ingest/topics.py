@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .rooms import GENERAL, Meaning, Part, RoomChooser, read_part
+from .rooms import GENERAL, Meaning, PhraseTally, RoomChooser, read_part
 from .words import WORD, ignored_words, word_signature
 
 SEGMENT_PENALTY = 0.55  # the cost of one more topic in a conversation, against how far drawers stray from it
@@ -73,7 +73,7 @@ class RoomProfile:
     wings: Counter[str] = field(default_factory=Counter)  # drawers per wing
     unread: list[list[str]] = field(default_factory=list)  # stored texts, one list per conversation
     raw: np.ndarray | None = None  # the sum of its drawers' unit vectors, as embedded
-    parts: list[Part] = field(default_factory=list)  # what its conversations say, for naming it
+    said: PhraseTally = field(default_factory=PhraseTally)  # what its conversations say, for naming it
     unnamed: list[tuple[str, list[str]]] = field(default_factory=list)  # stored (wing, texts) not read for names
     named_at: int = 0  # how many parts it held when its name was chosen
 
@@ -99,12 +99,12 @@ class RoomProfile:
         total = np.asarray(vectors, np.float32).sum(axis=0)
         self.raw = total if self.raw is None else self.raw + total
 
-    def all_parts(self) -> list[Part]:
-        """Every part known to be in the room, stored samples read now."""
+    def all_said(self) -> PhraseTally:
+        """What every part known to be in the room says, stored samples read now."""
         while self.unnamed:
             wing, texts = self.unnamed.pop(0)
-            self.parts.append(read_part(texts, wing=wing))
-        return self.parts
+            self.said.add(read_part(texts, wing=wing))
+        return self.said
 
     def word_likeness(self, words: Counter[str], norm: float) -> float:
         """Cosine between a part's word signature (of length `norm`) and the room's."""
@@ -238,7 +238,7 @@ class TopicRooms:
                 profile = self._profiles.setdefault(room, RoomProfile(np.zeros_like(meaning)))
                 profile.add(meaning, signature, wing, end - start)
                 profile.add_raw(vectors[start:end])
-                profile.parts.append(part)
+                profile.said.add(part)
             rooms += [room] * (end - start)
         later = next((r for r in reversed(rooms) if r != GENERAL), GENERAL)
         if later != GENERAL:
@@ -271,23 +271,23 @@ class TopicRooms:
             profile = self._profiles.get(room)
             if profile is None or room == GENERAL:
                 continue
-            parts = profile.all_parts()
+            said = profile.all_said()
             rank = self._ranker(profile.raw[None, :]) if profile.raw is not None else None
             held = (prior or {}).get(room) if room in self._born else None
             if held in self._profiles or (locked and held and locked(held)):
                 held = None
-            name, score, own = self._namer.best(parts, rank, current=held or room)
+            name, score, own = self._namer.best(said, rank, current=held or room)
             if held and name != held and (name == GENERAL or score < RENAME_GAIN * own):
                 name = held
-            grown = len(parts) >= GROWN * max(profile.named_at, 1) and score >= own  # `=`: a better spelling
+            grown = said.parts >= GROWN * max(profile.named_at, 1) and score >= own  # `=`: a better spelling
             if room in self._born:
-                profile.named_at = len(parts)
+                profile.named_at = said.parts
             if name in (room, GENERAL) or name in self._profiles:
                 continue
-            if room not in self._born and (len(parts) < 2 or (locked and locked(room))
+            if room not in self._born and (said.parts < 2 or (locked and locked(room))
                                            or not (score >= RENAME_GAIN * own or grown)):
                 continue
-            profile.named_at = len(parts)
+            profile.named_at = said.parts
             self._rename(room, name)
             renamed[room] = name
         self._born, self._grown = set(), set()

@@ -1,0 +1,124 @@
+"""Re-rooming and re-halling read texts and vectors a batch at a time and give the same result as
+reading them all; a room's phrase tally stays small however many parts it holds."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from mempalace import Palace
+from mempalace.ingest import ingest_paths, reroom as reroom_module
+from mempalace.ingest.rehall import rehall
+from mempalace.ingest.reroom import reroom
+from mempalace.ingest.rooms import KEPT_PHRASES, PhraseTally, RoomChooser, read_part
+
+TOPICS = ("ledger service", "billing export", "garden compost", "marathon training", "tax return")
+
+
+def _session(path: Path, topic: str, n: int, session: str) -> Path:
+    lines = []
+    for i in range(n):
+        question = f"How should the {topic} handle case {i}?"
+        answer = f"For case {i}: " + " ".join(f"the {topic} keeps step {i}-{j} in order." for j in range(14))
+        for role, text in (("user", question), ("assistant", answer)):
+            content = text if role == "user" else [{"type": "text", "text": text}]
+            lines.append({"type": role, "sessionId": session, "cwd": f"/home/kai/{topic.split()[0]}",
+                          "timestamp": "2026-01-01T10:00:00Z", "message": {"role": role, "content": content}})
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def filed(palace: Palace, tmp_path: Path) -> Palace:
+    """Three ingests (three batches) of several conversations, and one drawer a person moved."""
+    for run in range(3):
+        paths = [_session(tmp_path / f"{run}-{n}.jsonl", topic, 2 + (n + run) % 3, f"s-{run}-{n}")
+                 for n, topic in enumerate(TOPICS)]
+        assert all(r.ok for r in ingest_paths(palace, paths))
+    palace.move_drawers(palace.drawer_ids()[:1], room="kept-by-me")
+    return palace
+
+
+def _reads(palace: Palace, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The size of every read of texts and vectors."""
+    sizes: list[int] = []
+    original = palace.with_vectors
+
+    def counted(placed):
+        sizes.append(len(placed))
+        return original(placed)
+
+    monkeypatch.setattr(palace, "with_vectors", counted)
+    return sizes
+
+
+def test_re_rooming_a_few_drawers_at_a_time_finds_the_same_moves(filed: Palace, monkeypatch) -> None:
+    whole = reroom(filed, dry_run=True)
+    sizes = _reads(filed, monkeypatch)
+    monkeypatch.setattr(reroom_module, "READ_AT_ONCE", 3)
+    small = reroom(filed, dry_run=True)
+    assert (small.considered, small.kept, small.moves) == (whole.considered, whole.kept, whole.moves)
+    longest = max(len(g) for g in _conversation_sizes(filed))
+    assert sizes and max(sizes) <= max(3, longest)  # a conversation longer than a read is read alone
+    assert sum(sizes) >= whole.considered  # every drawer ingest filed was read, none all at once
+
+
+def _conversation_sizes(palace: Palace) -> list[list[str]]:
+    groups: dict[str, list[str]] = {}
+    for d in palace.room_inventory():
+        groups.setdefault(d.parent_id, []).append(d.id)
+    return list(groups.values())
+
+
+def test_re_halling_a_few_drawers_at_a_time_finds_the_same_changes(filed: Palace, monkeypatch) -> None:
+    whole = rehall(filed, dry_run=True)
+    sizes = _reads(filed, monkeypatch)
+    monkeypatch.setattr(reroom_module, "READ_AT_ONCE", 3)
+    import mempalace.ingest.rehall as rehall_module
+
+    monkeypatch.setattr(rehall_module, "READ_AT_ONCE", 3)
+    small = rehall(filed, dry_run=True)
+    assert (small.considered, small.kept, small.changes) == (whole.considered, whole.kept, whole.changes)
+    assert whole.considered > 3 and sizes and max(sizes) <= 3
+
+
+def test_the_inventory_holds_places_not_texts_or_vectors(filed: Palace) -> None:
+    placed = filed.room_inventory()
+    assert len(placed) == len(filed.drawer_ids())
+    assert not hasattr(placed[0], "content") and not hasattr(placed[0], "vector")
+    read = filed.with_vectors(placed[:2])
+    assert [d.id for d in read] == [p.id for p in placed[:2]]
+    assert read[0].content == filed.get_drawer(placed[0].id).content and read[0].vector.shape[0] > 0
+
+
+def test_a_tally_of_parts_names_a_room_as_the_parts_themselves_do() -> None:
+    texts = [[f"The sourdough starter needs feeding {n} times.", f"Rye flour in the sourdough starter, batch {n}."]
+             for n in range(6)]
+    parts = [read_part(t, wing=f"wing_{n % 2}") for n, t in enumerate(texts)]
+    by_list = RoomChooser([]).best(parts)
+    tally = PhraseTally()
+    for part in parts:
+        tally.add(part)
+    assert RoomChooser([]).best(tally) == by_list and "sourdough" in by_list[0]
+
+
+def test_a_rooms_tally_stays_small_and_keeps_what_most_parts_say() -> None:
+    tally = PhraseTally()
+    for n in range(400):  # every part says "pension fund", and many words of its own
+        words = " ".join(_made_up(n * 30 + k) for k in range(30))
+        tally.add(read_part([f"The pension fund report {n}: {words}."], wing=f"wing_{n % 3}"))
+    assert tally.parts == 400 and len(tally.phrases) <= 2 * KEPT_PHRASES
+    assert tally.phrases["fund-pens"].users == 400
+    assert RoomChooser([]).best(tally)[0] in ("pension-fund", "pension")
+
+
+def _made_up(n: int) -> str:
+    """A word of its own for each n (letters only)."""
+    letters = ""
+    while True:
+        n, k = divmod(n, 26)
+        letters += "abcdefghijklmnopqrstuvwxyz"[k]
+        if not n:
+            return "zor" + letters
