@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from .dates import DATE_FILTERS, DateCounts, date_clause
+from .errors import PalaceBusyError
 from .filters import FILING_ORDER, FILTERS, place_token, place_tokens, where_clause
 from .privacy import owner_dir, owner_file
 from .vector_reads import VectorReads
@@ -117,7 +118,10 @@ class Catalog(WordCounts, DateCounts, VectorReads):
         self._word_tokens = WordTokens()
         try:
             self._db = self._connect()
-        except sqlite3.DatabaseError:  # a damaged cache: Chroma still has everything, so start afresh
+        except sqlite3.DatabaseError as exc:  # a damaged cache: Chroma still has everything, so start afresh
+            if _busy(exc):  # not damaged: another process holds it (building indexes after an upgrade)
+                raise PalaceBusyError("The palace's catalog is busy in another process (a first open or an"
+                                      " upgrade builds it); try again in a minute.") from exc
             for suffix in ("", "-wal", "-shm"):
                 Path(f"{path}{suffix}").unlink(missing_ok=True)
             self._db = self._connect()
@@ -192,7 +196,7 @@ class Catalog(WordCounts, DateCounts, VectorReads):
                 self._db.execute(f"DROP {'TRIGGER' if name in _TRIGGER_NAMES else 'INDEX'} IF EXISTS {name}")
             self._db.execute("DELETE FROM drawers")
         try:
-            places: dict[tuple[str, str, str], str] = {}
+            places: dict[tuple[str, ...], str] = {}
             for rows in pages:
                 with self._transaction():
                     self._db.executemany(_INSERT.replace("INSERT INTO", "INSERT OR REPLACE INTO"),
@@ -381,16 +385,23 @@ _INSERT = ("INSERT INTO drawers(id, content, wing, room, hall, source_file, chun
            " vector, place, dated, said, title, aliases) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
 
 
-def _values(row: Row, places: dict[tuple[str, str, str], str] | None = None) -> tuple:
-    """A row as the INSERT's values; `places` (a bulk load's) keeps each wing, room and hall's
+def _busy(exc: sqlite3.DatabaseError) -> bool:
+    """Whether SQLite gave up waiting for another connection's lock (the file is fine)."""
+    return isinstance(exc, sqlite3.OperationalError) and ("locked" in str(exc) or "busy" in str(exc))
+
+
+def _values(row: Row, places: dict[tuple[str, ...], str] | None = None) -> tuple:
+    """A row as the INSERT's values; `places` (a bulk load's) keeps each place's and source file's
     keywords once instead of hashing them again for every drawer."""
     if places is None:
         tokens = place_tokens(wing=row.wing, room=row.room, hall=row.hall, source_file=row.source_file)
     else:
-        key = (row.wing, row.room, row.hall)
+        key, source = (row.wing, row.room, row.hall), (row.source_file,)
         if key not in places:
             places[key] = place_tokens(wing=row.wing, room=row.room, hall=row.hall)
-        tokens = " ".join(filter(None, (places[key], place_tokens(source_file=row.source_file))))
+        if source not in places:
+            places[source] = place_tokens(source_file=row.source_file)
+        tokens = " ".join(filter(None, (places[key], places[source])))
     return (row.id, row.content, row.wing, row.room, row.hall, row.source_file, row.chunk_index, row.parent_id,
             row.filed_at, row.seq, None if row.vector is None else np.asarray(row.vector, np.float32).tobytes(),
             tokens, row.dated, row.said, row.title, row.aliases)

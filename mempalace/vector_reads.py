@@ -49,15 +49,18 @@ class VectorReads:
     def room_samples(self, per_room: int, wings: tuple[str, ...] | None = None
                      ) -> dict[str, list[tuple[str, str, str, np.ndarray]]]:
         """{room: (wing, parent id, text, vector) of up to `per_room` of its drawers (in `wings`, when
-        given), first filed first}."""
+        given), first filed first}: each room's first drawers from its index in filing order (a
+        window over every drawer of a million read them all: 1.2 s)."""
         found: dict[str, list[tuple[str, str, str, np.ndarray]]] = {}
         sql, args = where_clause({"wing": wings})
-        rows = self._db.execute("SELECT room, wing, parent_id, content, vector FROM drawers d WHERE vector IS NOT NULL"
-                                " AND rowid IN (SELECT rowid FROM (SELECT rowid, ROW_NUMBER() OVER"
-                                f" (PARTITION BY room ORDER BY {FILING_ORDER}) AS n FROM drawers d WHERE {sql})"
-                                f" WHERE n <= ?) ORDER BY room, {FILING_ORDER}", (*args, per_room))
-        for room, wing, parent, content, blob in rows:
-            found.setdefault(room, []).append((wing, parent, content, np.frombuffer(blob, dtype=np.float32)))
+        rooms = [room for (room,) in self._db.execute("SELECT DISTINCT room FROM room_counts ORDER BY room")]
+        for room in rooms:
+            rows = self._db.execute(f"SELECT wing, parent_id, content, vector FROM drawers d INDEXED BY drawers_room_order"
+                                    f" WHERE room = ? AND {sql} ORDER BY {FILING_ORDER} LIMIT ?", (room, *args, per_room))
+            picked = [(wing, parent, content, np.frombuffer(blob, dtype=np.float32))
+                      for wing, parent, content, blob in rows if blob is not None]
+            if picked:
+                found[room] = picked
         return found
 
     def wing_vectors(self, per_wing: int) -> dict[str, np.ndarray]:

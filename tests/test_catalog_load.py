@@ -53,3 +53,24 @@ def test_a_load_that_fails_part_way_leaves_the_triggers_and_indexes_in_place(tmp
     with pytest.raises(OSError):
         catalog.load(pages())
     assert state(catalog) == state(reference)  # what it had read is there, indexed and counted
+
+
+def test_a_catalog_another_process_holds_is_busy_not_damaged(tmp_path: Path, monkeypatch) -> None:
+    import mempalace.catalog as catalog_module
+    from mempalace.errors import PalaceBusyError
+
+    path = tmp_path / "catalog.sqlite3"
+    catalog = Catalog(path)
+    catalog.load([rows(0, 3)])
+    catalog.close()
+    holder = sqlite3.connect(path)
+    holder.execute("DROP INDEX drawers_listing")  # as after an upgrade: the next open builds it
+    holder.execute("BEGIN EXCLUSIVE")  # another process, building it right now
+    real = sqlite3.connect
+    monkeypatch.setattr(catalog_module.sqlite3, "connect", lambda *a, **k: real(*a, **{**k, "timeout": 0.1}))
+    with pytest.raises(PalaceBusyError, match="busy"):
+        Catalog(path)
+    holder.rollback()
+    holder.close()
+    again = Catalog(path)  # nothing was deleted: the drawers are all there
+    assert again.count() == 3

@@ -10,6 +10,7 @@ blend reaches `JOIN_SIMILARITY`; rooms already filed only ever gain drawers.
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -127,6 +128,7 @@ class TopicRooms:
         self._namer = namer
         self._embed = embed
         self._profiles: dict[str, RoomProfile] = {}
+        self._meanings = _Meanings()
         self._wings: dict[str | None, tuple[np.ndarray, int]] = {}
         self._sizes: Counter[str] = Counter(wing_sizes or {})
         self._recent: dict[str, str] = {}  # wing -> the room it was last given
@@ -186,6 +188,7 @@ class TopicRooms:
         meaning = self.centred(wing, np.asarray(vectors, np.float32), observed=True).sum(axis=0)
         profile = self._profiles.setdefault(room, RoomProfile(np.zeros_like(meaning)))
         profile.add(meaning, Counter(), wing, len(vectors))
+        self._meanings.changed(room)
         profile.add_raw(vectors)
         profile.unread.append(list(texts))
         profile.unnamed.append((wing, list(texts)))
@@ -237,6 +240,7 @@ class TopicRooms:
             if room != GENERAL:
                 profile = self._profiles.setdefault(room, RoomProfile(np.zeros_like(meaning)))
                 profile.add(meaning, signature, wing, end - start)
+                self._meanings.changed(room)
                 profile.add_raw(vectors[start:end])
                 profile.said.add(part)
             rooms += [room] * (end - start)
@@ -295,6 +299,7 @@ class TopicRooms:
 
     def _rename(self, old: str, new: str) -> None:
         self._profiles[new] = self._profiles.pop(old)
+        self._meanings = _Meanings()
         self._namer.release(old)
         self._namer.take(new)
         self._recent = {wing: new if room == old else room for wing, room in self._recent.items()}
@@ -305,9 +310,8 @@ class TopicRooms:
         if not self._profiles:
             return None
         wing_size = max(self._sizes[wing], 1)
-        names = sorted(self._profiles)
-        sums = np.stack([self._profiles[n].meaning for n in names])
-        dense = sums @ meaning / np.maximum(np.linalg.norm(sums, axis=1) * np.linalg.norm(meaning), 1e-9)
+        names, sums, norms = self._meanings.of(self._profiles)
+        dense = sums @ meaning / np.maximum(norms * np.linalg.norm(meaning), 1e-9)
         nearest = np.argsort(-dense, kind="stable")[:WORD_CANDIDATES]
         best, best_margin = None, 0.0
         norm = math.sqrt(sum(v * v for v in words.values()))
@@ -318,3 +322,35 @@ class TopicRooms:
             if margin >= 0.0 and (best is None or margin > best_margin):
                 best, best_margin = names[i], margin
         return best
+
+
+class _Meanings:
+    """Every room's meaning stacked in name order with its length, kept between parts: rows are
+    updated as rooms gain drawers, and the stack is made again only when rooms open or are renamed
+    (stacking thousands of rooms for every part was most of choosing among them)."""
+
+    def __init__(self) -> None:
+        self._names: list[str] = []
+        self._sums = np.zeros((0, 0))
+        self._norms = np.zeros(0)
+        self._stale: set[str] = set()
+
+    def changed(self, room: str) -> None:
+        self._stale.add(room)
+
+    def of(self, profiles: Mapping[str, RoomProfile]) -> tuple[list[str], np.ndarray, np.ndarray]:
+        rows = {room: self._row(room) for room in self._stale}
+        if len(profiles) != len(self._names) or None in rows.values():
+            self._names = sorted(profiles)
+            self._sums = np.stack([profiles[n].meaning for n in self._names])
+            self._norms = np.linalg.norm(self._sums, axis=1)
+        else:
+            for room, row in rows.items():
+                self._sums[row] = profiles[room].meaning
+                self._norms[row] = np.linalg.norm(self._sums[row : row + 1], axis=1)[0]
+        self._stale = set()
+        return self._names, self._sums, self._norms
+
+    def _row(self, room: str) -> int | None:
+        row = bisect.bisect_left(self._names, room)
+        return row if row < len(self._names) and self._names[row] == room else None

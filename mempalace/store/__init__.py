@@ -48,16 +48,23 @@ class Record:
 
 
 def _records(result: Mapping[str, Any]) -> list[Record]:
-    embeddings = result.get("embeddings")
-    return [
-        Record(
-            id=drawer_id,
-            document=(result.get("documents") or [None] * len(result["ids"]))[i] or "",
-            metadata=dict((result.get("metadatas") or [None] * len(result["ids"]))[i] or {}),
-            embedding=None if embeddings is None else np.asarray(embeddings[i], dtype=np.float32),
-        )
-        for i, drawer_id in enumerate(result["ids"])
-    ]
+    ids = result["ids"]
+    documents = result.get("documents") or [None] * len(ids)
+    metadatas = result.get("metadatas") or [None] * len(ids)
+    embeddings = _vectors(result.get("embeddings"))
+    return [Record(id=drawer_id, document=documents[i] or "", metadata=dict(metadatas[i] or {}),
+                   embedding=None if embeddings is None else embeddings[i])
+            for i, drawer_id in enumerate(ids)]
+
+
+def _vectors(embeddings: Any) -> Any:
+    """A page's vectors as float32 rows: one conversion for the whole page when they are all alike."""
+    if embeddings is None:
+        return None
+    try:
+        return np.asarray(embeddings, dtype=np.float32).reshape(len(embeddings), -1)
+    except ValueError:  # of different lengths
+        return [np.asarray(e, dtype=np.float32) for e in embeddings]
 
 
 _F = TypeVar("_F", bound=Callable[..., Any])
