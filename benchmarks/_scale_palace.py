@@ -2,8 +2,8 @@
 
 Shape: 50 wings of Zipf-like sizes (the largest about a fifth of the palace, the smallest under 1 %);
 conversations of 1 to ~60 drawers, each in one wing and mostly one room, dated over five years; rooms
-that grow with the palace (400 at 100k or less, about 3,200 at 1M: each of the real palace's 400
-topics in up to 8 variants), each wing using a few of them, so that rooms shared by wings (tunnels)
+that grow with the palace (about 350 at 100k or less, about 2,900 at 1M: each of the real palace's
+353 topics in up to 16 variants), each wing using a few of them, so that rooms shared by wings (tunnels)
 are common but not universal; the five halls and drawers with none.
 
 Vectors: embedding a million texts here takes hours, so each drawer takes the real MiniLM vector of
@@ -28,8 +28,9 @@ from pathlib import Path
 import numpy as np
 
 WINGS = 50
-BASE_ROOMS_PER_VARIANT = 125_000  # drawers per room variant: 1M drawers -> 8 variants of each topic
-VARIANTS = ["", "eu", "mobile", "legacy", "v2", "platform", "partners", "internal"]
+BASE_ROOMS_PER_VARIANT = 125_000  # drawers per room variant: 1M drawers -> 8, doubled past that: 16
+VARIANTS = ["", "eu", "mobile", "legacy", "v2", "platform", "partners", "internal",
+            "apac", "web", "beta", "enterprise", "ios", "android", "ops", "research"]
 HALLS = ["hall_facts", "hall_events", "hall_discoveries", "hall_preferences", "hall_advice", ""]
 HALL_WEIGHTS = [0.25, 0.2, 0.12, 0.08, 0.1, 0.25]
 NOISE = 0.25  # |noise| relative to a unit vector: cosine ~ 1 / sqrt(1 + 0.25^2) = 0.97
@@ -58,7 +59,7 @@ def wing_plan(rng: random.Random, topics: list[str], variants: int) -> list[dict
     for k, weight in enumerate(weights):
         share = weight / total
         focus = rng.sample(topics, min(len(topics), 10 + int(190 * weight)))
-        own = rng.sample(range(variants), min(variants, 1 + rng.randrange(3)))
+        own = rng.sample(range(variants), min(variants, 1 + rng.randrange(3 if variants < 16 else 5)))
         wings.append({"name": f"wing_{k:02d}", "share": share, "topics": focus, "variants": own})
     return wings
 
@@ -81,7 +82,8 @@ def conversations(drawers: int, seed: int, source: Path):
     for row, room in enumerate(rooms):
         by_topic[room].append(row)
     topics = sorted(by_topic)
-    variants = max(1, min(len(VARIANTS), round(drawers / BASE_ROOMS_PER_VARIANT)))
+    variants = round(drawers / BASE_ROOMS_PER_VARIANT)  # 1 up to 100k, 16 at 1M (about 3,000 rooms)
+    variants = 1 if variants <= 1 else min(len(VARIANTS), 2 * variants)
     wings = wing_plan(rng, topics, variants)
     shares = [w["share"] for w in wings]
     made = conversation = 0

@@ -187,26 +187,35 @@ class Catalog(WordCounts, DateCounts, VectorReads):
     def load(self, pages: Iterable[Sequence[Row]]) -> int:
         """Replace everything with `pages` of rows, the fast way: each page inserted in bulk without
         the per-row triggers and indexes (a first open of a 100k palace spent most of its time keeping
-        them row by row), which are then built once with the full-text index and the room counts,
-        whatever happens to the pages. Other processes may write meanwhile: what they add is in the
-        rebuilt index and counts. Returns the largest stamp seen."""
-        newest = 0
+        them row by row), which are then built once with the room counts, whatever happens to the
+        pages. The full-text index takes each page as it is written (SQLite's work, which overlaps
+        the reading of the next page), and is rebuilt whole if a row was replaced or another process
+        wrote meanwhile. Returns the largest stamp seen."""
+        newest = indexed = 0
         with self._transaction():
             for name in (*_TRIGGER_NAMES, *_INDEX_NAMES):
                 self._db.execute(f"DROP {'TRIGGER' if name in _TRIGGER_NAMES else 'INDEX'} IF EXISTS {name}")
             self._db.execute("DELETE FROM drawers")
+            self._db.execute("INSERT INTO drawers_fts(drawers_fts) VALUES ('delete-all')")
+        others = self.data_version()
         try:
             places: dict[tuple[str, ...], str] = {}
+            last = 0
             for rows in pages:
                 with self._transaction():
                     self._db.executemany(_INSERT.replace("INSERT INTO", "INSERT OR REPLACE INTO"),
                                          (_values(row, places) for row in rows))
+                    indexed += self._db.execute("INSERT INTO drawers_fts(rowid, content, place) SELECT rowid, content,"
+                                                " place FROM drawers WHERE rowid > ?", (last,)).rowcount
+                    last = self._db.execute("SELECT coalesce(max(rowid), 0) FROM drawers").fetchone()[0]
                 newest = max([newest, *(row.seq for row in rows)])
         finally:
             with self._transaction():
                 for statement in (*_INDEXES, *_TRIGGERS):  # an index built once, sorted, beats one kept row by row
                     self._db.execute(statement)
-                self._db.execute("INSERT INTO drawers_fts(drawers_fts) VALUES ('rebuild')")
+                kept = self._db.execute("SELECT count(*) FROM drawers").fetchone()[0]
+                if indexed != kept or self.data_version() != others:
+                    self._db.execute("INSERT INTO drawers_fts(drawers_fts) VALUES ('rebuild')")
                 self._db.execute("DELETE FROM room_counts")
                 self._db.execute("INSERT INTO room_counts SELECT wing, room, hall, count(*) FROM drawers GROUP BY 1, 2, 3")
         return newest

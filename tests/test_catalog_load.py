@@ -55,6 +55,17 @@ def test_a_load_that_fails_part_way_leaves_the_triggers_and_indexes_in_place(tmp
     assert state(catalog) == state(reference)  # what it had read is there, indexed and counted
 
 
+def test_a_drawer_read_twice_across_pages_is_indexed_once(tmp_path: Path) -> None:
+    """Chroma's offset pages can repeat a row when a write lands between them: the later copy wins
+    and the full-text index holds no ghost of the first."""
+    catalog, reference = Catalog(tmp_path / "c.sqlite3"), Catalog(tmp_path / "ref.sqlite3")
+    reference.upsert(rows(0, 20))
+    catalog.load([rows(0, 12), rows(10, 10)])
+    assert state(catalog) == state(reference)
+    fts = sqlite3.connect(catalog.path).execute("SELECT count(*) FROM drawers_fts").fetchone()[0]
+    assert fts == 20
+
+
 def test_a_catalog_another_process_holds_is_busy_not_damaged(tmp_path: Path, monkeypatch) -> None:
     import mempalace.catalog as catalog_module
     from mempalace.errors import PalaceBusyError
