@@ -197,8 +197,9 @@ class Catalog(WordCounts, DateCounts, VectorReads):
                 self._db.execute(f"DROP {'TRIGGER' if name in _TRIGGER_NAMES else 'INDEX'} IF EXISTS {name}")
             self._db.execute("DELETE FROM drawers")
             self._db.execute("INSERT INTO drawers_fts(drawers_fts) VALUES ('delete-all')")
-        others = self.data_version()
+        others = None
         try:
+            others = self.data_version()
             places: dict[tuple[str, ...], str] = {}
             last = 0
             for rows in pages:

@@ -16,6 +16,7 @@ from .store import SEQ_KEY, ChromaStore
 
 INGEST = "ingest"
 PERSON = "person"
+READ_AT_ONCE = 2000  # drawers whose texts and vectors a re-rooming or re-halling holds at once
 MOVED_AFTER_SECONDS = 60  # an unrecorded drawer written again this long after filing was moved by someone
 
 
@@ -96,8 +97,8 @@ def room_inventory(store: ChromaStore, catalog: Catalog) -> list[PlacedDrawer]:
     """Every drawer that has a vector, in filing order, without its text and vector. Chroma's
     metadata is read page by page and kept only as what re-rooming needs; repeated strings are
     shared (a million drawers name a few thousand places)."""
-    kept = {r.id: _what_matters(r.metadata) for page in store.scan(documents=False) for r in page}
     same: dict[Any, Any] = {}
+    kept = {r.id: _what_matters(r.metadata, same) for page in store.scan(documents=False) for r in page}
     found = []
     for drawer_id, wing, room, hall, parent_id, chunk_index, filed_at in catalog.places_in_filing_order():
         m = kept.pop(drawer_id, None)
@@ -106,23 +107,26 @@ def room_inventory(store: ChromaStore, catalog: Catalog) -> list[PlacedDrawer]:
         room_by, hall_by, title, speakers, filed_n = m
         found.append((filed_n, PlacedDrawer(
             drawer_id, same.setdefault(wing, wing), same.setdefault(room, room), same.setdefault(parent_id, parent_id),
-            chunk_index, room_by, same.setdefault(title, title), same.setdefault(speakers, speakers),
-            same.setdefault(filed_at, filed_at), same.setdefault(hall or "", hall or ""), hall_by)))
+            chunk_index, room_by, title, speakers, same.setdefault(filed_at, filed_at), same.setdefault(hall or "", hall or ""), hall_by)))
     found.sort(key=lambda pair: (pair[1].filed_at, pair[0]))  # stable: older drawers keep catalog order
     return [placed for _, placed in found]
 
 
 def with_vectors(catalog: Catalog, placed: Sequence[PlacedDrawer]) -> list[RoomedDrawer]:
-    """These drawers with their texts and vectors, in the same order (any gone meanwhile left out)."""
+    """These drawers with their texts and vectors, in the same order; any gone or moved to another
+    wing meanwhile is left out (a scoped view trusts the wing it was given)."""
     rows = catalog.rows([p.id for p in placed])
     return [RoomedDrawer(p, rows[p.id].content, rows[p.id].vector) for p in placed
-            if p.id in rows and rows[p.id].vector is not None]
+            if p.id in rows and rows[p.id].vector is not None and rows[p.id].wing == p.wing]
 
 
-def _what_matters(meta: Mapping[str, Any]) -> tuple[str, str, str | None, tuple[str, ...], int]:
-    """(room chooser, hall chooser, conversation title, speakers, position in its filing) of a drawer."""
+def _what_matters(meta: Mapping[str, Any], same: dict[Any, Any]) -> tuple[str, str, str | None, tuple[str, ...], int]:
+    """(room chooser, hall chooser, conversation title, speakers, position in its filing) of a drawer;
+    a title or speakers seen before is shared (`same`)."""
     speakers = tuple(s.strip() for s in str(meta.get("speakers") or "").split(",") if s.strip())
-    return chooser(meta), hall_chooser(meta), meta.get("conversation_title"), speakers, int(meta.get("filed_n") or 0)
+    title = meta.get("conversation_title")
+    return (chooser(meta), hall_chooser(meta), same.setdefault(title, title), same.setdefault(speakers, speakers),
+            int(meta.get("filed_n") or 0))
 
 
 def reroom_targets(store: ChromaStore, catalog: Catalog, moves: Sequence[tuple[str, str, str]]) -> dict[str, list[str]]:

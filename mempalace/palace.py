@@ -272,6 +272,7 @@ class Palace(TaxonomyView):
 
     @_serialized
     def with_vectors(self, placed: Sequence[PlacedDrawer]) -> list[RoomedDrawer]:
+        """These inventory entries with their texts and vectors (those gone or moved left out)."""
         return with_vectors(self._catalog, placed)
 
     @_serialized

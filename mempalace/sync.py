@@ -171,7 +171,8 @@ class CatalogSync:
         """Remake the catalog from every drawer in Chroma."""
         token = self.store.marker() or ""
         counter = self.store.write_counter()
-        told = ProgressFile(self.catalog.path, self.store.count())
+        total = self.store.count()
+        told = ProgressFile(self.catalog.path, total)
         try:
             watermark = self.catalog.load(self._rows(told))
         finally:
@@ -179,7 +180,10 @@ class CatalogSync:
         self.catalog.set_state("watermark", watermark)
         self.catalog.set_state("collection", self.store.collection_id)
         self.catalog.set_state("counter", "" if counter is None else counter)
-        self._check_count()
+        if counter is None or self.store.write_counter() != counter or self.catalog.count() != total:
+            self._check_count()  # somebody wrote while the pages were read (Chroma's count is not free)
+        else:
+            self._counted_at = time.monotonic()  # as good as counted: nothing was written since `total`
         self._remember(token)
         self.generation += 1
 

@@ -55,7 +55,7 @@ class VectorReads:
         sql, args = where_clause({"wing": wings})
         rooms = [room for (room,) in self._db.execute("SELECT DISTINCT room FROM room_counts ORDER BY room")]
         for room in rooms:
-            rows = self._db.execute(f"SELECT wing, parent_id, content, vector FROM drawers d INDEXED BY drawers_room_order"
+            rows = self._db.execute(f"SELECT wing, parent_id, content, vector FROM drawers d"
                                     f" WHERE room = ? AND {sql} ORDER BY {FILING_ORDER} LIMIT ?", (room, *args, per_room))
             picked = [(wing, parent, content, np.frombuffer(blob, dtype=np.float32))
                       for wing, parent, content, blob in rows if blob is not None]

@@ -57,7 +57,7 @@ def _reads(palace: Palace, monkeypatch: pytest.MonkeyPatch) -> list[int]:
 def test_re_rooming_a_few_drawers_at_a_time_finds_the_same_moves(filed: Palace, monkeypatch) -> None:
     whole = reroom(filed, dry_run=True)
     sizes = _reads(filed, monkeypatch)
-    monkeypatch.setattr(reroom_module, "READ_AT_ONCE", 3)
+    monkeypatch.setattr(reroom_module, "READ_AT_ONCE", 3)  # the name each module imported
     small = reroom(filed, dry_run=True)
     assert (small.considered, small.kept, small.moves) == (whole.considered, whole.kept, whole.moves)
     longest = max(len(g) for g in _conversation_sizes(filed))
@@ -75,7 +75,7 @@ def _conversation_sizes(palace: Palace) -> list[list[str]]:
 def test_re_halling_a_few_drawers_at_a_time_finds_the_same_changes(filed: Palace, monkeypatch) -> None:
     whole = rehall(filed, dry_run=True)
     sizes = _reads(filed, monkeypatch)
-    monkeypatch.setattr(reroom_module, "READ_AT_ONCE", 3)
+    monkeypatch.setattr(reroom_module, "READ_AT_ONCE", 3)  # the name each module imported
     import mempalace.ingest.rehall as rehall_module
 
     monkeypatch.setattr(rehall_module, "READ_AT_ONCE", 3)
@@ -122,3 +122,32 @@ def _made_up(n: int) -> str:
         letters += "abcdefghijklmnopqrstuvwxyz"[k]
         if not n:
             return "zor" + letters
+
+
+def test_an_entry_naming_another_wing_than_the_drawers_is_not_read(filed: Palace) -> None:
+    from dataclasses import replace
+
+    placed = filed.room_inventory()[0]
+    assert filed.with_vectors([replace(placed, wing="wing_somebody_else")]) == []  # moved, or forged
+    assert [d.id for d in filed.with_vectors([placed])] == [placed.id]
+
+
+def test_the_kept_stack_of_room_meanings_is_what_stacking_them_gives() -> None:
+    from collections import Counter
+
+    import numpy as np
+
+    from mempalace.ingest.topics import RoomProfile, _Meanings
+
+    profiles = {"b": RoomProfile(np.ones(4, np.float32)), "a": RoomProfile(np.zeros(4, np.float32))}
+    kept = _Meanings()
+    for step, (room, meaning) in enumerate([("a", np.full(4, 0.1)), ("b", np.full(4, 0.2, np.float32)), ("c", None)]):
+        if meaning is None:
+            profiles[room] = RoomProfile(np.full(4, 3.0))  # a room opens
+        else:
+            profiles[room].add(meaning, Counter(), "wing_a", 1)  # float64 joins float32: as np.stack would
+        kept.changed(room)
+        names, sums, norms = kept.of(profiles)
+        expected = np.stack([profiles[n].meaning for n in sorted(profiles)])
+        assert names == sorted(profiles) and sums.dtype == expected.dtype and np.array_equal(sums, expected), step
+        assert np.array_equal(norms, np.linalg.norm(expected, axis=1))

@@ -10,10 +10,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import blobs
-from ..inventory import INGEST
+from ..inventory import INGEST, READ_AT_ONCE
 from ..palace import Palace
 from .halls import HallClassifier
-from .reroom import READ_AT_ONCE
 
 
 @dataclass(frozen=True)

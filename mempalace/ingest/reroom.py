@@ -14,14 +14,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..inventory import INGEST, RoomedDrawer
+from ..inventory import INGEST, READ_AT_ONCE, RoomedDrawer
 from ..palace import Palace
 from .planning import PROFILE_DRAWERS, remember_room
 from .rooms import RoomChooser
 from .words import people_words
 from .topics import TopicRooms
-
-READ_AT_ONCE = 2000  # drawers whose texts and vectors a re-rooming holds at once
 
 
 @dataclass(frozen=True)
@@ -68,7 +66,8 @@ def _replay(palace: Palace, drawers: list, person: list) -> list[RoomMove]:
     """Ingest's room choice again over the drawers ingest filed, batch by batch as they were filed
     (each batch's wings seen before its rooms are chosen), knowing the rooms people chose from the
     start; rooms are named at the end, keeping the name most of their drawers have unless a name
-    scores RENAME_GAIN times it."""
+    scores RENAME_GAIN times it. Texts and vectors are read READ_AT_ONCE drawers at a time (a wing's
+    mean then sums them in parts: the same up to rounding)."""
     taken = {d.room for d in drawers}  # new rooms never take a name in use, so each can keep its own
     rooms = TopicRooms(RoomChooser(taken, palace.widespread_words),
                        embed=palace.embed if palace.embeds_meaning else None)

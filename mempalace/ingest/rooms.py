@@ -74,7 +74,8 @@ class PhraseTally:
     """What a room's parts say, added up as they come (no part is kept): how many parts use each
     phrase and how firmly in each wing, its spellings, in how many titles, and whether it is always
     capitalised. Past 2 × KEPT_PHRASES phrases the least used are let go down to KEPT_PHRASES, so a
-    room's tally stays small however big the room grows (a name needs MIN_COVERAGE of its parts)."""
+    room's tally stays small however big the room grows: a name needs MIN_COVERAGE of its parts,
+    and phrases that many parts use are the last let go (one long conversation may pass the mark)."""
 
     def __init__(self, parts: Iterable[Part] = ()):
         self.parts = 0

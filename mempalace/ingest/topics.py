@@ -340,7 +340,8 @@ class _Meanings:
 
     def of(self, profiles: Mapping[str, RoomProfile]) -> tuple[list[str], np.ndarray, np.ndarray]:
         rows = {room: self._row(room) for room in self._stale}
-        if len(profiles) != len(self._names) or None in rows.values():
+        if (len(profiles) != len(self._names) or None in rows.values()
+                or any(profiles[room].meaning.dtype != self._sums.dtype for room in rows)):  # as np.stack would
             self._names = sorted(profiles)
             self._sums = np.stack([profiles[n].meaning for n in self._names])
             self._norms = np.linalg.norm(self._sums, axis=1)
