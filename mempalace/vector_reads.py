@@ -11,6 +11,9 @@ import numpy as np
 from .filters import FILING_ORDER, where_clause
 
 
+_SPREAD = "(rowid * 2654435761) % 4294967291"  # a row's place in a fixed pseudo-random order (Knuth's hash)
+
+
 class VectorReads:
     """Stacked float32 vectors read from the catalog's `drawers` table."""
 
@@ -64,19 +67,18 @@ class VectorReads:
         return found
 
     def wing_vectors(self, per_wing: int) -> dict[str, np.ndarray]:
-        """{wing: the vectors of up to `per_wing` of its drawers, spread over its filing order}."""
+        """{wing: the vectors of about `per_wing` of its drawers, spread over it by a hash of their row
+        (a wing's every k-th drawer in filing order meant counting through a million index entries)}."""
         counts = dict(self._db.execute("SELECT wing, SUM(n) FROM room_counts GROUP BY wing").fetchall())
-        found: dict[str, list[bytes]] = {}
-        for wing, total in counts.items():  # picked from the index in filing order, then read: a million
-            step = max(1, -(-int(total) // per_wing))  # drawers' rows were 2.6 s to sort, the index 0.3 s
-            picked = [rowid for (rowid,) in self._db.execute(
-                f"SELECT picked FROM (SELECT d.rowid AS picked, ROW_NUMBER() OVER (ORDER BY {FILING_ORDER}) AS n"
-                " FROM drawers d WHERE wing = ?) WHERE n % ? = 0", (wing, step))]
-            blobs = dict(self._db.execute(f"SELECT rowid, vector FROM drawers WHERE vector IS NOT NULL AND rowid IN"
-                                          f" ({','.join('?' * len(picked))})", picked)) if picked else {}
-            found[wing] = [blobs[rowid] for rowid in picked if rowid in blobs]  # in filing order
-        return {wing: np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), -1)
-                for wing, blobs in found.items() if blobs}
+        found: dict[str, np.ndarray] = {}
+        for wing, total in counts.items():
+            step = max(1, -(-int(total) // per_wing))
+            blobs = [blob for (blob,) in self._db.execute(
+                "SELECT vector FROM drawers WHERE wing = ? AND vector IS NOT NULL"
+                f" AND {_SPREAD} % ? = 0 ORDER BY rowid", (wing, step))]
+            if blobs:
+                found[wing] = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), -1)
+        return found
 
     def sample_vectors(self, size: int) -> np.ndarray:
         """The vectors of up to `size` drawers spread evenly over the table (the same ones until it

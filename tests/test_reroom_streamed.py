@@ -151,3 +151,29 @@ def test_the_kept_stack_of_room_meanings_is_what_stacking_them_gives() -> None:
         expected = np.stack([profiles[n].meaning for n in sorted(profiles)])
         assert names == sorted(profiles) and sums.dtype == expected.dtype and np.array_equal(sums, expected), step
         assert np.array_equal(norms, np.linalg.norm(expected, axis=1))
+
+
+def test_remembering_a_rooms_conversations_at_once_is_remembering_each() -> None:
+    import numpy as np
+
+    from mempalace.ingest.topics import TopicRooms
+
+    def palace_of_two_wings(seed: int) -> TopicRooms:
+        rooms = TopicRooms(RoomChooser([]))
+        rng = np.random.default_rng(seed)
+        for wing in ("wing_a", "wing_b"):
+            rooms.observe(wing, rng.standard_normal((40, 8)).astype(np.float32))
+        return rooms
+
+    rng = np.random.default_rng(7)
+    groups = [(wing, rng.standard_normal((k, 8)).astype(np.float32), [f"text {k}"] * k)
+              for wing, k in [("wing_a", 3), ("wing_b", 2), ("wing_a", 5), ("wing_b", 1), ("wing_a", 40)]]
+    each, together = palace_of_two_wings(1), palace_of_two_wings(1)
+    for wing, vectors, texts in groups:
+        each.remember("sourdough", wing, vectors, texts)
+    together.remember_many("sourdough", groups)
+    one, many = each._profiles["sourdough"], together._profiles["sourdough"]
+    assert np.array_equal(one.meaning, many.meaning) and np.array_equal(one.raw, many.raw)
+    assert (one.wings, one.named_at) == (many.wings, many.named_at)
+    assert [t() for t in one.unread] == [t() for t in many.unread]
+    assert [(w, t()) for w, t in one.unnamed] == [(w, t()) for w, t in many.unnamed]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+import functools
 import hashlib
 from collections import Counter
 from collections.abc import Callable
@@ -254,8 +255,13 @@ def remember_room(rooms: TopicRooms, room: str, samples: list[tuple[str, str, st
     groups: dict[tuple[str, str], list[tuple[str, np.ndarray]]] = {}
     for wing, parent, content, vector in samples:
         groups.setdefault((wing, parent), []).append((content, vector))
-    for (wing, _), members in sorted(groups.items()):
-        rooms.remember(room, wing, np.stack([v for _, v in members]), [people_words(blobs.removed(c)) for c, _ in members])
+    rooms.remember_many(room, [(wing, np.stack([v for _, v in members]), functools.partial(_said, [c for c, _ in members]))
+                               for (wing, _), members in sorted(groups.items())])
+
+
+def _said(contents: list[str]) -> list[str]:
+    """What people said in stored drawers (blobs out), as room choice reads texts."""
+    return [people_words(blobs.removed(c)) for c in contents]
 
 
 def _draft(src: Source, fmt: str, conversation: Conversation, chunk: Chunk, identity: str, wing: str, room: str,

@@ -11,6 +11,7 @@ blend reaches `JOIN_SIMILARITY`; rooms already filed only ever gain drawers.
 from __future__ import annotations
 
 import bisect
+import functools
 import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -35,6 +36,17 @@ WORD_CANDIDATES = 20  # rooms, nearest by meaning, whose words are compared too
 RENAME_GAIN = 1.25  # a room ingest named is renamed when a name scores this much better than its own
 GROWN = 2  # or any better when it holds this many times the parts it had when named
 SMALL_PALACE = 100.0  # drawers: word rarity in a palace of n drawers counts n / (n + this) against English's
+
+
+Texts = Sequence[str] | Callable[[], Sequence[str]]  # a conversation's texts, or what reads them when needed
+
+
+def _once(texts: Texts) -> Callable[[], list[str]]:
+    """The texts as a callable that reads them at most once."""
+    if callable(texts):
+        return functools.cache(lambda: list(texts()))
+    kept = list(texts)
+    return lambda: kept
 
 
 def topic_segments(vectors: np.ndarray, penalty: float | None = None,
@@ -72,10 +84,10 @@ class RoomProfile:
     meaning: np.ndarray
     counted: Counter[str] = field(default_factory=Counter)
     wings: Counter[str] = field(default_factory=Counter)  # drawers per wing
-    unread: list[list[str]] = field(default_factory=list)  # stored texts, one list per conversation
+    unread: list[Callable[[], list[str]]] = field(default_factory=list)  # stored texts, one list per conversation
     raw: np.ndarray | None = None  # the sum of its drawers' unit vectors, as embedded
     said: PhraseTally = field(default_factory=PhraseTally)  # what its conversations say, for naming it
-    unnamed: list[tuple[str, list[str]]] = field(default_factory=list)  # stored (wing, texts) not read for names
+    unnamed: list[tuple[str, Callable[[], list[str]]]] = field(default_factory=list)  # stored (wing, texts) not named from
     named_at: int = 0  # how many parts it held when its name was chosen
 
     norm: float | None = None  # of `words`, kept until they change
@@ -89,7 +101,7 @@ class RoomProfile:
     @property
     def words(self) -> Counter[str]:
         while self.unread:
-            texts = self.unread.pop(0)
+            texts = self.unread.pop(0)()
             ignored = ignored_words(texts, ())
             for text in texts:
                 self.counted.update(word_signature([text], ignored=ignored))
@@ -104,7 +116,7 @@ class RoomProfile:
         """What every part known to be in the room says, stored samples read now."""
         while self.unnamed:
             wing, texts = self.unnamed.pop(0)
-            self.said.add(read_part(texts, wing=wing))
+            self.said.add(read_part(texts(), wing=wing))
         return self.said
 
     def word_likeness(self, words: Counter[str], norm: float) -> float:
@@ -180,19 +192,49 @@ class TopicRooms:
         if room in self._profiles:
             self._profiles[room].wings[wing] = drawers
 
-    def remember(self, room: str, wing: str, vectors: np.ndarray, texts: Sequence[str]) -> None:
+    def remember(self, room: str, wing: str, vectors: np.ndarray, texts: Texts) -> None:
         """Count drawers already filed in `room` from one conversation into what the room holds,
         seen as `assign` saw them."""
-        if room == GENERAL or not len(vectors):
+        self.remember_many(room, [(wing, vectors, texts)])
+
+    def remember_many(self, room: str, groups: Sequence[tuple[str, np.ndarray, Texts]]) -> None:
+        """`remember` for several conversations of one room, given as (wing, vectors, texts): each
+        wing's conversations centred at once (a stored room's samples, thousands of rooms per ingest).
+        Texts may be a callable that gives them, called only if the room's words or name are needed."""
+        groups = [(wing, np.asarray(vectors, np.float32), texts) for wing, vectors, texts in groups if len(vectors)]
+        if room == GENERAL or not groups:
             return
-        meaning = self.centred(wing, np.asarray(vectors, np.float32), observed=True).sum(axis=0)
-        profile = self._profiles.setdefault(room, RoomProfile(np.zeros_like(meaning)))
-        profile.add(meaning, Counter(), wing, len(vectors))
+        meanings: list[np.ndarray] = [np.zeros(0)] * len(groups)
+        for wing in dict.fromkeys(wing for wing, _, _ in groups):
+            at = [i for i, (w, _, _) in enumerate(groups) if w == wing]
+            for i, meaning in zip(at, self._centred_sums(wing, [groups[i][1] for i in at])):
+                meanings[i] = meaning
+        profile = self._profiles.get(room) or self._profiles.setdefault(room, RoomProfile(np.zeros_like(meanings[0])))
+        for (wing, vectors, texts), meaning in zip(groups, meanings):
+            profile.add(meaning, Counter(), wing, len(vectors))
+            profile.add_raw(vectors)
+            later = _once(texts)
+            profile.unread.append(later)
+            profile.unnamed.append((wing, later))
+            profile.named_at += 1
         self._meanings.changed(room)
-        profile.add_raw(vectors)
-        profile.unread.append(list(texts))
-        profile.unnamed.append((wing, list(texts)))
-        profile.named_at += 1
+
+    def _centred_sums(self, wing: str, groups: list[np.ndarray]) -> list[np.ndarray]:
+        """The sum of each group's `centred(wing, group, observed=True)`, computed for all at once when
+        every group leaves others in its wing (else one by one)."""
+        (total, count), (everything, everyone) = self._wings.get(wing, (None, 0)), self._wings.get(None, (None, 0))
+        sizes = np.array([len(g) for g in groups])
+        if len(groups) < 2 or count - sizes.max() <= 0 or everyone - sizes.max() <= 0:
+            return [self.centred(wing, g, observed=True).sum(axis=0) for g in groups]
+        sums = np.stack([g.sum(axis=0) for g in groups])
+        n, rest = (count - sizes)[:, None], (everyone - sizes)[:, None]
+        own, palace = (total - sums) / n, (everything - sums) / rest
+        palace = palace * rest / (rest + PALACE_SHRINK)
+        shared = (own * n + palace * WING_SHRINK) / (n + WING_SHRINK)
+        rows = np.concatenate(groups) - CENTRE_SHARE * np.repeat(shared, sizes, axis=0)
+        rows = rows / np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-9)
+        ends = np.cumsum(sizes).tolist()
+        return [rows[end - size : end].sum(axis=0) for end, size in zip(ends, sizes.tolist())]  # as `centred`'s
 
     def centred(self, wing: str, vectors: np.ndarray, observed: bool = False) -> np.ndarray:
         """Unit vectors less what the other chats share: the mean of the wing's other drawers, shrunk
