@@ -6,7 +6,6 @@ Chroma. It is a cache: `rebuild` remakes it from Chroma, the only source of trut
 
 from __future__ import annotations
 
-import json
 import re
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -22,6 +21,7 @@ from .filters import FILING_ORDER, FILTERS, place_token, place_tokens, where_cla
 from .privacy import owner_dir, owner_file
 from .vector_reads import VectorReads
 from .vocabulary import WordCounts, WordTokens
+from .write_journal import JournalEntry, WriteJournal  # noqa: F401 (JournalEntry: sync's and tests' name for it here)
 
 CATALOG_FILE = "mempalace_catalog.sqlite3"  # in a palace folder (a server's palace: named after it in the cache)
 
@@ -97,19 +97,7 @@ class Row:
     aliases: str = ""  # the room's earlier names, space-separated
 
 
-@dataclass(frozen=True)
-class JournalEntry:
-    """A write to Chroma under way: who (`machine:pid:instance`), what kind (`add` or `change`), its
-    stamp and the drawer ids it touches. Left behind by a writer that died, it tells others what to fix."""
-
-    token: str
-    owner: str
-    kind: str
-    stamp: int
-    ids: tuple[str, ...]
-
-
-class Catalog(WordCounts, DateCounts, VectorReads):
+class Catalog(WordCounts, DateCounts, VectorReads, WriteJournal):
     """The sidecar database of one palace."""
 
     def __init__(self, path: Path):
@@ -162,19 +150,6 @@ class Catalog(WordCounts, DateCounts, VectorReads):
     def data_version(self) -> int:
         """A number that changes whenever another connection (another process) commits a change."""
         return int(self._db.execute("PRAGMA data_version").fetchone()[0])
-
-    # -- the journal of writes under way (see `sync.CatalogSync`) -----------------------------------
-
-    def open_write(self, entry: "JournalEntry") -> None:
-        self._db.execute("INSERT INTO writes VALUES (?, ?, ?, ?, ?)",
-                         (entry.token, entry.owner, entry.kind, entry.stamp, json.dumps(list(entry.ids))))
-
-    def close_write(self, token: str) -> None:
-        self._db.execute("DELETE FROM writes WHERE token = ?", (token,))
-
-    def open_writes(self) -> list["JournalEntry"]:
-        rows = self._db.execute("SELECT token, owner, kind, stamp, ids FROM writes").fetchall()
-        return [JournalEntry(t, o, k, s, tuple(json.loads(i))) for t, o, k, s, i in rows]
 
     # -- writes -----------------------------------------------------------------------------------
 
