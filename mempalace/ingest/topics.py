@@ -11,7 +11,6 @@ blend reaches `JOIN_SIMILARITY`; rooms already filed only ever gain drawers.
 from __future__ import annotations
 
 import bisect
-import functools
 import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -41,12 +40,18 @@ SMALL_PALACE = 100.0  # drawers: word rarity in a palace of n drawers counts n /
 Texts = Sequence[str] | Callable[[], Sequence[str]]  # a conversation's texts, or what reads them when needed
 
 
-def _once(texts: Texts) -> Callable[[], list[str]]:
-    """The texts as a callable that reads them at most once."""
-    if callable(texts):
-        return functools.cache(lambda: list(texts()))
-    kept = list(texts)
-    return lambda: kept
+class _Once:
+    """Texts, or what reads them, read at most once (called when they are needed)."""
+
+    __slots__ = ("_texts",)
+
+    def __init__(self, texts: Texts):
+        self._texts = texts if callable(texts) else list(texts)
+
+    def __call__(self) -> list[str]:
+        if callable(self._texts):
+            self._texts = list(self._texts())
+        return self._texts
 
 
 def topic_segments(vectors: np.ndarray, penalty: float | None = None,
@@ -213,7 +218,7 @@ class TopicRooms:
         for (wing, vectors, texts), meaning in zip(groups, meanings):
             profile.add(meaning, Counter(), wing, len(vectors))
             profile.add_raw(vectors)
-            later = _once(texts)
+            later = _Once(texts)
             profile.unread.append(later)
             profile.unnamed.append((wing, later))
             profile.named_at += 1
