@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import resource
+import subprocess
 import sys
 import tempfile
 import time
@@ -21,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 from ingest_throughput import LOCOMO, write_transcripts  # noqa: E402
-from sharing import stop_server  # noqa: E402
+from sharing import MEMPALACE, env, stop_server  # noqa: E402
 
 
 def ingest_into(palace_dir: Path, folder: Path, private: bool) -> tuple[float, int, list[str]]:
@@ -29,9 +30,14 @@ def ingest_into(palace_dir: Path, folder: Path, private: bool) -> tuple[float, i
     from mempalace import Palace
     from mempalace.ingest import ingest_paths
 
+    if not private and palace_dir.exists():  # a palace in use: its server runs, index loaded; `ingest` is new
+        subprocess.run([MEMPALACE, "--palace", str(palace_dir), "search", "warm up"], env=env(False), check=True,
+                       capture_output=True)
     with Palace.open(palace_dir, private=private) as palace:
-        palace.search("warm up")  # before the clock: the catalog built if missing, the model and
-        # Chroma's index loaded (a shared palace's server holds it loaded; a private one reads 2 GB at 1M)
+        if private:
+            palace.search("warm up")  # before the clock: the catalog, the model and Chroma's index (2 GB at 1M)
+        else:
+            palace.embed(["warm up"])  # the model: loaded by any ingest before its first drawer
         started = time.perf_counter()
         reports = ingest_paths(palace, sorted(folder.iterdir()))
         took = time.perf_counter() - started
