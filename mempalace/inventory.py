@@ -105,9 +105,10 @@ def room_inventory(store: ChromaStore, catalog: Catalog) -> list[PlacedDrawer]:
         if m is None:
             continue
         room_by, hall_by, title, speakers, filed_n = m
-        found.append((filed_n, PlacedDrawer(
-            drawer_id, same.setdefault(wing, wing), same.setdefault(room, room), same.setdefault(parent_id, parent_id),
-            chunk_index, room_by, title, speakers, same.setdefault(filed_at, filed_at), same.setdefault(hall or "", hall or ""), hall_by)))
+        shared = [same.setdefault(value, value) for value in (wing, room, parent_id, filed_at, hall or "")]
+        wing, room, parent_id, filed_at, hall = shared
+        found.append((filed_n, PlacedDrawer(drawer_id, wing, room, parent_id, chunk_index, room_by, title, speakers,
+                                            filed_at, hall, hall_by)))
     found.sort(key=lambda pair: (pair[1].filed_at, pair[0]))  # stable: older drawers keep catalog order
     return [placed for _, placed in found]
 

@@ -137,10 +137,11 @@ def test_the_kept_stack_of_room_meanings_is_what_stacking_them_gives() -> None:
 
     import numpy as np
 
-    from mempalace.ingest.topics import RoomProfile, _Meanings
+    from mempalace.ingest.room_meanings import RoomMeanings
+    from mempalace.ingest.topics import RoomProfile
 
     profiles = {"b": RoomProfile(np.ones(4, np.float32)), "a": RoomProfile(np.zeros(4, np.float32))}
-    kept = _Meanings()
+    kept = RoomMeanings()
     for step, (room, meaning) in enumerate([("a", np.full(4, 0.1)), ("b", np.full(4, 0.2, np.float32)), ("c", None)]):
         if meaning is None:
             profiles[room] = RoomProfile(np.full(4, 3.0))  # a room opens

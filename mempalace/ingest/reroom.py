@@ -89,19 +89,13 @@ def _replay(palace: Palace, drawers: list, person: list) -> list[RoomMove]:
 def _learn_person_rooms(palace: Palace, rooms: TopicRooms, person: list) -> set[str]:
     """Teach `rooms` the rooms people chose (their wings' vectors, a sample of each room and its size
     in each wing), reading READ_AT_ONCE drawers at a time; returns those rooms."""
-    for start in range(0, len(person), READ_AT_ONCE):
-        for wing, held in sorted(_by_wing(palace.with_vectors(person[start : start + READ_AT_ONCE])).items()):
-            rooms.observe(wing, np.stack(held))
+    _observe(palace, rooms, person)
     samples: dict[str, list] = {}
     for d in person:
         if len(samples.setdefault(d.room, [])) < PROFILE_DRAWERS:
             samples[d.room].append(d)
-    for together in _slices([samples[room] for room in sorted(samples)]):
-        read = {d.id: d for d in palace.with_vectors([d for picked in together for d in picked])}
-        for picked in together:
-            found = [read[d.id] for d in picked if d.id in read]
-            if found:
-                remember_room(rooms, found[0].room, [(d.wing, d.parent_id or d.id, d.content, d.vector) for d in found])
+    for found in _read_groups(palace, [samples[room] for room in sorted(samples)]):
+        remember_room(rooms, found[0].room, [(d.wing, d.parent_id or d.id, d.content, d.vector) for d in found])
     for (wing, room), held in sorted(Counter((d.wing, d.room) for d in person).items()):
         rooms.set_room_size(room, wing, held)
     return set(samples)
@@ -112,13 +106,25 @@ def _replayed_conversations(palace: Palace, rooms: TopicRooms, batch: list) -> I
     batch is read READ_AT_ONCE drawers at a time: once when it is no bigger, else twice (once for its
     wings, once for its rooms)."""
     whole = palace.with_vectors(batch) if len(batch) <= READ_AT_ONCE else None
-    for start in range(0, len(batch), READ_AT_ONCE):
-        read = whole if whole is not None else palace.with_vectors(batch[start : start + READ_AT_ONCE])
-        for wing, held in sorted(_by_wing(read).items()):
+    _observe(palace, rooms, batch, whole)
+    return _read_groups(palace, _conversations(batch), whole)
+
+
+def _observe(palace: Palace, rooms: TopicRooms, drawers: list, read: list | None = None) -> None:
+    """Count the drawers' vectors into their wings' means (`read`: them with their vectors already)."""
+    parts = [read] if read is not None else (palace.with_vectors(drawers[start : start + READ_AT_ONCE])
+                                             for start in range(0, len(drawers), READ_AT_ONCE))
+    for part in parts:
+        for wing, held in sorted(_by_wing(part).items()):
             rooms.observe(wing, np.stack(held))
-    known = {d.id: d for d in whole or ()}
-    for together in _slices(_conversations(batch)):
-        if whole is None:
+
+
+def _read_groups(palace: Palace, groups: list[list], read: list | None = None) -> Iterator[list[RoomedDrawer]]:
+    """Each group's drawers with their texts and vectors (those gone left out, empty groups skipped),
+    read a run of groups of about READ_AT_ONCE drawers at a time unless `read` holds them all."""
+    known = {d.id: d for d in read or ()}
+    for together in _slices(groups):
+        if read is None:
             known = {d.id: d for d in palace.with_vectors([d for group in together for d in group])}
         for group in together:
             found = [known[d.id] for d in group if d.id in known]

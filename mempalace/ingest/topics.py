@@ -10,7 +10,6 @@ blend reaches `JOIN_SIMILARITY`; rooms already filed only ever gain drawers.
 
 from __future__ import annotations
 
-import bisect
 import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -18,6 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .room_meanings import RoomMeanings
 from .rooms import GENERAL, Meaning, PhraseTally, RoomChooser, read_part
 from .words import WORD, ignored_words, word_signature
 
@@ -145,7 +145,7 @@ class TopicRooms:
         self._namer = namer
         self._embed = embed
         self._profiles: dict[str, RoomProfile] = {}
-        self._meanings = _Meanings()
+        self._meanings = RoomMeanings()
         self._wings: dict[str | None, tuple[np.ndarray, int]] = {}
         self._sizes: Counter[str] = Counter(wing_sizes or {})
         self._recent: dict[str, str] = {}  # wing -> the room it was last given
@@ -346,7 +346,7 @@ class TopicRooms:
 
     def _rename(self, old: str, new: str) -> None:
         self._profiles[new] = self._profiles.pop(old)
-        self._meanings = _Meanings()
+        self._meanings = RoomMeanings()
         self._namer.release(old)
         self._namer.take(new)
         self._recent = {wing: new if room == old else room for wing, room in self._recent.items()}
@@ -370,35 +370,3 @@ class TopicRooms:
                 best, best_margin = names[i], margin
         return best
 
-
-class _Meanings:
-    """Every room's meaning stacked in name order with its length, kept between parts: rows are
-    updated as rooms gain drawers, and the stack is made again only when rooms open or are renamed
-    (stacking thousands of rooms for every part was most of choosing among them)."""
-
-    def __init__(self) -> None:
-        self._names: list[str] = []
-        self._sums = np.zeros((0, 0))
-        self._norms = np.zeros(0)
-        self._stale: set[str] = set()
-
-    def changed(self, room: str) -> None:
-        self._stale.add(room)
-
-    def of(self, profiles: Mapping[str, RoomProfile]) -> tuple[list[str], np.ndarray, np.ndarray]:
-        rows = {room: self._row(room) for room in self._stale}
-        if (len(profiles) != len(self._names) or None in rows.values()
-                or any(profiles[room].meaning.dtype != self._sums.dtype for room in rows)):  # as np.stack would
-            self._names = sorted(profiles)
-            self._sums = np.stack([profiles[n].meaning for n in self._names])
-            self._norms = np.linalg.norm(self._sums, axis=1)
-        else:
-            for room, row in rows.items():
-                self._sums[row] = profiles[room].meaning
-                self._norms[row] = np.linalg.norm(self._sums[row : row + 1], axis=1)[0]
-        self._stale = set()
-        return self._names, self._sums, self._norms
-
-    def _row(self, room: str) -> int | None:
-        row = bisect.bisect_left(self._names, room)
-        return row if row < len(self._names) and self._names[row] == room else None
