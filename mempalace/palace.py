@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import threading
 from pathlib import Path
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -71,6 +72,7 @@ class Palace(TaxonomyView):
         self._searcher = Searcher(store, catalog)
         self._closed = False
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._vectors_guard = threading.Lock()  # not the palace's: embedding never waits on its reads
         self.access = AccessBook(access_path(catalog.path))  # the audit log and tokens, opened on first use
         super().__init__(catalog, self._sync)
 
@@ -349,13 +351,14 @@ class Palace(TaxonomyView):
         self._sync.ensure_fresh()
         return [drawer_from_row(r) for r in self._catalog.by_parent(parent_id)]
 
-    @_serialized
     def nearest_existing(self, vectors: np.ndarray, exclude: Sequence[str] = (),
                          within: tuple[str, ...] | None = None) -> list[tuple[str, float] | None]:
         """For each vector, the most similar stored drawer not in `exclude` (in the wings `within`),
-        with its cosine similarity."""
-        self._sync.ensure_fresh()
-        total = self._catalog.count()
+        with its cosine similarity. Chroma is asked without the palace's lock: at a million drawers
+        the query takes a second, which the catalog's readers (an ingest's room choice) need not wait."""
+        with self._guard:
+            self._sync.ensure_fresh()
+            total = self._catalog.count()
         if not len(vectors) or not total or within == ():
             return [None] * len(vectors)
         skip = set(exclude)
@@ -365,10 +368,10 @@ class Palace(TaxonomyView):
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Vectors of `texts` with the palace's model; recent texts are remembered (preview, then file)."""
-        with self._guard:
+        with self._vectors_guard:
             missing = list(dict.fromkeys(t for t in texts if t not in self._vectors))
         fresh = self._embed(missing) if missing else []
-        with self._guard:
+        with self._vectors_guard:
             for text, vector in zip(missing, fresh):
                 self._vectors[text] = vector
             out = np.stack([self._vectors[t] for t in texts]) if texts else np.zeros((0, 0), np.float32)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
@@ -25,7 +26,8 @@ from ..inventory import INGEST
 from ..models import DrawerDraft
 from ..naming import room_slug, wing_name
 from ..palace import Palace
-from .planning import Plan, Progress, Run, assign_rooms, classify, keep_rooms, plan_source
+from .planning import (Plan, Progress, Run, assign_rooms, classify, keep_rooms, needs_room_choice, plan_source,
+                       room_choice)
 from .report import IngestReport
 
 WRITE_BATCH = 2_000
@@ -112,16 +114,26 @@ def _prepare(palace: Palace, run: Run, source: str | os.PathLike[str] | bytes, f
 
 
 def _finish(palace: Palace, plans: list[Plan], run: Run, dry_run: bool, progress: Progress | None) -> list[IngestReport]:
-    """Embed the plans' new drawers together, give them halls and rooms, then preview or file them."""
+    """Embed the plans' new drawers together, give them halls and rooms, then preview or file them.
+
+    What only reads the palace runs aside meanwhile: the palace's room choice is read while the model
+    embeds, and the stored drawers nearest the new ones are asked for while rooms are chosen.
+    """
     if not plans:
         return []
     _drop_repeats(plans)
-    try:
-        classify(palace, plans, progress, remember=dry_run)
-        renames = assign_rooms(palace, plans, run)
-    except MempalaceError as exc:
-        return [IngestReport(source=p.source, format=p.format, conversations=p.conversations, errors=(str(exc),),
-                             dry_run=dry_run, transient=not isinstance(exc, InvalidInputError)) for p in plans]
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="mempalace-ingest") as aside:
+        try:
+            rooms = aside.submit(room_choice, palace) if needs_room_choice(plans, run) else None
+            classify(palace, plans, progress, remember=dry_run)
+            if rooms is not None:
+                run.rooms = rooms.result()
+            nearest = None if dry_run else aside.submit(_nearest_stored, palace, plans)
+            renames = assign_rooms(palace, plans, run)
+            known = nearest.result() if nearest is not None else None
+        except MempalaceError as exc:
+            return [IngestReport(source=p.source, format=p.format, conversations=p.conversations, errors=(str(exc),),
+                                 dry_run=dry_run, transient=not isinstance(exc, InvalidInputError)) for p in plans]
     said = tuple(f"room {old} {'would be' if dry_run else 'is'} renamed {new} (its old name still finds it)"
                  for old, new in sorted(renames.items()))
     if dry_run:
@@ -129,8 +141,19 @@ def _finish(palace: Palace, plans: list[Plan], run: Run, dry_run: bool, progress
                 for n, plan in enumerate(plans)]
     for old, new in renames.items():  # in the order chosen: a freed name may be taken next
         palace.rename_room(old, new, chosen_by=INGEST)
-    reports = _file_group(palace, plans)
+    reports = _file_group(palace, plans, known)
     return [replace(r, notes=r.notes + said) if n == 0 else r for n, r in enumerate(reports)]
+
+
+def _nearest_stored(palace: Palace, plans: list[Plan]) -> dict[str, tuple[str, float] | None]:
+    """Draft id -> the stored drawer most like it (those its grown conversation replaces aside), asked
+    before anything of this group is filed."""
+    drafts = [d for p in plans for d in p.drafts]
+    if not drafts:
+        return {}
+    vectors = np.concatenate([p.vectors for p in plans if len(p.drafts)])
+    matches = palace.nearest_existing(vectors, exclude=[i for p in plans for i in p.replaces])
+    return {d.id: m for d, m in zip(drafts, matches)}
 
 
 def _drop_repeats(plans: list[Plan]) -> None:
@@ -180,8 +203,10 @@ def _parse(src: Source, format_name: str | None) -> tuple[str, list[Conversation
     return detected, conversations
 
 
-def _file_group(palace: Palace, plans: list[Plan]) -> list[IngestReport]:
+def _file_group(palace: Palace, plans: list[Plan], known: dict[str, tuple[str, float] | None] | None = None
+                ) -> list[IngestReport]:
     """Write several plans in one go; if that fails, undo it and write them one by one instead.
+    `known`: each draft's nearest stored drawer, if asked for already.
 
     Replaced drawers are removed last, and only once every drawer of the new version is stored.
     """
@@ -190,7 +215,7 @@ def _file_group(palace: Palace, plans: list[Plan]) -> list[IngestReport]:
     drafts = [d for p in plans for d in p.drafts]
     vectors = np.concatenate([p.vectors for p in plans if len(p.drafts)]) if drafts else np.zeros((0, 0), np.float32)
     try:
-        added, near = _write(palace, drafts, vectors, [i for p in plans for i in p.replaces])
+        added, near = _write(palace, drafts, vectors, [i for p in plans for i in p.replaces], known)
     except MempalaceError as exc:
         if len(plans) > 1:
             return [r for p in plans for r in _file_group(palace, [p])]
@@ -207,16 +232,18 @@ def _file_group(palace: Palace, plans: list[Plan]) -> list[IngestReport]:
     return reports
 
 
-def _write(palace: Palace, drafts: list[DrawerDraft], vectors: np.ndarray,
-           replaced: list[str]) -> tuple[list[str], list[int]]:
-    """File drafts in batches; returns their ids and, per draft, 1 if it is a near-duplicate."""
+def _write(palace: Palace, drafts: list[DrawerDraft], vectors: np.ndarray, replaced: list[str],
+           known: dict[str, tuple[str, float] | None] | None = None) -> tuple[list[str], list[int]]:
+    """File drafts in batches; returns their ids and, per draft, 1 if it is a near-duplicate of a
+    drawer stored before (`known`: each draft's nearest, else asked for batch by batch)."""
     added: list[str] = []
     near: list[int] = []
     threshold = palace.settings.duplicate_threshold
     try:
         for start in range(0, len(drafts), WRITE_BATCH):
             batch, batch_vectors = drafts[start : start + WRITE_BATCH], vectors[start : start + WRITE_BATCH]
-            matches = palace.nearest_existing(batch_vectors, exclude=[*added, *replaced])
+            matches = ([known.get(d.id) for d in batch] if known is not None
+                       else palace.nearest_existing(batch_vectors, exclude=[*added, *replaced]))
             near += [int(bool(m and m[1] >= threshold)) for m in matches]
             palace.file_drawers(batch, batch_vectors)
             added += [d.id for d in batch]

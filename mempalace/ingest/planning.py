@@ -196,8 +196,8 @@ def assign_rooms(palace: Palace, plans: list[Plan], run: Run) -> dict[str, str]:
     parts = [(plan, part, rows) for plan in plans for part, rows in _pending_rows(plan)]
     if not parts:
         return {}
-    if run.rooms is None:  # the last ingest's room choice, if nothing changed the palace since
-        run.rooms = palace.take(ROOM_STATE) or topic_rooms(palace)
+    if run.rooms is None:
+        run.rooms = room_choice(palace)
     for plan, part, rows in parts:
         run.rooms.observe(part.wing, plan.vectors[rows])
     chosen: dict[str, str] = {}
@@ -217,6 +217,16 @@ def assign_rooms(palace: Palace, plans: list[Plan], run: Run) -> dict[str, str]:
                         for d in plan.drawers]
         plan.pending = []
     return {old: new for old, new in renamed.items() if old in stored}
+
+
+def needs_room_choice(plans: list[Plan], run: Run) -> bool:
+    """Whether `assign_rooms` will need the palace's room choice and does not have it yet."""
+    return run.rooms is None and any(_pending_rows(plan) for plan in plans)
+
+
+def room_choice(palace: Palace) -> TopicRooms:
+    """The last ingest's room choice, if nothing changed the palace since, else one made afresh."""
+    return palace.take(ROOM_STATE) or topic_rooms(palace)
 
 
 def _pending_rows(plan: Plan) -> list[tuple[Pending, list[int]]]:
