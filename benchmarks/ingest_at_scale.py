@@ -6,13 +6,15 @@ The same LoCoMo sessions (plain-text transcripts, as `ingest_throughput.py` writ
 with the real model, shared (each palace's Chroma in its server, as for every command) or with
 `--private` in this process, first into an empty palace, then into the large one (its ~2,900 rooms
 compete for every conversation), then into a second empty one (the machine drifts); the large
-palace's figure is compared with the mean of the two empty ones. The drawers added to the large
-palace are removed afterwards, so it stays the benchmark palace it was.
+palace's figure is compared with the mean of the two empty ones, for each of `--rounds` rounds, and
+the median round is the figure. The drawers added to the large palace are removed after each round,
+so it stays the benchmark palace it was.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import resource
 import subprocess
 import sys
@@ -26,13 +28,22 @@ from sharing import MEMPALACE, env, stop_server  # noqa: E402
 
 
 def ingest_into(palace_dir: Path, folder: Path, private: bool) -> tuple[float, int, list[str]]:
-    """(seconds, drawers added, their ids) of ingesting every file of `folder` into the palace."""
-    from mempalace import Palace
-    from mempalace.ingest import ingest_paths
-
+    """(seconds, drawers added, their ids) of ingesting every file of `folder` into the palace, in a
+    process of its own as `mempalace ingest` runs (nothing an earlier run loaded or learnt carries over)."""
     if not private and palace_dir.exists():  # a palace in use: its server runs, index loaded; `ingest` is new
         subprocess.run([MEMPALACE, "--palace", str(palace_dir), "search", "warm up"], env=env(False), check=True,
                        capture_output=True)
+    command = [sys.executable, __file__, "--palace", str(palace_dir), "--one", str(folder)]
+    done = subprocess.run(command + (["--private"] if private else []), check=True, capture_output=True, text=True)
+    found = json.loads(done.stdout.splitlines()[-1])
+    return found["seconds"], len(found["ids"]), found["ids"]
+
+
+def _ingest_here(palace_dir: Path, folder: Path, private: bool) -> dict:
+    """What `ingest_into` measures, in this process: the clock starts once the model is loaded."""
+    from mempalace import Palace
+    from mempalace.ingest import ingest_paths
+
     with Palace.open(palace_dir, private=private) as palace:
         if private:
             palace.search("warm up")  # before the clock: the catalog, the model and Chroma's index (2 GB at 1M)
@@ -41,41 +52,57 @@ def ingest_into(palace_dir: Path, folder: Path, private: bool) -> tuple[float, i
         started = time.perf_counter()
         reports = ingest_paths(palace, sorted(folder.iterdir()))
         took = time.perf_counter() - started
-    ids = [i for r in reports for i in r.drawer_ids]
-    return took, len(ids), ids
+    return {"seconds": took, "ids": [i for r in reports for i in r.drawer_ids]}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--palace", type=Path, required=True, help="the large palace (left as it was)")
     parser.add_argument("--sessions", type=int, default=100)
+    parser.add_argument("--rounds", type=int, default=3, help="empty, large, empty: this many times (the machine"
+                        " drifts by seconds between runs, so one round says little)")
     parser.add_argument("--locomo", type=Path, default=LOCOMO)
     parser.add_argument("--private", action="store_true", help="Chroma in this process (a million drawers' index"
                         " loaded here slows the model's embedding by a third on 2 cores)")
+    parser.add_argument("--one", type=Path, help=argparse.SUPPRESS)  # one ingest of this folder, as JSON
     args = parser.parse_args()
-    from mempalace import Palace
-
+    if args.one:
+        print(json.dumps(_ingest_here(args.palace, args.one, args.private)))
+        return
     stop_server(args.palace)  # a server left running by a dashboard or command: this run starts its own
+    ratios = []
     with tempfile.TemporaryDirectory(prefix="mempalace-ingest-scale-") as scratch:
         folder = Path(scratch) / "sessions"
         folder.mkdir()
         written = write_transcripts(args.locomo, folder, args.sessions)
-        empty_a = ingest_into(Path(scratch) / "empty-a", folder, args.private)
-        large = ingest_into(args.palace, folder, args.private)
-        empty_b = ingest_into(Path(scratch) / "empty-b", folder, args.private)
-        with Palace.open(args.palace, private=args.private) as palace:
-            for start in range(0, len(large[2]), 5_000):
-                palace.delete_drawers(large[2][start : start + 5_000])
-        for path in (Path(scratch) / "empty-a", Path(scratch) / "empty-b", args.palace):
-            stop_server(path)
+        print(f"{written} sessions, real model, {'private' if args.private else 'shared'} palaces")
+        for number in range(1, args.rounds + 1):
+            ratios.append(_round(number, args.palace, folder, Path(scratch), args.private))
+        stop_server(args.palace)
+    ratios.sort()
+    print(f"median of {len(ratios)} rounds: {ratios[len(ratios) // 2]:.1%} of the empty palace's drawers/s "
+          f"(range {ratios[0]:.1%}-{ratios[-1]:.1%}; goal >= 80 %)")
+    print(f"peak RSS of an ingest: {resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024:.0f} MB")
+
+
+def _round(number: int, palace: Path, folder: Path, scratch: Path, private: bool) -> float:
+    """One round: into a fresh empty palace, into the large one (then taken out again), into another
+    empty one; the large palace's drawers/s over the mean of the empty ones'."""
+    from mempalace import Palace
+
+    empty_a = ingest_into(scratch / f"empty-{number}a", folder, private)
+    large = ingest_into(palace, folder, private)
+    with Palace.open(palace, private=private) as opened:
+        for start in range(0, len(large[2]), 5_000):
+            opened.delete_drawers(large[2][start : start + 5_000])
+    empty_b = ingest_into(scratch / f"empty-{number}b", folder, private)
+    for path in (scratch / f"empty-{number}a", scratch / f"empty-{number}b"):
+        stop_server(path)
     rate = lambda run: run[1] / run[0]  # noqa: E731
-    empty = (rate(empty_a) + rate(empty_b)) / 2
-    print(f"{written} sessions, real model, {'private' if args.private else 'shared'} palaces")
-    print(f"empty palace:  {empty_a[1]} drawers in {empty_a[0]:.1f} s and {empty_b[0]:.1f} s "
-          f"({rate(empty_a):.1f} and {rate(empty_b):.1f} drawers/s)")
-    print(f"large palace:  {large[1]} drawers in {large[0]:.1f} s ({rate(large):.1f} drawers/s): "
-          f"{rate(large) / empty:.1%} of the empty palace's (goal >= 80 %)")
-    print(f"peak RSS of this process: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
+    ratio = rate(large) / ((rate(empty_a) + rate(empty_b)) / 2)
+    print(f"round {number}: empty {empty_a[0]:.1f} s and {empty_b[0]:.1f} s, large {large[0]:.1f} s "
+          f"({large[1]} drawers each): {ratio:.1%}", flush=True)
+    return ratio
 
 
 if __name__ == "__main__":
