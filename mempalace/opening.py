@@ -14,7 +14,7 @@ from .config import Settings
 from .errors import ConfigError, InvalidInputError, PalaceNotFoundError, PalaceUnavailableError
 from .privacy import owner_dir, refuse_if_others_can_write
 from .sharing import Lease, check_writable, shared_server
-from .store import ChromaStore, check_palace_dir
+from .store import CHROMA_FILE, ChromaStore, check_palace_dir
 from .store.shared import SharedStore
 
 SERVER_SCHEMES = ("http", "https")
@@ -131,10 +131,15 @@ def _open_shared(where: Path, settings: Settings, create: bool) -> tuple[Any, ..
     store = SharedStore(str(where), lambda: shared_server(where, settings.server_idle_seconds),
                         lambda: chroma_embedding_function(settings), create, catalog.get_state("collection"))
     try:
-        recorded = catalog.get_state("embedder") or store.recorded_embedder()
-        _check_embedder(recorded, settings)
-        if recorded and catalog.get_state("embedder") != recorded:
-            catalog.set_state("embedder", recorded)
+        recorded = catalog.get_state("embedder")  # "": the host found none recorded (another tool's palace)
+        if recorded is None and catalog.get_state("collection") is None and (where / CHROMA_FILE).exists():
+            store.reach()  # its host builds the missing catalog, and notes the embedder, before it serves
+            recorded = catalog.get_state("embedder")
+        if recorded is None:
+            recorded = store.recorded_embedder()
+            if recorded:
+                catalog.set_state("embedder", recorded)
+        _check_embedder(recorded or None, settings)
     except BaseException:
         catalog.close()
         store.close()

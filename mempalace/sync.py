@@ -244,7 +244,7 @@ class CatalogSync:
 
         with FileLock(f"{self.catalog.path}.rebuild-lock", mode=OWNER_ONLY_FILE, is_singleton=False,
                       thread_local=False):
-            self.store.count()  # reach the server first: its host builds a missing catalog before it serves
+            self.store.reach()  # the server first: its host builds a missing catalog before it serves
             if self.catalog.get_state("collection") == stale:
                 self.rebuild()
             else:

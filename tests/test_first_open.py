@@ -16,9 +16,10 @@ from pathlib import Path
 import pytest
 
 from mempalace import Palace
-from mempalace.catalog import CATALOG_FILE
+from mempalace.catalog import CATALOG_FILE, Catalog
 from mempalace.catalog_build import ProgressFile, catalog_built, progress_path, read_progress
 from mempalace.sharing import HOST_LOG, ServerInfo
+from mempalace.store import STATE_COLLECTION
 
 from test_sharing import _kill, _wait_gone
 
@@ -47,6 +48,29 @@ def test_the_host_builds_a_missing_catalog_from_chromas_files_before_it_serves(
         log = (folder / HOST_LOG).read_text(encoding="utf-8")
         assert "Built the palace's catalog from Chroma's files" in log  # not through the server
         assert catalog_built(folder / CATALOG_FILE) and not progress_path(folder / CATALOG_FILE).exists()
+    finally:
+        info = ServerInfo.read(folder)
+        if info:
+            _kill(info.pid, signal.SIGTERM)
+            _wait_gone(info.pid)
+
+
+@pytest.mark.parametrize("recorded", [True, False], ids=["ours", "another-tools"])
+def test_a_first_shared_open_takes_the_embedder_from_the_catalog_its_host_built(
+        settings, tmp_path: Path, recorded: bool) -> None:
+    folder = tmp_path / "upstream"
+    stored = _upstream_palace(folder, settings)
+    if not recorded:  # a palace another tool made: Chroma records no embedder for it
+        import chromadb
+
+        chromadb.PersistentClient(path=str(folder)).delete_collection(STATE_COLLECTION)
+    try:
+        with Palace.open(folder, settings=settings, private=False) as palace:
+            assert palace.count() == stored
+            assert not palace._store.connected  # chromadb's client was never needed: the catalog answered
+        catalog = Catalog(folder / CATALOG_FILE)
+        assert catalog.get_state("embedder") == (settings.embedder if recorded else "")
+        catalog.close()
     finally:
         info = ServerInfo.read(folder)
         if info:

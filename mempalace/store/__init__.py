@@ -172,6 +172,10 @@ class ChromaStore:
     def count(self) -> int:
         return int(self._collection.count())
 
+    def reach(self) -> None:
+        """Make sure the store answers (a shared palace's server is found, or started, by its folder)."""
+        self.count()
+
     def _state(self) -> dict[str, Any]:
         try:
             return dict(self._client.get_collection(STATE_COLLECTION, embedding_function=None).metadata or {})

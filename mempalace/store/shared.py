@@ -66,6 +66,13 @@ class SharedStore(ChromaStore):
                 self.record_embedder(ef, self._create)
             return self._handles
 
+    def reach(self) -> None:
+        """Find or start the folder's server without loading chromadb's client (about a second): its
+        host builds a missing catalog, and notes the palace's embedder in it, before it serves."""
+        with self._connecting:
+            if self._url is None or not serving(Path(self.location), self._url):
+                self._url, self._secret = self._locate(), None
+
     def _token(self) -> str:
         """The secret of the folder's server, from its owner-only server file (read once per server)."""
         if self._secret is None:
