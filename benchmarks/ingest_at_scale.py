@@ -27,12 +27,16 @@ from ingest_throughput import LOCOMO, write_transcripts  # noqa: E402
 from sharing import MEMPALACE, env, stop_server  # noqa: E402
 
 
-def ingest_into(palace_dir: Path, folder: Path, private: bool) -> tuple[float, int, list[str]]:
+def ingest_into(palace_dir: Path, folder: Path, private: bool, warm: bool) -> tuple[float, int, list[str]]:
     """(seconds, drawers added, their ids) of ingesting every file of `folder` into the palace, in a
-    process of its own as `mempalace ingest` runs (nothing an earlier run loaded or learnt carries over)."""
-    if not private and palace_dir.exists():  # a palace in use: its server runs, index loaded; `ingest` is new
+    process of its own as `mempalace ingest` runs (nothing an earlier run loaded or learnt carries over),
+    or with `warm` in this one, as a dashboard or a source's sync ingests again and again."""
+    if not private and palace_dir.exists():  # a palace in use: its server runs, index loaded
         subprocess.run([MEMPALACE, "--palace", str(palace_dir), "search", "warm up"], env=env(False), check=True,
                        capture_output=True)
+    if warm:
+        found = _ingest_here(palace_dir, folder, private)
+        return found["seconds"], len(found["ids"]), found["ids"]
     command = [sys.executable, __file__, "--palace", str(palace_dir), "--one", str(folder)]
     done = subprocess.run(command + (["--private"] if private else []), check=True, capture_output=True, text=True)
     found = json.loads(done.stdout.splitlines()[-1])
@@ -64,38 +68,45 @@ def main() -> None:
     parser.add_argument("--locomo", type=Path, default=LOCOMO)
     parser.add_argument("--private", action="store_true", help="Chroma in this process (a million drawers' index"
                         " loaded here slows the model's embedding by a third on 2 cores)")
+    parser.add_argument("--warm", action="store_true", help="every ingest in this process (a dashboard's or"
+                        " a sync's), not each in a new one (the CLI's)")
     parser.add_argument("--one", type=Path, help=argparse.SUPPRESS)  # one ingest of this folder, as JSON
     args = parser.parse_args()
     if args.one:
         print(json.dumps(_ingest_here(args.palace, args.one, args.private)))
         return
-    stop_server(args.palace)  # a server left running by a dashboard or command: this run starts its own
+    stop_server(args.palace)  # a server left running by a dashboard or command: this run starts its own,
+    if not args.private:  # which then runs throughout, so that every ingest sees the same machine
+        subprocess.run([MEMPALACE, "--palace", str(args.palace), "search", "warm up"], env=env(False), check=True,
+                       capture_output=True)
     ratios = []
     with tempfile.TemporaryDirectory(prefix="mempalace-ingest-scale-") as scratch:
         folder = Path(scratch) / "sessions"
         folder.mkdir()
         written = write_transcripts(args.locomo, folder, args.sessions)
-        print(f"{written} sessions, real model, {'private' if args.private else 'shared'} palaces")
+        print(f"{written} sessions, real model, {'private' if args.private else 'shared'} palaces, "
+              f"{'all in this process' if args.warm else 'each ingest in a new process'}")
         for number in range(1, args.rounds + 1):
-            ratios.append(_round(number, args.palace, folder, Path(scratch), args.private))
+            ratios.append(_round(number, args.palace, folder, Path(scratch), args.private, args.warm))
         stop_server(args.palace)
     ratios.sort()
     print(f"median of {len(ratios)} rounds: {ratios[len(ratios) // 2]:.1%} of the empty palace's drawers/s "
           f"(range {ratios[0]:.1%}-{ratios[-1]:.1%}; goal >= 80 %)")
-    print(f"peak RSS of an ingest: {resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024:.0f} MB")
+    which = resource.RUSAGE_SELF if args.warm else resource.RUSAGE_CHILDREN
+    print(f"peak RSS of an ingest{'ing process' if args.warm else ''}: {resource.getrusage(which).ru_maxrss / 1024:.0f} MB")
 
 
-def _round(number: int, palace: Path, folder: Path, scratch: Path, private: bool) -> float:
+def _round(number: int, palace: Path, folder: Path, scratch: Path, private: bool, warm: bool) -> float:
     """One round: into a fresh empty palace, into the large one (then taken out again), into another
     empty one; the large palace's drawers/s over the mean of the empty ones'."""
     from mempalace import Palace
 
-    empty_a = ingest_into(scratch / f"empty-{number}a", folder, private)
-    large = ingest_into(palace, folder, private)
+    empty_a = ingest_into(scratch / f"empty-{number}a", folder, private, warm)
+    large = ingest_into(palace, folder, private, warm)
     with Palace.open(palace, private=private) as opened:
         for start in range(0, len(large[2]), 5_000):
             opened.delete_drawers(large[2][start : start + 5_000])
-    empty_b = ingest_into(scratch / f"empty-{number}b", folder, private)
+    empty_b = ingest_into(scratch / f"empty-{number}b", folder, private, warm)
     for path in (scratch / f"empty-{number}a", scratch / f"empty-{number}b"):
         stop_server(path)
     rate = lambda run: run[1] / run[0]  # noqa: E731
