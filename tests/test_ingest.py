@@ -218,6 +218,27 @@ def test_near_duplicates_are_kept_and_counted(palace: Palace, tmp_path: Path) ->
     assert second.added == 1 and second.near_duplicates == 1 and palace.count() == 2
 
 
+def test_what_ingest_reads_aside_is_as_if_read_in_turn(palace: Palace, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from mempalace.errors import PalaceUnavailableError
+    from mempalace.ingest import planning
+
+    ingest(palace, _session(tmp_path / "first.jsonl", TOPIC))
+    palace.add_drawer("A note filed by hand: the last ingest's room choice no longer holds.", "wing_kai", "notes")
+    stored = palace.count()
+
+    def gone(_palace: Palace) -> None:
+        raise PalaceUnavailableError("The Chroma server went away.")
+
+    monkeypatch.setattr(planning, "topic_rooms", gone)  # read on a thread while the model embeds
+    failed = ingest(palace, _session(tmp_path / "second.jsonl", _long_exchanges(3), session="s-2"))
+    assert failed.errors == ("The Chroma server went away.",) and failed.transient and failed.added == 0
+    assert palace.count() == stored  # nothing filed
+    monkeypatch.undo()
+    again = ingest(palace, _session(tmp_path / "second.jsonl", _long_exchanges(3), session="s-2"))
+    assert again.added > 0 and again.near_duplicates == 0 and palace.count() == stored + again.added
+
+
 @pytest.mark.parametrize("name, data, message", [
     ("notes.csv", b"a,b\n1,2\n", "not a transcript format MemPalace knows (tried Claude Code session"),
     ("conversations.json", b'[{"uuid": "x", "chat_messages": [ }', "conversations.json, line 1"),

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextvars import copy_context
 from dataclasses import replace
 from pathlib import Path
 
@@ -116,19 +117,20 @@ def _prepare(palace: Palace, run: Run, source: str | os.PathLike[str] | bytes, f
 def _finish(palace: Palace, plans: list[Plan], run: Run, dry_run: bool, progress: Progress | None) -> list[IngestReport]:
     """Embed the plans' new drawers together, give them halls and rooms, then preview or file them.
 
-    What only reads the palace runs aside meanwhile: the palace's room choice is read while the model
-    embeds, and the stored drawers nearest the new ones are asked for while rooms are chosen.
+    What only reads the palace runs aside meanwhile (as the caller: same actor): the palace's room
+    choice is read while the model embeds, and the stored drawers nearest the new ones are asked for
+    while rooms are chosen.
     """
     if not plans:
         return []
     _drop_repeats(plans)
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="mempalace-ingest") as aside:
         try:
-            rooms = aside.submit(room_choice, palace) if needs_room_choice(plans, run) else None
+            rooms = aside.submit(copy_context().run, room_choice, palace) if needs_room_choice(plans, run) else None
             classify(palace, plans, progress, remember=dry_run)
             if rooms is not None:
                 run.rooms = rooms.result()
-            nearest = None if dry_run else aside.submit(_nearest_stored, palace, plans)
+            nearest = None if dry_run else aside.submit(copy_context().run, _nearest_stored, palace, *_new(plans))
             renames = assign_rooms(palace, plans, run)
             known = nearest.result() if nearest is not None else None
         except MempalaceError as exc:
@@ -145,15 +147,18 @@ def _finish(palace: Palace, plans: list[Plan], run: Run, dry_run: bool, progress
     return [replace(r, notes=r.notes + said) if n == 0 else r for n, r in enumerate(reports)]
 
 
-def _nearest_stored(palace: Palace, plans: list[Plan]) -> dict[str, tuple[str, float] | None]:
-    """Draft id -> the stored drawer most like it (those its grown conversation replaces aside), asked
-    before anything of this group is filed."""
-    drafts = [d for p in plans for d in p.drafts]
-    if not drafts:
-        return {}
-    vectors = np.concatenate([p.vectors for p in plans if len(p.drafts)])
-    matches = palace.nearest_existing(vectors, exclude=[i for p in plans for i in p.replaces])
-    return {d.id: m for d, m in zip(drafts, matches)}
+def _new(plans: list[Plan]) -> tuple[list[str], np.ndarray, list[str]]:
+    """The ids and vectors of the plans' drafts, and the ids of the drawers they replace."""
+    ids = [d.id for p in plans for d in p.drafts]
+    vectors = np.concatenate([p.vectors for p in plans if len(p.drafts)]) if ids else np.zeros((0, 0), np.float32)
+    return ids, vectors, [i for p in plans for i in p.replaces]
+
+
+def _nearest_stored(palace: Palace, ids: list[str], vectors: np.ndarray,
+                    replaced: list[str]) -> dict[str, tuple[str, float] | None]:
+    """Draft id -> the stored drawer most like it (those `replaced` aside), asked before anything of
+    this group is filed."""
+    return dict(zip(ids, palace.nearest_existing(vectors, exclude=replaced))) if ids else {}
 
 
 def _drop_repeats(plans: list[Plan]) -> None:
