@@ -218,9 +218,9 @@ def _file_group(palace: Palace, plans: list[Plan], known: dict[str, tuple[str, f
     if not plans:
         return []
     drafts = [d for p in plans for d in p.drafts]
-    vectors = np.concatenate([p.vectors for p in plans if len(p.drafts)]) if drafts else np.zeros((0, 0), np.float32)
+    _, vectors, replaced = _new(plans)
     try:
-        added, near = _write(palace, drafts, vectors, [i for p in plans for i in p.replaces], known)
+        added, near = _write(palace, drafts, vectors, replaced, known)
     except MempalaceError as exc:
         if len(plans) > 1:
             return [r for p in plans for r in _file_group(palace, [p])]
