@@ -133,9 +133,9 @@ def _open_shared(where: Path, settings: Settings, create: bool) -> tuple[Any, ..
     try:
         recorded = catalog.get_state("embedder")  # "": the host found none recorded (another tool's palace)
         if recorded is None and catalog.get_state("collection") is None and (where / CHROMA_FILE).exists():
-            store.reach()  # its host builds the missing catalog, and notes the embedder, before it serves
+            store.reach(lambda: catalog.get_state("collection"))  # its host builds the catalog before it serves
             recorded = catalog.get_state("embedder")
-        if recorded is None:
+        if recorded is None or (recorded == "" and create and catalog.count() == 0):  # records ours on connecting
             recorded = store.recorded_embedder()
             if recorded:
                 catalog.set_state("embedder", recorded)

@@ -67,7 +67,9 @@ def test_a_first_shared_open_takes_the_embedder_from_the_catalog_its_host_built(
     try:
         with Palace.open(folder, settings=settings, private=False) as palace:
             assert palace.count() == stored
-            assert not palace._store.connected  # chromadb's client was never needed: the catalog answered
+            hits = palace.search("tide table harbour", mode="semantic", limit=3)
+            assert len(hits) == 3 and "tide table" in hits[0].content
+            assert not palace._store.connected  # the catalog answered, and the search went by REST
         catalog = Catalog(folder / CATALOG_FILE)
         assert catalog.get_state("embedder") == (settings.embedder if recorded else "")
         catalog.close()
@@ -76,6 +78,70 @@ def test_a_first_shared_open_takes_the_embedder_from_the_catalog_its_host_built(
         if info:
             _kill(info.pid, signal.SIGTERM)
             _wait_gone(info.pid)
+
+
+def test_the_catalogs_embedder_refuses_another_without_connecting(
+        settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mempalace.config import load_settings
+    from mempalace.errors import ConfigError
+    from mempalace.store.shared import SharedStore
+
+    folder = tmp_path / "p"
+    try:
+        with Palace.open(folder, settings=settings, private=False) as palace:
+            palace.add_drawer("The tide table for the harbour moved in spring.", "wing_kai", "tides")
+        monkeypatch.setattr(SharedStore, "_connect", lambda self: pytest.fail("connected to learn the embedder"))
+        with pytest.raises(ConfigError, match="'hash'.*'minilm-int8'"):
+            Palace.open(folder, settings=load_settings(settings.home, embedder="minilm-int8"), private=False)
+    finally:
+        _stop_host(folder)
+
+
+def test_an_empty_palace_another_tool_made_records_ours_once_we_write_and_then_refuses_others(
+        settings, tmp_path: Path) -> None:
+    from mempalace.config import load_settings
+    from mempalace.errors import ConfigError
+
+    import chromadb
+
+    folder = tmp_path / "empty"
+    _upstream_palace(folder, settings, drawers=0)
+    chromadb.PersistentClient(path=str(folder)).delete_collection(STATE_COLLECTION)
+    try:
+        with Palace.open(folder, settings=settings, private=False, create=False) as palace:
+            assert palace.count() == 0
+        catalog = Catalog(folder / CATALOG_FILE)
+        assert catalog.get_state("embedder") == ""  # none recorded yet: any embedder may still open it
+        with Palace.open(folder, settings=settings, private=False) as palace:
+            palace.add_drawer("The tide table for the harbour moved in spring.", "wing_kai", "tides")
+        assert catalog.get_state("embedder") == settings.embedder
+        catalog.close()
+        with pytest.raises(ConfigError, match="'hash'"):
+            Palace.open(folder, settings=load_settings(settings.home, embedder="minilm-int8"), private=False)
+    finally:
+        _stop_host(folder)
+
+
+def test_reaching_a_new_server_lets_go_of_the_old_ones_handles(settings, tmp_path: Path) -> None:
+    folder = tmp_path / "p"
+    try:
+        with Palace.open(folder, settings=settings, private=False) as palace:
+            palace.add_drawer("Before: the cache warms in ten minutes.", "wing_ops", "cache")
+            assert palace._store.connected
+            _stop_host(folder, signal.SIGKILL)
+            palace._store.reach()  # finds the server gone and starts a new one
+            assert not palace._store.connected
+            palace.add_drawer("After: the host is back on a new port.", "wing_ops", "restarts")
+            assert palace.count() == 2 and palace._store.connections == 2
+    finally:
+        _stop_host(folder)
+
+
+def _stop_host(folder: Path, how: signal.Signals = signal.SIGTERM) -> None:
+    info = ServerInfo.read(folder)
+    if info:
+        _kill(info.pid, how)
+        _wait_gone(info.pid)
 
 
 def test_a_private_first_open_leaves_no_progress_behind_and_the_catalog_is_whole(settings, tmp_path: Path) -> None:

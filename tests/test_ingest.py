@@ -297,3 +297,75 @@ def test_a_failure_part_way_leaves_nothing_and_a_rerun_completes(palace: Palace,
     done = ingest(palace, path)
     assert done.ok and done.added == done.planned == palace.count()
     assert ingest(palace, path).added == 0
+
+
+GPU = "User: " + "the quarterly gpu pricing review covers spot instances and reserved capacity " * 5
+TIDES = "User: " + "the harbour tide table moved two hours later after the spring storms " * 5
+
+
+def _group_of_four(palace: Palace, folder: Path, fail_first_write: bool,
+                   monkeypatch: pytest.MonkeyPatch) -> dict[str, tuple[int, int, int]]:
+    """Ingest a session and a note, then one group: the session grown, a near copy of the note, a
+    new note and a near copy of that new note. Each file's (added, near duplicates, replaced)."""
+    folder.mkdir()
+    session = _session(folder / "grow.jsonl", _long_exchanges(2, steps=5))
+    (folder / "a-note.txt").write_text(GPU, encoding="utf-8")
+    ingest_paths(palace, [session, folder / "a-note.txt"])
+    _session(session, _long_exchanges(6, steps=5))
+    (folder / "b-copy.txt").write_text(GPU.replace("quarterly", "yearly"), encoding="utf-8")
+    (folder / "c-new.txt").write_text(TIDES, encoding="utf-8")
+    (folder / "d-copy.txt").write_text(TIDES.replace("spring", "autumn"), encoding="utf-8")
+    real_file, calls = Palace.file_drawers, {"n": 0}
+
+    def first_fails(self, drafts, vectors=None):
+        calls["n"] += 1
+        if fail_first_write and calls["n"] == 1:
+            from mempalace.errors import PalaceUnavailableError
+            raise PalaceUnavailableError("the disk is full")
+        return real_file(self, drafts, vectors)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(pipeline, "WRITE_BATCH", 1)
+        patch.setattr(Palace, "file_drawers", first_fails)
+        reports = ingest_paths(palace, [session, *sorted(folder.glob("?-*.txt"))[1:]])
+    return {r.source: (r.added, r.near_duplicates, r.replaced) for r in reports}
+
+
+@pytest.mark.parametrize("fail_first_write", [False, True], ids=["in-one-go", "file-by-file-after-a-failure"])
+def test_near_duplicates_asked_for_before_filing_count_as_drawer_by_drawer(
+        settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fail_first_write: bool) -> None:
+    with Palace.open(tmp_path / "aside", settings=settings) as palace:
+        aside = _group_of_four(palace, tmp_path / "a", fail_first_write, monkeypatch)
+    with Palace.open(tmp_path / "in-turn", settings=settings) as palace, monkeypatch.context() as patch:
+        patch.setattr(pipeline, "_nearest_stored", lambda *args: None)  # asked batch by batch while filing
+        in_turn = _group_of_four(palace, tmp_path / "b", False, monkeypatch)
+    assert aside == in_turn
+    assert aside["grow.jsonl"][0] > 0 and aside["grow.jsonl"][2] == 1  # grown: its old last drawer replaced
+    assert aside["b-copy.txt"] == (1, 1, 0)  # a near copy of a drawer stored before
+    assert aside["c-new.txt"] == aside["d-copy.txt"] == (1, 0, 0)  # a near copy of its group's own: not counted
+
+
+def test_a_room_choice_read_aside_is_kept_when_the_group_fails(palace: Palace, tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    from mempalace.errors import EmbeddingModelError
+    from mempalace.ingest import planning
+
+    ingest(palace, _session(tmp_path / "first.jsonl", TOPIC))
+    palace.add_drawer("A note filed by hand: the last ingest's room choice no longer holds.", "wing_kai", "notes")
+    made = {"n": 0}
+    real_topic_rooms = planning.topic_rooms
+
+    def counted(palace: Palace):
+        made["n"] += 1
+        return real_topic_rooms(palace)
+
+    def broken(*args, **kwargs):
+        raise EmbeddingModelError("The model failed.")
+
+    monkeypatch.setattr(planning, "topic_rooms", counted)
+    with monkeypatch.context() as patch:
+        patch.setattr(pipeline, "classify", broken)
+        failed = ingest(palace, _session(tmp_path / "second.jsonl", _long_exchanges(3), session="s-2"))
+    assert failed.errors == ("The model failed.",) and made["n"] == 1
+    again = ingest(palace, _session(tmp_path / "second.jsonl", _long_exchanges(3), session="s-2"))
+    assert again.added > 0 and made["n"] == 1  # the choice read while the model failed was used

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextvars import copy_context
 from dataclasses import replace
 from pathlib import Path
@@ -30,6 +30,7 @@ from ..palace import Palace
 from .planning import (Plan, Progress, Run, assign_rooms, classify, keep_rooms, needs_room_choice, plan_source,
                        room_choice)
 from .report import IngestReport
+from .topics import TopicRooms
 
 WRITE_BATCH = 2_000
 GROUP_DRAWERS = 512  # small files are embedded and filed together until a group has this many drawers
@@ -124,18 +125,23 @@ def _finish(palace: Palace, plans: list[Plan], run: Run, dry_run: bool, progress
     if not plans:
         return []
     _drop_repeats(plans)
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="mempalace-ingest") as aside:
-        try:
-            rooms = aside.submit(copy_context().run, room_choice, palace) if needs_room_choice(plans, run) else None
-            classify(palace, plans, progress, remember=dry_run)
-            if rooms is not None:
-                run.rooms = rooms.result()
-            nearest = None if dry_run else aside.submit(copy_context().run, _nearest_stored, palace, *_new(plans))
-            renames = assign_rooms(palace, plans, run)
-            known = nearest.result() if nearest is not None else None
-        except MempalaceError as exc:
-            return [IngestReport(source=p.source, format=p.format, conversations=p.conversations, errors=(str(exc),),
-                                 dry_run=dry_run, transient=not isinstance(exc, InvalidInputError)) for p in plans]
+    aside, rooms = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mempalace-ingest"), None
+    try:
+        rooms = aside.submit(copy_context().run, room_choice, palace) if needs_room_choice(plans, run) else None
+        classify(palace, plans, progress, remember=dry_run)
+        if rooms is not None:
+            run.rooms = rooms.result()
+        nearest = None if dry_run else aside.submit(copy_context().run, _nearest_stored, palace, *_new(plans))
+        renames = assign_rooms(palace, plans, run)
+        known = nearest.result() if nearest is not None else None
+    except MempalaceError as exc:
+        _keep_room_choice(aside, rooms, run)
+        return [IngestReport(source=p.source, format=p.format, conversations=p.conversations, errors=(str(exc),),
+                             dry_run=dry_run, transient=not isinstance(exc, InvalidInputError)) for p in plans]
+    except BaseException:  # interrupted, or a bug: do not wait for a read nobody will use
+        aside.shutdown(wait=False, cancel_futures=True)
+        raise
+    aside.shutdown()
     said = tuple(f"room {old} {'would be' if dry_run else 'is'} renamed {new} (its old name still finds it)"
                  for old, new in sorted(renames.items()))
     if dry_run:
@@ -145,6 +151,14 @@ def _finish(palace: Palace, plans: list[Plan], run: Run, dry_run: bool, progress
         palace.rename_room(old, new, chosen_by=INGEST)
     reports = _file_group(palace, plans, known)
     return [replace(r, notes=r.notes + said) if n == 0 else r for n, r in enumerate(reports)]
+
+
+def _keep_room_choice(aside: ThreadPoolExecutor, rooms: Future[TopicRooms] | None, run: Run) -> None:
+    """After a failed group: keep the room choice read aside if nothing used it yet, so the next
+    group (or ingest) need not read it again."""
+    aside.shutdown()
+    if rooms is not None and run.rooms is None and rooms.exception() is None:
+        run.rooms = rooms.result()
 
 
 def _new(plans: list[Plan]) -> tuple[list[str], np.ndarray, list[str]]:
@@ -223,7 +237,7 @@ def _file_group(palace: Palace, plans: list[Plan], known: dict[str, tuple[str, f
         added, near = _write(palace, drafts, vectors, replaced, known)
     except MempalaceError as exc:
         if len(plans) > 1:
-            return [r for p in plans for r in _file_group(palace, [p])]
+            return [r for p in plans for r in _file_group(palace, [p], known)]
         plan = plans[0]
         return [IngestReport(source=plan.source, format=plan.format, conversations=plan.conversations, transient=True,
                              errors=(f"{plan.source}: filing failed part-way ({exc}); {_undo(palace, [d.id for d in drafts])}",))]

@@ -66,12 +66,16 @@ class SharedStore(ChromaStore):
                 self.record_embedder(ef, self._create)
             return self._handles
 
-    def reach(self) -> None:
+    def reach(self, collection_id: Callable[[], str | None] = lambda: None) -> None:
         """Find or start the folder's server without loading chromadb's client (about a second): its
-        host builds a missing catalog, and notes the palace's embedder in it, before it serves."""
+        host builds a missing catalog, and notes the palace's embedder in it, before it serves.
+        `collection_id`: where to read the collection's id once the server serves (the catalog)."""
         with self._connecting:
             if self._url is None or not serving(Path(self.location), self._url):
-                self._url, self._secret = self._locate(), None
+                self._drop()  # handles to a server that is gone would never reconnect
+                self._url = self._locate()
+            if self._known_id is None:
+                self._known_id = collection_id()
 
     def _token(self) -> str:
         """The secret of the folder's server, from its owner-only server file (read once per server)."""
