@@ -64,15 +64,17 @@ def wall(args: list[str], private: bool = False) -> float:
 
 
 def stop_server(palace: Path) -> None:
-    from mempalace.sharing import ServerInfo
+    """Stop the folder's host, also one still starting Chroma (a client may go on before it serves)."""
+    from mempalace.sharing import ServerInfo, _starting_host
 
     info = ServerInfo.read(palace)
-    if info is None:
+    pid = info.pid if info else _starting_host(palace)
+    if pid is None:
         return
-    os.kill(info.pid, signal.SIGTERM)
+    os.kill(pid, signal.SIGTERM)
     while True:
         try:
-            os.kill(info.pid, 0)
+            os.kill(pid, 0)
         except ProcessLookupError:
             return
         time.sleep(0.05)

@@ -120,8 +120,8 @@ def build_before_serving(palace_dir: Path, catalog_file: str, embedding_function
             return False
         store = ChromaStore.embedded(palace_dir, embedding_function, create=False)
         try:
-            CatalogSync(store, catalog, foreign_check_seconds=0).rebuild()
             catalog.set_state("embedder", store.recorded_embedder() or "")  # "": none recorded (another tool's)
+            CatalogSync(store, catalog, foreign_check_seconds=0).rebuild()  # clients go on once it is whole
         finally:
             store.close()
         return True

@@ -10,10 +10,11 @@ from pathlib import Path
 from typing import Any, Callable, Literal
 
 from .catalog import CATALOG_FILE, Catalog
+from .catalog_build import catalog_built
 from .config import Settings
 from .errors import ConfigError, InvalidInputError, PalaceNotFoundError, PalaceUnavailableError
 from .privacy import owner_dir, refuse_if_others_can_write
-from .sharing import Lease, check_writable, shared_server
+from .sharing import Lease, check_writable, host_started, shared_server
 from .store import CHROMA_FILE, ChromaStore, check_palace_dir
 from .store.shared import SharedStore
 
@@ -133,7 +134,8 @@ def _open_shared(where: Path, settings: Settings, create: bool) -> tuple[Any, ..
     try:
         recorded = catalog.get_state("embedder")  # "": the host found none recorded (another tool's palace)
         if recorded is None and catalog.get_state("collection") is None and (where / CHROMA_FILE).exists():
-            store.reach(lambda: catalog.get_state("collection"))  # its host builds the catalog before it serves
+            host_started(where, settings.server_idle_seconds, lambda: catalog_built(where / CATALOG_FILE))
+            store.learn_collection(catalog.get_state("collection"))  # (its host built the catalog first)
             recorded = catalog.get_state("embedder")
         if recorded is None or (recorded == "" and create and catalog.count() == 0):  # records ours on connecting
             recorded = store.recorded_embedder()

@@ -81,6 +81,18 @@ def answers(url: str, timeout: float = 1.0) -> bool:
 
 def shared_server(palace_dir: Path, idle_seconds: float) -> str:
     """The URL of the palace's running server, starting one if none answers."""
+    url = _host(palace_dir, idle_seconds, None)
+    assert url is not None  # (only a wait with `enough` ends without a URL)
+    return url
+
+
+def host_started(palace_dir: Path, idle_seconds: float, enough: Callable[[], bool]) -> None:
+    """Make sure the folder's host runs (starting one if none does), and wait until its server
+    answers or, sooner, until `enough()` (its catalog build done: Chroma's server starts after it)."""
+    _host(palace_dir, idle_seconds, enough)
+
+
+def _host(palace_dir: Path, idle_seconds: float, enough: Callable[[], bool] | None) -> str | None:
     running = _running(palace_dir)
     if running:
         return running
@@ -97,7 +109,7 @@ def shared_server(palace_dir: Path, idle_seconds: float) -> str:
                 if not (_building(palace_dir) or _starting_host(palace_dir)):  # a large palace's host is
                     raise  # building its catalog or loading Chroma's index for another process: wait on
         try:
-            return _running(palace_dir) or _start(palace_dir, idle_seconds)
+            return _running(palace_dir) or _start(palace_dir, idle_seconds, enough)
         finally:
             lock.release()
     except Timeout:
@@ -187,14 +199,14 @@ def check_writable(palace_dir: Path) -> None:
         )
 
 
-def _start(palace_dir: Path, idle_seconds: float) -> str:
+def _start(palace_dir: Path, idle_seconds: float, enough: Callable[[], bool] | None) -> str | None:
     """Start the host process (unless one is already starting) and wait until it has written the
-    server file."""
+    server file (or `enough()`)."""
     import subprocess  # only a process that starts the server needs it
 
     starting = _starting_host(palace_dir)
     if starting is not None:  # started by a process that gave up waiting: a large palace starts slowly
-        return _served_by(palace_dir, starting, lambda: _hosts(starting, palace_dir), lambda: None)
+        return _served_by(palace_dir, starting, lambda: _hosts(starting, palace_dir), lambda: None, enough)
     holder = _private_holder(palace_dir)
     if holder is not None:
         raise PalaceBusyError(
@@ -215,17 +227,20 @@ def _start(palace_dir: Path, idle_seconds: float) -> str:
             cwd=NEUTRAL_FOLDER, umask=OWNER_ONLY_UMASK,
         )
     threading.Thread(target=host.wait, daemon=True).start()  # reaped whenever it stops: no zombie
-    return _served_by(palace_dir, host.pid, lambda: host.poll() is None, host.terminate)
+    return _served_by(palace_dir, host.pid, lambda: host.poll() is None, host.terminate, enough)
 
 
-def _served_by(palace_dir: Path, pid: int, alive: Callable[[], bool], give_up: Callable[[], None]) -> str:
+def _served_by(palace_dir: Path, pid: int, alive: Callable[[], bool], give_up: Callable[[], None],
+               enough: Callable[[], bool] | None = None) -> str | None:
     """The URL host `pid` serves the folder at, once its server answers (waited for START_SECONDS,
-    and as long as it tells how far its catalog build got)."""
+    and as long as it tells how far its catalog build got); None once `enough()`, if sooner."""
     log = palace_dir / HOST_LOG
     deadline = time.monotonic() + START_SECONDS
     while time.monotonic() < deadline:
         if _building(palace_dir, pid):  # after its build the host still starts Chroma: wait as long again
             deadline = time.monotonic() + START_SECONDS
+        elif enough is not None and enough():  # (not asked while it builds: a reader slows the writer)
+            return None
         info = ServerInfo.read(palace_dir)
         if info and info.pid == pid and answers(info.url):
             return info.url

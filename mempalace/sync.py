@@ -178,8 +178,8 @@ class CatalogSync:
         finally:
             told.close()
         self.catalog.set_state("watermark", watermark)
-        self.catalog.set_state("collection", self.store.collection_id)
         self.catalog.set_state("counter", "" if counter is None else counter)
+        self.catalog.set_state("collection", self.store.collection_id)  # last: it marks the build whole
         if counter is None or self.store.write_counter() != counter or self.catalog.count() != total:
             self._check_count()  # somebody wrote while the pages were read (Chroma's count is not free)
         else:

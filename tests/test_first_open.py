@@ -49,10 +49,7 @@ def test_the_host_builds_a_missing_catalog_from_chromas_files_before_it_serves(
         assert "Built the palace's catalog from Chroma's files" in log  # not through the server
         assert catalog_built(folder / CATALOG_FILE) and not progress_path(folder / CATALOG_FILE).exists()
     finally:
-        info = ServerInfo.read(folder)
-        if info:
-            _kill(info.pid, signal.SIGTERM)
-            _wait_gone(info.pid)
+        _stop_host(folder)
 
 
 @pytest.mark.parametrize("recorded", [True, False], ids=["ours", "another-tools"])
@@ -67,6 +64,7 @@ def test_a_first_shared_open_takes_the_embedder_from_the_catalog_its_host_built(
     try:
         with Palace.open(folder, settings=settings, private=False) as palace:
             assert palace.count() == stored
+            assert palace._store._url is None  # it went on once the catalog was built, not waiting for Chroma
             hits = palace.search("tide table harbour", mode="semantic", limit=3)
             assert len(hits) == 3 and "tide table" in hits[0].content
             assert not palace._store.connected  # the catalog answered, and the search went by REST
@@ -74,10 +72,7 @@ def test_a_first_shared_open_takes_the_embedder_from_the_catalog_its_host_built(
         assert catalog.get_state("embedder") == (settings.embedder if recorded else "")
         catalog.close()
     finally:
-        info = ServerInfo.read(folder)
-        if info:
-            _kill(info.pid, signal.SIGTERM)
-            _wait_gone(info.pid)
+        _stop_host(folder)
 
 
 def test_the_catalogs_embedder_refuses_another_without_connecting(
@@ -138,10 +133,14 @@ def test_reaching_a_new_server_lets_go_of_the_old_ones_handles(settings, tmp_pat
 
 
 def _stop_host(folder: Path, how: signal.Signals = signal.SIGTERM) -> None:
+    """Stop the folder's host, also one still starting Chroma (a client goes on once the catalog is built)."""
+    from mempalace.sharing import _starting_host
+
     info = ServerInfo.read(folder)
-    if info:
-        _kill(info.pid, how)
-        _wait_gone(info.pid)
+    pid = info.pid if info else _starting_host(folder)
+    if pid:
+        _kill(pid, how)
+        _wait_gone(pid)
 
 
 def test_a_private_first_open_leaves_no_progress_behind_and_the_catalog_is_whole(settings, tmp_path: Path) -> None:
@@ -238,7 +237,7 @@ def test_a_client_waits_for_a_host_still_starting_instead_of_calling_it_private(
         monkeypatch.setattr(sharing, "START_SECONDS", 0.5)
         monkeypatch.setattr(subprocess, "Popen", lambda *a, **k: pytest.fail("a second host was started"))
         with pytest.raises(PalaceUnavailableError, match="did not answer within"):
-            sharing._start(folder, idle_seconds=60)
+            sharing._start(folder, idle_seconds=60, enough=None)
     finally:
         held.release()
         host.kill()

@@ -172,7 +172,7 @@ class ChromaStore:
     def count(self) -> int:
         return int(self._collection.count())
 
-    def reach(self, collection_id: Callable[[], str | None] = lambda: None) -> None:
+    def reach(self) -> None:
         """Make sure the store answers (a shared palace's server is found, or started, by its folder)."""
         self.count()
 

@@ -66,16 +66,18 @@ class SharedStore(ChromaStore):
                 self.record_embedder(ef, self._create)
             return self._handles
 
-    def reach(self, collection_id: Callable[[], str | None] = lambda: None) -> None:
+    def reach(self) -> None:
         """Find or start the folder's server without loading chromadb's client (about a second): its
-        host builds a missing catalog, and notes the palace's embedder in it, before it serves.
-        `collection_id`: where to read the collection's id once the server serves (the catalog)."""
+        host builds a missing catalog, and notes the palace's embedder in it, before it serves."""
         with self._connecting:
             if self._url is None or not serving(Path(self.location), self._url):
                 self._drop()  # handles to a server that is gone would never reconnect
                 self._url = self._locate()
-            if self._known_id is None:
-                self._known_id = collection_id()
+
+    def learn_collection(self, collection_id: str | None) -> None:
+        """The collection's id as the catalog knows it, so that a search goes by REST at once."""
+        with self._connecting:
+            self._known_id = self._known_id or collection_id
 
     def _token(self) -> str:
         """The secret of the folder's server, from its owner-only server file (read once per server)."""
