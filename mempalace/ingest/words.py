@@ -100,6 +100,29 @@ def word_signature(texts: Sequence[str], names: Iterable[str] = (),
     return Counter({k: (1.0 + math.log(n)) * specificity(surface[k]) for k, n in counts.items()})
 
 
+def signature_rules() -> str:
+    """What word signatures depend on besides the texts: this code and the word lists (a digest of
+    the modules that make them and of the frequency list), so a cache never outlives a change."""
+    import hashlib
+    from pathlib import Path
+
+    from .. import naming, vocabulary
+    from . import frequency
+
+    digest = hashlib.sha256(frequency.WORDLIST_SHA256.encode())
+    for module in (naming, vocabulary, frequency):
+        digest.update(Path(str(module.__file__)).read_bytes())
+    digest.update(Path(__file__).read_bytes())
+    return digest.hexdigest()
+
+
+def text_signatures(texts: Sequence[str]) -> list[Counter[str]]:
+    """Each text's word signature, the names found across them all ignored (a stored conversation's
+    samples, as room choice reads them)."""
+    ignored = ignored_words(texts, ())
+    return [word_signature([text], ignored=ignored) for text in texts]
+
+
 def ignored_words(texts: Sequence[str], names: Iterable[str]) -> frozenset[str]:
     """Words that never name a topic here: stop words, filler, generic and calendar words, numbers,
     the speakers' names and the capitalised words these texts never write in lower case."""
