@@ -65,10 +65,9 @@ def wall(args: list[str], private: bool = False) -> float:
 
 def stop_server(palace: Path) -> None:
     """Stop the folder's host, also one still starting Chroma (a client may go on before it serves)."""
-    from mempalace.sharing import ServerInfo, _starting_host
+    from mempalace.sharing import host_pid
 
-    info = ServerInfo.read(palace)
-    pid = info.pid if info else _starting_host(palace)
+    pid = host_pid(palace)
     if pid is None:
         return
     os.kill(pid, signal.SIGTERM)

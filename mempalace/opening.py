@@ -132,11 +132,10 @@ def _open_shared(where: Path, settings: Settings, create: bool) -> tuple[Any, ..
     store = SharedStore(str(where), lambda: shared_server(where, settings.server_idle_seconds),
                         lambda: chroma_embedding_function(settings), create, catalog.get_state("collection"))
     try:
-        recorded = catalog.get_state("embedder")  # "": the host found none recorded (another tool's palace)
-        if recorded is None and catalog.get_state("collection") is None and (where / CHROMA_FILE).exists():
+        if catalog.get_state("collection") is None and (where / CHROMA_FILE).exists():
             host_started(where, settings.server_idle_seconds, lambda: catalog_built(where / CATALOG_FILE))
             store.learn_collection(catalog.get_state("collection"))  # (its host built the catalog first)
-            recorded = catalog.get_state("embedder")
+        recorded = catalog.get_state("embedder")  # "": the host found none recorded (another tool's palace)
         if recorded is None or (recorded == "" and create and catalog.count() == 0):  # records ours on connecting
             recorded = store.recorded_embedder()
             if recorded:

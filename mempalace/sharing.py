@@ -256,6 +256,12 @@ def _served_by(palace_dir: Path, pid: int, alive: Callable[[], bool], give_up: C
     )
 
 
+def host_pid(palace_dir: Path) -> int | None:
+    """The pid of the folder's host: serving, or still starting (its server file not written yet)."""
+    info = ServerInfo.read(palace_dir)
+    return info.pid if info is not None and info.machine == machine() else _starting_host(palace_dir)
+
+
 def _starting_host(palace_dir: Path) -> int | None:
     """The pid of a host that holds the folder's lock and has not written its server's address yet."""
     words = _owner_words(palace_dir)

@@ -45,7 +45,10 @@ def test_the_host_builds_a_missing_catalog_from_chromas_files_before_it_serves(
                               capture_output=True, text=True, timeout=120)
         assert done.returncode == 0, done.stderr
         assert json.loads(done.stdout)["drawers"] == stored > 20
-        log = (folder / HOST_LOG).read_text(encoding="utf-8")
+        deadline = time.monotonic() + 30  # the client went on once the catalog was whole: the host says so after
+        while "Built the palace's catalog" not in (log := (folder / HOST_LOG).read_text(encoding="utf-8")):
+            assert time.monotonic() < deadline, log
+            time.sleep(0.1)
         assert "Built the palace's catalog from Chroma's files" in log  # not through the server
         assert catalog_built(folder / CATALOG_FILE) and not progress_path(folder / CATALOG_FILE).exists()
     finally:
@@ -54,7 +57,12 @@ def test_the_host_builds_a_missing_catalog_from_chromas_files_before_it_serves(
 
 @pytest.mark.parametrize("recorded", [True, False], ids=["ours", "another-tools"])
 def test_a_first_shared_open_takes_the_embedder_from_the_catalog_its_host_built(
-        settings, tmp_path: Path, recorded: bool) -> None:
+        settings, tmp_path: Path, recorded: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mempalace import sharing
+
+    waits = []
+    served_by = sharing._served_by
+    monkeypatch.setattr(sharing, "_served_by", lambda *args: waits.append(served_by(*args)) or waits[-1])
     folder = tmp_path / "upstream"
     stored = _upstream_palace(folder, settings)
     if not recorded:  # a palace another tool made: Chroma records no embedder for it
@@ -64,7 +72,7 @@ def test_a_first_shared_open_takes_the_embedder_from_the_catalog_its_host_built(
     try:
         with Palace.open(folder, settings=settings, private=False) as palace:
             assert palace.count() == stored
-            assert palace._store._url is None  # it went on once the catalog was built, not waiting for Chroma
+            assert waits == [None]  # it went on once the catalog was built, not waiting for Chroma's server
             hits = palace.search("tide table harbour", mode="semantic", limit=3)
             assert len(hits) == 3 and "tide table" in hits[0].content
             assert not palace._store.connected  # the catalog answered, and the search went by REST
@@ -92,7 +100,7 @@ def test_the_catalogs_embedder_refuses_another_without_connecting(
         _stop_host(folder)
 
 
-def test_an_empty_palace_another_tool_made_records_ours_once_we_write_and_then_refuses_others(
+def test_an_empty_palace_another_tool_made_records_ours_when_opened_to_write_and_then_refuses_others(
         settings, tmp_path: Path) -> None:
     from mempalace.config import load_settings
     from mempalace.errors import ConfigError
@@ -134,10 +142,9 @@ def test_reaching_a_new_server_lets_go_of_the_old_ones_handles(settings, tmp_pat
 
 def _stop_host(folder: Path, how: signal.Signals = signal.SIGTERM) -> None:
     """Stop the folder's host, also one still starting Chroma (a client goes on once the catalog is built)."""
-    from mempalace.sharing import _starting_host
+    from mempalace.sharing import host_pid
 
-    info = ServerInfo.read(folder)
-    pid = info.pid if info else _starting_host(folder)
+    pid = host_pid(folder)
     if pid:
         _kill(pid, how)
         _wait_gone(pid)
@@ -178,6 +185,38 @@ def test_a_client_waits_past_the_start_limit_while_the_host_says_it_is_building(
     assert not sharing._building(folder, os.getpid() + 1)  # another host's build
     told.close()
     assert not sharing._building(folder)
+
+
+def test_the_cli_shows_how_far_a_shared_first_open_has_got_while_it_opens(
+        tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mempalace.cli import support
+    from mempalace.store import CHROMA_FILE
+
+    folder = tmp_path / "upstream"
+    folder.mkdir()
+    (folder / CHROMA_FILE).touch()  # a palace another tool left, with no catalog yet
+
+    class Opened:  # what a shared open returns once its host's build is whole
+        catalog_path = folder / CATALOG_FILE
+
+        def __enter__(self) -> "Opened":
+            return self
+
+        def __exit__(self, *_: object) -> None:
+            pass
+
+    def opening(*args, **kwargs) -> Opened:  # the open waits for the host, which tells how far it got
+        told = ProgressFile(folder / CATALOG_FILE, total=200)
+        told.tell(50, force=True)
+        time.sleep(1.2)
+        told.close()
+        Catalog(folder / CATALOG_FILE).set_state("collection", "c")
+        return Opened()
+
+    monkeypatch.setattr(support.Palace, "open", opening)
+    with support._opened(folder, None, create=False, dry_run=False) as palace:
+        assert isinstance(palace, Opened)
+    assert "first open): 50 of 200 drawers (25%)" in capsys.readouterr().err
 
 
 def test_the_cli_shows_how_far_a_build_has_got(tmp_path: Path, capsys) -> None:

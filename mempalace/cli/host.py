@@ -72,9 +72,9 @@ def _serve(where: Path, lock: PalaceLock, idle_seconds: float) -> int:
     server, url = _start_chroma(where, token)
     if server is None:
         return 4
-    lock.announce(url, shared=True)
     info = ServerInfo(url, os.getpid(), machine(), token)
-    info.write(where)
+    info.write(where)  # first: until it is there, clients see a host starting (and wait for it)
+    lock.announce(url, shared=True)
     owner_dir(where / CLIENTS_DIR)
     print(f"Serving {where} on {url} for every MemPalace process on this machine.", flush=True)
     stopping: list[int] = []

@@ -19,6 +19,7 @@ import click
 
 from ..access import is_loopback  # noqa: F401  (the CLI's commands check their --host with it)
 
+from ..catalog import CATALOG_FILE
 from ..catalog_build import catalog_built, read_progress
 from ..config import load_settings
 from ..errors import MempalaceError
@@ -120,10 +121,14 @@ def _opened(path: Path | None, url: str | None, create: bool, dry_run: bool) -> 
                 with Palace.open(Path(scratch) / "palace", settings=settings, private=True) as palace:
                     yield palace
             return
-    with Palace.open(path, url, create=create and not dry_run) as palace:
+    folder = None if url or os.environ.get("MEMPALACE_URL") else Path(path or load_settings().default_palace).expanduser()
+    catalog = folder / CATALOG_FILE if folder and (folder / CHROMA_FILE).exists() else None
+    with showing_build(catalog) if catalog and not catalog_built(catalog) else contextlib.nullcontext():
+        palace = Palace.open(path, url, create=create and not dry_run)  # a shared one waits for its host's build
+    with palace:
         if not catalog_built(palace.catalog_path):
             with showing_build(palace.catalog_path):
-                palace.count()  # the first read builds the catalog (or waits for the host's build)
+                palace.count()  # the first read builds the catalog (a server's palace, or a private one)
         yield palace
 
 

