@@ -16,9 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from .dates import DATE_FILTERS, DateCounts, date_clause
+from .dates import DATE_FILTERS, DateCounts
 from .errors import PalaceBusyError
-from .filters import FILING_ORDER, FILTERS, place_token, place_tokens, where_clause
+from .lexical import LexicalSearch
+from .filters import FILING_ORDER, place_tokens, where_clause
 from .privacy import owner_dir, owner_file
 from .vector_reads import VectorReads
 from .vocabulary import WordCounts, WordTokens
@@ -99,7 +100,7 @@ class Row:
     aliases: str = ""  # the room's earlier names, space-separated
 
 
-class Catalog(WordCounts, DateCounts, VectorReads, WriteJournal):
+class Catalog(WordCounts, DateCounts, VectorReads, WriteJournal, LexicalSearch):
     """The sidecar database of one palace."""
 
     def __init__(self, path: Path):
@@ -335,37 +336,6 @@ class Catalog(WordCounts, DateCounts, VectorReads, WriteJournal):
         after, before = filters.get("after") or "", filters.get("before") or "\uffff"
         return {r[0] for r in rows if after <= r[1] <= before and all(r[i] in wanted[c] for i, c in enumerate(columns) if i > 1)}
 
-    def place_match(self, filters: Mapping[str, Any]) -> str:
-        """The FTS5 expression for the place filters ("" for none); a tuple matches any of its values."""
-        terms = []
-        for key in FILTERS:
-            value = filters.get(key)
-            if isinstance(value, tuple):
-                terms.append("(" + " OR ".join(place_token(key, v) for v in value) + ")" if value else "p9x0")
-            elif value:
-                terms.append(place_token(key, value))
-        return "place : (" + " AND ".join(terms) + ")" if terms else ""
-
-    def lexical(self, query: str, filters: Mapping[str, str | None], limit: int) -> list[tuple[str, float]]:
-        """(id, BM25 score, higher is better) of drawers containing any query term, best first."""
-        terms = self.query_terms(query)
-        if not terms:
-            return []
-        match = "content : (" + " OR ".join('"' + t.replace('"', '""') + '"' for t in terms) + ")"
-        place = self.place_match(filters)
-        if place:
-            match += " AND " + place
-        dated, args = date_clause(filters)
-        if filters.get("hall") == "":
-            dated.append("d.hall = ''")  # no hall has no place token either
-        inner = "" if dated else " LIMIT ?"  # dates are not in the keyword index: filtered after the match
-        rows = self._db.execute(
-            "SELECT d.id, m.s FROM (SELECT rowid AS hit, -bm25(drawers_fts, 1.0, 0.0) AS s FROM drawers_fts"
-            f" WHERE drawers_fts MATCH ? ORDER BY s DESC{inner}) AS m JOIN drawers d ON d.rowid = m.hit"
-            f" WHERE {' AND '.join(dated) or '1'} ORDER BY m.s DESC LIMIT ?",
-            [match, *([] if dated else [limit]), *args, limit],
-        ).fetchall()
-        return [(r[0], float(r[1])) for r in rows]
 
 _ROW_COLUMNS = ("d.id, d.content, d.wing, d.room, d.hall, d.source_file, d.chunk_index, d.parent_id, d.filed_at,"
                 " d.seq, d.vector, d.dated, d.said, d.title, d.aliases")
