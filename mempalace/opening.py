@@ -12,10 +12,10 @@ from typing import Any, Callable, Literal
 from .catalog import CATALOG_FILE, Catalog
 from .catalog_build import catalog_built
 from .config import Settings
-from .errors import ConfigError, InvalidInputError, PalaceNotFoundError, PalaceUnavailableError
+from .errors import ConfigError, InvalidInputError, NotAPalaceError, PalaceNotFoundError, PalaceUnavailableError
 from .privacy import owner_dir, refuse_if_others_can_write
 from .sharing import Lease, check_writable, host_started, shared_server
-from .store import CHROMA_FILE, ChromaStore, check_palace_dir
+from .store import CHROMA_FILE, ChromaStore
 from .store.shared import SharedStore
 
 SERVER_SCHEMES = ("http", "https")
@@ -171,3 +171,16 @@ def _open_embedded(where: Path, ef: Any, settings: Settings,
         raise
 
 
+def check_palace_dir(path: Path, create: bool) -> None:
+    """Raise unless `path` is a palace, or (with `create`) a place where one can be made."""
+    if path.is_file():
+        raise NotAPalaceError(f"{path} is a file, not a palace directory.")
+    if not path.exists():
+        if not create:
+            raise PalaceNotFoundError(f"No palace at {path}. Create one with `mempalace init --palace {path}`.")
+        return
+    others = [p for p in path.iterdir() if not p.name.startswith("mempalace")]  # our lock and catalog
+    if others and not (path / CHROMA_FILE).exists():
+        raise NotAPalaceError(f"{path} is a directory with other files in it, not a palace.")
+    if not (path / CHROMA_FILE).exists() and not create:
+        raise PalaceNotFoundError(f"No palace at {path}. Create one with `mempalace init --palace {path}`.")

@@ -20,6 +20,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import NamedTuple
 
+from .catalog import CATALOG_FILE
 from .errors import InvalidInputError, PlaceNotFoundError
 from .formats.walking import walk
 from .privacy import owner_file
@@ -86,7 +87,7 @@ class Changes:
 
 def sources_path(catalog: Path) -> Path:
     """The book sits next to the catalog: in the palace folder, or in the cache for a server's palace."""
-    return catalog.with_name(SOURCES_FILE) if catalog.name == "mempalace_catalog.sqlite3" \
+    return catalog.with_name(SOURCES_FILE) if catalog.name == CATALOG_FILE \
         else catalog.with_suffix(".sources.sqlite3")
 
 

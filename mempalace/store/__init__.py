@@ -22,7 +22,6 @@ from ..errors import (
     CorruptPalaceError,
     MempalaceError,
     NotAPalaceError,
-    PalaceNotFoundError,
     PalaceUnavailableError,
 )
 
@@ -122,7 +121,7 @@ class ChromaStore:
 
     @classmethod
     def embedded(cls, path: Path, embedding_function: Any, create: bool) -> "ChromaStore":
-        """Open (or create) the palace at `path` with an embedded PersistentClient (see `check_palace_dir`)."""
+        """Open (or create) the palace at `path` with an embedded PersistentClient (see `opening.check_palace_dir`)."""
         import chromadb
 
         try:
@@ -373,21 +372,6 @@ def _search_wider(collection: Any) -> None:
             collection.modify(configuration={"hnsw": {"ef_search": HNSW_EF_SEARCH}})
     except Exception:  # noqa: BLE001 (a search setting must never stop a palace from opening)
         pass
-
-
-def check_palace_dir(path: Path, create: bool) -> None:
-    """Raise unless `path` is a palace, or (with `create`) a place where one can be made."""
-    if path.is_file():
-        raise NotAPalaceError(f"{path} is a file, not a palace directory.")
-    if not path.exists():
-        if not create:
-            raise PalaceNotFoundError(f"No palace at {path}. Create one with `mempalace init --palace {path}`.")
-        return
-    others = [p for p in path.iterdir() if not p.name.startswith("mempalace")]  # our lock and catalog
-    if others and not (path / CHROMA_FILE).exists():
-        raise NotAPalaceError(f"{path} is a directory with other files in it, not a palace.")
-    if not (path / CHROMA_FILE).exists() and not create:
-        raise PalaceNotFoundError(f"No palace at {path}. Create one with `mempalace init --palace {path}`.")
 
 
 def _drawers_collection(client: Any, embedding_function: Any, create: bool) -> Any:
