@@ -18,8 +18,8 @@ import numpy as np
 
 from .dates import DATE_FILTERS, DateCounts
 from .errors import PalaceBusyError
-from .lexical import LexicalSearch
 from .filters import FILING_ORDER, place_tokens, where_clause
+from .lexical import LexicalSearch
 from .privacy import owner_dir, owner_file
 from .vector_reads import VectorReads
 from .vocabulary import WordCounts, WordTokens
@@ -204,12 +204,14 @@ class Catalog(WordCounts, DateCounts, VectorReads, WriteJournal, LexicalSearch):
         """For statements that each read the whole table (building its indexes): the file mapped into
         memory, and sorts on a second core meanwhile (a third faster at 100k drawers)."""
         self._db.execute(f"PRAGMA mmap_size = {WHOLE_TABLE_MMAP_BYTES}")
-        self._db.execute("PRAGMA threads = 2")
+        self._db.execute("PRAGMA threads = 1")  # helper threads besides this one
         try:
             yield
         finally:
-            self._db.execute("PRAGMA mmap_size = 0")
-            self._db.execute("PRAGMA threads = 0")
+            try:
+                self._db.execute("PRAGMA mmap_size = 0")
+            finally:
+                self._db.execute("PRAGMA threads = 0")
 
     def move(self, ids: Sequence[str], seq: int, aliases: str | None = None, **place: str | None) -> None:
         """Give the drawers `ids` a new wing, room and/or hall (None keeps what each has), and with a new

@@ -67,7 +67,7 @@ class WordTokens:
 
 class WordCounts:
     """Word statistics over the catalog's keyword index: a mixin for `Catalog`, which provides
-    `_db`, `_word_tokens`, `count`, `matching_count`, `place_match` and `data_version`."""
+    `_db`, `_word_tokens`, `count`, `matching_count`, `place_match` (from `LexicalSearch`) and `data_version`."""
 
     _db: sqlite3.Connection
     _word_tokens: WordTokens
