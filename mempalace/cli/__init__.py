@@ -24,7 +24,6 @@ from .support import FormatsListed, echo, emit, palace_command
 
 if TYPE_CHECKING:
     from ..ingest import IngestReport
-    from ..ingest.reroom import ReroomReport
 
 
 class _FormatChoice(click.Choice):
@@ -55,7 +54,7 @@ class _LazyGroup(click.Group):
         "rename-room": "graph:rename_room_command",
         "mcp": "mcp:mcp_command", "serve": "serve:serve_command", "token": "token:token_group",
         "audit": "token:audit_command", "sources": "sources:sources_group", "hooks": "hooks:hooks_group",
-        "halls": "halls:halls_command",
+        "halls": "halls:halls_command", "rooms": "rooms:rooms_command",
     }
 
     def list_commands(self, ctx: click.Context) -> list[str]:
@@ -106,61 +105,6 @@ def wings(ctx: click.Context, palace: Palace) -> None:
     """Wings and their drawer counts."""
     found = palace.list_wings()
     emit(ctx, found, lambda: "\n".join(f"{n:6d}  {w}" for w, n in found.items()) or "No wings yet.")
-
-
-@main.command()
-@click.option("--wing", help="Only rooms in this wing.")
-@click.option("--suggest-merges", is_flag=True, help="List room names that probably mean the same concept.")
-@click.option("--min-score", type=float, help="With --suggest-merges: the lowest score to list (default 0.8).")
-@click.option("--rebuild", is_flag=True, help="Choose again the rooms ingest chose (rooms a person chose never move).")
-@click.option("--dry-run", is_flag=True, help="With --rebuild: show which drawers would move where, change nothing.")
-@palace_command()
-def rooms(ctx: click.Context, palace: Palace, wing: str | None, suggest_merges: bool, min_score: float | None,
-          rebuild: bool, dry_run: bool) -> None:
-    """Rooms and their drawer counts; --rebuild re-rooms the palace."""
-    if dry_run and not rebuild:
-        raise click.UsageError("--dry-run goes with --rebuild.")
-    if rebuild:
-        if wing or suggest_merges or min_score is not None:
-            raise click.UsageError("--rebuild re-rooms the whole palace; use it alone (or with --dry-run).")
-        from ..ingest.reroom import reroom
-
-        show_reroom(ctx, reroom(palace, dry_run=dry_run))
-        return
-    if suggest_merges:
-        if wing:
-            raise click.UsageError("--suggest-merges looks at every wing; leave out --wing.")
-        from ..graph.merges import DEFAULT_MIN_SCORE
-        from .graph import show_merge_suggestions
-
-        show_merge_suggestions(ctx, palace, DEFAULT_MIN_SCORE if min_score is None else min_score)
-        return
-    if min_score is not None:
-        raise click.UsageError("--min-score goes with --suggest-merges.")
-    found = palace.list_rooms(wing)
-    earlier: dict[str, list[str]] = {}
-    for alias, room in sorted(palace.room_aliases().items()):
-        earlier.setdefault(room, []).append(alias)
-    emit(ctx, found, lambda: "\n".join(f"{n:6d}  {r}" + (f"  (was {', '.join(earlier[r])})" if r in earlier else "")
-                                       for r, n in found.items()) or "No rooms yet.")
-
-
-def show_reroom(ctx: click.Context, report: "ReroomReport") -> None:
-    """Print what re-rooming moved (or would move), grouped by wing and rooms."""
-    def text() -> str:
-        done = f"Would move {len(report.moves)}" if report.dry_run else f"Moved {report.moved}"
-        lines = [f"{done} of {counted(report.considered, 'drawer')} whose room ingest chose;"
-                 f" {counted(report.kept, 'drawer')} in rooms a person chose "
-                 + ("stays where it is." if report.kept == 1 else "stay where they are.")]
-        if not report.dry_run and report.moved < len(report.moves):
-            changed = len(report.moves) - report.moved
-            lines.append(f"{counted(changed, 'drawer')} changed meanwhile and "
-                         + ("was left as it is." if changed == 1 else "were left as they are."))
-        lines += [f"{n:6d}  {wing}: {old} -> {new}" for wing, old, new, n in report.summary()]
-        return "\n".join(lines)
-
-    emit(ctx, {"dry_run": report.dry_run, "considered": report.considered, "kept": report.kept,
-               "moved": report.moved, "moves": [dataclasses.asdict(m) for m in report.moves]}, text)
 
 
 @main.command()
