@@ -370,7 +370,8 @@ class TopicRooms:
             return None
         wing_size = max(self._sizes[wing], 1)
         names, sums, norms = self._meanings.of(self._profiles)
-        dense = sums @ meaning / np.maximum(norms * np.linalg.norm(meaning), 1e-9)
+        # numpy's own loop, not BLAS: waking BLAS's threads beside the model took 5-6 ms a part at 2,859 rooms
+        dense = np.einsum("ij,j->i", sums, meaning) / np.maximum(norms * np.linalg.norm(meaning), 1e-9)
         nearest = np.argsort(-dense, kind="stable")[:WORD_CANDIDATES]
         best, best_margin = None, 0.0
         norm = math.sqrt(sum(v * v for v in words.values()))
