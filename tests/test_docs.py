@@ -6,6 +6,7 @@ import json
 import re
 from pathlib import Path
 
+import click
 import pytest
 
 from mempalace.cli import main
@@ -20,7 +21,7 @@ def section(title: str) -> str:
     return README[start:end]
 
 
-@pytest.mark.parametrize("command", sorted(main.commands))
+@pytest.mark.parametrize("command", main.list_commands(click.Context(main)))  # the lazily loaded ones too
 def test_every_command_is_in_the_readme_command_list(command):
     assert re.search(rf"^  {re.escape(command)}\b", section("Command line"), re.MULTILINE), command
 
