@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 @click.option("--dry-run", is_flag=True, help="With --rebuild: show which drawers would move where, change nothing.")
 @palace_command()
 def rooms_command(ctx: click.Context, palace: Palace, wing: str | None, suggest_merges: bool, min_score: float | None,
-          rebuild: bool, dry_run: bool) -> None:
+                  rebuild: bool, dry_run: bool) -> None:
     """Rooms and their drawer counts; --rebuild re-rooms the palace."""
     if dry_run and not rebuild:
         raise click.UsageError("--dry-run goes with --rebuild.")
