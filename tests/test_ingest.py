@@ -331,13 +331,27 @@ def _group_of_four(palace: Palace, folder: Path, fail_first_write: bool,
     return {r.source: (r.added, r.near_duplicates, r.replaced) for r in reports}
 
 
-@pytest.mark.parametrize("fail_first_write", [False, True], ids=["in-one-go", "file-by-file-after-a-failure"])
+@pytest.mark.parametrize(("fail_first_write", "embed_batch"), [(False, 256), (True, 256), (False, 1)],
+                         ids=["in-one-go", "file-by-file-after-a-failure", "asked-part-by-part-while-embedding"])
 def test_near_duplicates_asked_for_before_filing_count_as_drawer_by_drawer(
-        settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fail_first_write: bool) -> None:
-    with Palace.open(tmp_path / "aside", settings=settings) as palace:
+        settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fail_first_write: bool, embed_batch: int) -> None:
+    from mempalace.ingest import planning
+
+    asked: list[int] = []
+    real_nearest = Palace.nearest_existing
+
+    def counted(self, vectors, exclude=(), within=None):
+        asked.append(len(vectors))
+        return real_nearest(self, vectors, exclude, within)
+
+    with Palace.open(tmp_path / "aside", settings=settings) as palace, monkeypatch.context() as patch:
+        patch.setattr(planning, "EMBED_BATCH", embed_batch)
+        patch.setattr(Palace, "nearest_existing", counted)
         aside = _group_of_four(palace, tmp_path / "a", fail_first_write, monkeypatch)
+    if embed_batch == 1:  # the last group's drafts: one query each, as the model gives their vectors
+        assert asked[-sum(aside[name][0] for name in aside):] == [1] * sum(aside[name][0] for name in aside)
     with Palace.open(tmp_path / "in-turn", settings=settings) as palace, monkeypatch.context() as patch:
-        patch.setattr(pipeline, "_nearest_stored", lambda *args: None)  # asked batch by batch while filing
+        patch.setattr(pipeline, "_asking_nearest", lambda *args: None)  # asked batch by batch while filing
         in_turn = _group_of_four(palace, tmp_path / "b", False, monkeypatch)
     assert aside == in_turn
     assert aside["grow.jsonl"][0] > 0 and aside["grow.jsonl"][2] == 1  # grown: its old last drawer replaced

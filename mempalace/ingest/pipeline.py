@@ -126,20 +126,24 @@ def _finish(palace: Palace, plans: list[Plan], run: Run, dry_run: bool, progress
         return []
     _drop_repeats(plans)
     aside, rooms = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mempalace-ingest"), None
+    nearest = None if dry_run else _asking_nearest(palace, plans)
     try:
         rooms = aside.submit(copy_context().run, room_choice, palace) if needs_room_choice(plans, run) else None
-        classify(palace, plans, progress, remember=dry_run)
+        classify(palace, plans, progress, remember=dry_run, on_part=nearest.ask if nearest else None)
         if rooms is not None:
             run.rooms = rooms.result()
-        nearest = None if dry_run else aside.submit(copy_context().run, _nearest_stored, palace, *_new(plans))
         renames = assign_rooms(palace, plans, run)
-        known = nearest.result() if nearest is not None else None
+        known = nearest.answers() if nearest is not None else None
     except MempalaceError as exc:
+        if nearest is not None:
+            nearest.stop()
         _keep_room_choice(aside, rooms, run)
         return [IngestReport(source=p.source, format=p.format, conversations=p.conversations, errors=(str(exc),),
                              dry_run=dry_run, transient=not isinstance(exc, InvalidInputError)) for p in plans]
     except BaseException:  # interrupted, or a bug: a read not begun is dropped; one under way is waited
         aside.shutdown(cancel_futures=True)  # for (bounded), so the palace is never closed under it
+        if nearest is not None:
+            nearest.stop()
         raise
     aside.shutdown()
     said = tuple(f"room {old} {'would be' if dry_run else 'is'} renamed {new} (its old name still finds it)"
@@ -168,11 +172,35 @@ def _new(plans: list[Plan]) -> tuple[list[str], np.ndarray, list[str]]:
     return ids, vectors, [i for p in plans for i in p.replaces]
 
 
-def _nearest_stored(palace: Palace, ids: list[str], vectors: np.ndarray,
-                    replaced: list[str]) -> dict[str, tuple[str, float] | None]:
-    """Draft id -> the stored drawer most like it (those `replaced` aside), asked before anything of
-    this group is filed."""
-    return dict(zip(ids, palace.nearest_existing(vectors, exclude=replaced))) if ids else {}
+class _NearestAsked:
+    """The stored drawer most like each new drawer (those replaced aside), asked part by part while
+    the model embeds the rest and before anything of the group is filed: at a million drawers each
+    part's query keeps the server busy for half a second, which then overlaps the model."""
+
+    def __init__(self, palace: Palace, plans: list[Plan]) -> None:
+        self._palace, self._ids = palace, [d.id for p in plans for d in p.drafts]
+        self._replaced = [i for p in plans for i in p.replaces]
+        self._asking = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mempalace-nearest")
+        self._asked: list[tuple[list[int], Future[list[tuple[str, float] | None]]]] = []
+
+    def ask(self, rows: list[int], vectors: np.ndarray) -> None:
+        """Ask for the drafts at `rows` (their places in the group), whose vectors are now known."""
+        found = self._asking.submit(copy_context().run, self._palace.nearest_existing, vectors, self._replaced)
+        self._asked.append((rows, found))
+
+    def answers(self) -> dict[str, tuple[str, float] | None]:
+        """Draft id -> its nearest stored drawer and their similarity (None: the palace is empty)."""
+        found = {self._ids[row]: match for rows, asked in self._asked for row, match in zip(rows, asked.result())}
+        self._asking.shutdown()
+        return found
+
+    def stop(self) -> None:
+        """Drop what is not asked yet and wait for a query under way (the palace must not close under it)."""
+        self._asking.shutdown(cancel_futures=True)
+
+
+def _asking_nearest(palace: Palace, plans: list[Plan]) -> _NearestAsked | None:
+    return _NearestAsked(palace, plans) if any(p.drafts for p in plans) else None
 
 
 def _drop_repeats(plans: list[Plan]) -> None:

@@ -23,7 +23,7 @@ from .rooms import GENERAL, RoomChooser
 from .wings import CHOSEN, EARLIER, WingChoice, default_wing
 from .words import people_words
 from .topics import TopicRooms
-from .vector_cache import embed_cached, remembering_embed, signatures_cached
+from .vector_cache import PartHeard, embed_cached, remembering_embed, signatures_cached
 
 Progress = Callable[[int, int], None]
 EMBED_BATCH = 256
@@ -298,17 +298,19 @@ def _conversation_key(fmt: str, conversation: Conversation) -> str:
     return "conv_" + hashlib.sha256(f"{fmt}\0{basis}".encode("utf-8")).hexdigest()[:24]
 
 
-def classify(palace: Palace, plans: list[Plan], progress: Progress | None, remember: bool = False) -> None:
+def classify(palace: Palace, plans: list[Plan], progress: Progress | None, remember: bool = False,
+             on_part: PartHeard | None = None) -> None:
     """Embed the new drawers of `plans` together (the slow part, reported to `progress`), shortest
     first so batches pad little, and give each its hall. Vectors a dry run computed are reused from
-    the palace's vector cache; `remember` (a dry run) stores those computed here for the real run."""
+    the palace's vector cache; `remember` (a dry run) stores those computed here for the real run.
+    `on_part` hears each part's places among the drafts and their vectors as soon as they are known."""
     drafts = [d for plan in plans for d in plan.drafts]
     if not drafts:
         for plan in plans:
             plan.vectors = np.zeros((0, 0), np.float32)
         return
     texts = [blobs.readable(d.content) for d in drafts]  # a blob is read as its description
-    vectors = embed_cached(palace, texts, EMBED_BATCH, remember, progress)
+    vectors = embed_cached(palace, texts, EMBED_BATCH, remember, progress, on_part)
     name = palace.settings.embedder
     classifier = palace.kept(("halls", name), lambda: HallClassifier(palace.embed, palace.settings.cache_dir, name))
     halls = classifier.classify(texts, vectors)

