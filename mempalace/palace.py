@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import os
 import threading
@@ -10,7 +9,7 @@ from pathlib import Path
 from collections import OrderedDict
 from collections.abc import Sequence
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -21,41 +20,31 @@ from .dates import date_range
 from .chunking import split_verbatim
 from .config import Settings, load_settings
 from .embedding import EmbedderLoader
-from .errors import DrawerNotFoundError, InvalidInputError, PlaceNotFoundError
-from .inventory import (INGEST, PERSON, PlacedDrawer, RoomedDrawer, chooser, hall_chooser, rehall_targets,
-                        reroom_targets, room_inventory, with_vectors)
-from .models import (HALL_BY, ROOM_ALIASES, ROOM_BY, AddResult, Drawer, DrawerDraft, DuplicateMatch, PalaceStatus, RoomRename,
+from .errors import DrawerNotFoundError, InvalidInputError
+from .inventory import PERSON
+from .models import (HALL_BY, ROOM_ALIASES, ROOM_BY, AddResult, Drawer, DrawerDraft, PalaceStatus, RoomRename,
                      SearchHit)
 from .naming import hall_change, hall_filter, hall_name, room_slug, wing_name
 from .records import (access_path, best_first, check_content, draft_metadata, drawer_from_record, drawer_from_row,
-                      drawer_id_of, extra_metadata, id_list, in_wings, match)
+                      drawer_id_of, extra_metadata, id_list, match)
 from .search import Searcher
 from .opening import palace_parts
+from .guarding import serialized
+from .likeness import Likeness
 from .privacy import exposure_warnings
 from .store import SEQ_KEY, ChromaStore, Record
 from .sync import CatalogSync, catalog_row, new_stamp
+from .rearranging import Rearranging
 from .taxonomy import TaxonomyView, within_wings
 
 if TYPE_CHECKING:
     from .locking import PalaceLock
     from .sharing import Lease
 
-VECTOR_CACHE = 20_000  # texts whose vectors `embed` remembers (about 30 MB)
 SEARCH_MODES = {"hybrid": True, "vector": False, "semantic": False}
 
 
-def _serialized(method: Callable[..., Any]) -> Callable[..., Any]:
-    """Run a Palace method under the palace's lock: the catalog and sync state are not thread-safe."""
-
-    @functools.wraps(method)
-    def wrapper(self: "Palace", *args: Any, **kwargs: Any) -> Any:
-        with self._guard:
-            return method(self, *args, **kwargs)
-
-    return wrapper
-
-
-class Palace(TaxonomyView):
+class Palace(Likeness, Rearranging, TaxonomyView):
     """A palace of drawers in one Chroma collection, with a catalog that keeps reads fast."""
 
     def __init__(self, store: ChromaStore, catalog: Catalog, settings: Settings, lock: "PalaceLock | None",
@@ -104,7 +93,7 @@ class Palace(TaxonomyView):
     def mode(self) -> str:
         return self._store.mode
 
-    @_serialized
+    @serialized
     def close(self) -> None:
         """Release the palace (and, for an embedded one, its lock); closing twice is harmless."""
         if self._closed:
@@ -126,7 +115,7 @@ class Palace(TaxonomyView):
 
     # -- writing ----------------------------------------------------------------------------------
 
-    @_serialized
+    @serialized
     def add_drawer(self, content: str, wing: str, room: str, hall: str | None = None,
                    source_file: str | None = None, *, within: tuple[str, ...] | None = None, **meta: Any) -> AddResult:
         """File `content` verbatim, split into consecutive drawers if long; refuse near-duplicates (in
@@ -163,7 +152,7 @@ class Palace(TaxonomyView):
         self._record("add", [d for _, d, _ in new], wing=wing, room=room)
         return AddResult("added", tuple(ids), parent)
 
-    @_serialized
+    @serialized
     def file_drawers(self, drafts: Sequence[DrawerDraft], vectors: np.ndarray | None = None) -> None:
         """File prepared drawers in one batch (no duplicate check; ids already stored are left as they are)."""
         for draft in drafts:
@@ -183,7 +172,7 @@ class Palace(TaxonomyView):
             self._sync.finish_write(rows=[catalog_row(r) for r in records if r.id not in known])
         self._record("file", [d.id for d in drafts if d.id not in known], wings=sorted({d.wing for d in drafts}))
 
-    @_serialized
+    @serialized
     def delete_drawers(self, ids: Sequence[str]) -> int:
         """Remove the given drawers (unknown ids are ignored); returns how many were stored."""
         self._sync.ensure_fresh()
@@ -195,7 +184,7 @@ class Palace(TaxonomyView):
             self._record("delete", present)
         return len(present)
 
-    @_serialized
+    @serialized
     def update_drawer(self, drawer_id: str, wing: str | None = None, room: str | None = None,
                       hall: str | None = None) -> Drawer:
         """Move a drawer to another wing, room or hall (hall "" takes it out of its hall); its text and
@@ -210,7 +199,7 @@ class Palace(TaxonomyView):
         self._move([current.id], place)
         return self.get_drawer(current.id)
 
-    @_serialized
+    @serialized
     def move_drawers(self, ids: Sequence[str], wing: str | None = None, room: str | None = None,
                      hall: str | None = None, *, audit_as: str = "move") -> int:
         """Move many drawers in one write (metadata only: text, vectors and ids stay; hall "" takes them
@@ -226,7 +215,7 @@ class Palace(TaxonomyView):
             self._move(present, place, action=audit_as)
         return len(present)
 
-    @_serialized
+    @serialized
     def move_rooms(self, rooms: Sequence[str], target: str) -> tuple[int, tuple[str, ...]]:
         """Move every drawer of the stored rooms `rooms` (in every wing) into room `target` in one
         step; returns how many moved and from which wings."""
@@ -240,7 +229,7 @@ class Palace(TaxonomyView):
             self._move(ids, {"room": target}, action="move-rooms", aliases=" ".join(sorted(aliases)))
         return len(ids), wings
 
-    @_serialized
+    @serialized
     def rename_room(self, room: str, new: str, *, chosen_by: str = PERSON) -> RoomRename:
         """Give room `room` (in every wing) the name `new` in one write; its old name and earlier
         names stay aliases that find it. A person's rename makes the room theirs: ingest never
@@ -258,56 +247,7 @@ class Palace(TaxonomyView):
         self._move(ids, {"room": target}, chosen_by, "rename-room", aliases=" ".join(sorted(aliases)), was=old)
         return RoomRename(old, target, len(ids), wings, tuple(sorted(aliases)))
 
-    @_serialized
-    def room_named_by_person(self, room: str) -> bool:
-        """Whether a person chose room `room`'s name or put a drawer in it (ingest then never renames it)."""
-        self._sync.ensure_fresh()
-        ids = self._catalog.ids_where({"room": room})
-        return any(c == PERSON for c in self.room_choosers(ids).values())
-
-    @_serialized
-    def room_inventory(self) -> list[PlacedDrawer]:
-        """Every drawer that has a vector, its place and who chose its room, first filed first (for
-        re-rooming; `with_vectors` reads their texts and vectors a batch at a time)."""
-        self._sync.ensure_fresh()
-        return room_inventory(self._store, self._catalog)
-
-    @_serialized
-    def with_vectors(self, placed: Sequence[PlacedDrawer]) -> list[RoomedDrawer]:
-        """These inventory entries with their texts and vectors (those gone or moved left out)."""
-        return with_vectors(self._catalog, placed)
-
-    @_serialized
-    def room_choosers(self, ids: Sequence[str]) -> dict[str, str]:
-        """{drawer id: "ingest" or "person"}: who chose each stored drawer's room."""
-        return {r.id: chooser(r.metadata) for r in self._store.get(sorted(set(id_list(ids))))} if ids else {}
-
-    @_serialized
-    def hall_choosers(self, ids: Sequence[str]) -> dict[str, str]:
-        """{drawer id: "ingest" or "person"}: who chose each stored drawer's hall (or no hall)."""
-        return {r.id: hall_chooser(r.metadata) for r in self._store.get(sorted(set(id_list(ids))))} if ids else {}
-
-    @_serialized
-    def reroom_drawers(self, moves: Sequence[tuple[str, str, str]]) -> int:
-        """Apply re-rooming's (drawer id, room it was in, new room) moves to the drawers still in that
-        room by ingest's choice (a person's move meanwhile wins); returns how many moved."""
-        self._sync.ensure_fresh()
-        targets = reroom_targets(self._store, self._catalog, moves)
-        for room, ids in targets.items():
-            self._move(ids, {"room": room_slug(room)}, INGEST, "reroom")
-        return sum(map(len, targets.values()))
-
-    @_serialized
-    def rehall_drawers(self, changes: Sequence[tuple[str, str, str]]) -> int:
-        """Apply re-halling's (drawer id, hall it had, new hall; "" for none) to the drawers that still
-        have that hall by ingest's choice (a person's change meanwhile wins); returns how many changed."""
-        self._sync.ensure_fresh()
-        targets = rehall_targets(self._store, self._catalog, changes)
-        for hall, ids in targets.items():
-            self._move(ids, {"hall": hall}, INGEST, "rehall")
-        return sum(map(len, targets.values()))
-
-    @_serialized
+    @serialized
     def delete_drawer(self, drawer_id: str) -> Drawer:
         """Remove one drawer and return what it held."""
         drawer = self.get_drawer(drawer_id)
@@ -317,7 +257,7 @@ class Palace(TaxonomyView):
         self._record("delete", [drawer.id], wing=drawer.wing, room=drawer.room)
         return drawer
 
-    @_serialized
+    @serialized
     def rebuild_index(self) -> int:
         """Remake the catalog from Chroma (after another tool moved drawers); returns the drawer count."""
         self._sync.rebuild()
@@ -326,7 +266,7 @@ class Palace(TaxonomyView):
 
     # -- reading ----------------------------------------------------------------------------------
 
-    @_serialized
+    @serialized
     def get_drawer(self, drawer_id: str) -> Drawer:
         if not isinstance(drawer_id, str) or not drawer_id.strip():
             raise InvalidInputError("A drawer id is required.")
@@ -339,59 +279,19 @@ class Palace(TaxonomyView):
         """The stored drawers among `ids`, read in full from Chroma (with their metadata)."""
         return {r.id: drawer_from_record(r) for r in self._store.get(sorted(set(id_list(ids))))} if ids else {}
 
-    @_serialized
+    @serialized
     def find_drawers(self, ids: Sequence[str]) -> dict[str, Drawer]:
         """The stored drawers among `ids`, from the catalog (fast; without extra metadata)."""
         self._sync.ensure_fresh()
         return {i: drawer_from_row(r) for i, r in self._catalog.rows(list(ids)).items()}
 
-    @_serialized
+    @serialized
     def drawers_of(self, parent_id: str) -> list[Drawer]:
         """The drawers filed from one parent (one add, or one ingested conversation), in order."""
         self._sync.ensure_fresh()
         return [drawer_from_row(r) for r in self._catalog.by_parent(parent_id)]
 
-    def nearest_existing(self, vectors: np.ndarray, exclude: Sequence[str] = (),
-                         within: tuple[str, ...] | None = None) -> list[tuple[str, float] | None]:
-        """For each vector, the most similar stored drawer not in `exclude` (in the wings `within`),
-        with its cosine similarity. Chroma is asked without the palace's lock: at a million drawers
-        the query takes a second, which the catalog's readers (an ingest's room choice) need not wait."""
-        with self._guard:
-            self._sync.ensure_fresh()
-            total = self._catalog.count()
-        if not len(vectors) or not total or within == ():
-            return [None] * len(vectors)
-        skip = set(exclude)
-        found = self._store.nearest_many(np.asarray(vectors), min(total, 5), in_wings(within))
-        best = [next(((i, d) for i, d in near if i not in skip), None) for near in found]
-        return [(b[0], round(1.0 - b[1], 6)) if b else None for b in best]
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """Vectors of `texts` with the palace's model; recent texts are remembered (preview, then file)."""
-        with self._vectors_guard:
-            missing = list(dict.fromkeys(t for t in texts if t not in self._vectors))
-        fresh = self._embed(missing) if missing else []
-        with self._vectors_guard:
-            for text, vector in zip(missing, fresh):
-                self._vectors[text] = vector
-            out = np.stack([self._vectors[t] for t in texts]) if texts else np.zeros((0, 0), np.float32)
-            while len(self._vectors) > VECTOR_CACHE:
-                self._vectors.popitem(last=False)
-        return out
-
-    @_serialized
-    def check_duplicate(self, content: str, threshold: float | None = None,
-                        within: tuple[str, ...] | None = None) -> tuple[DuplicateMatch, ...]:
-        """Existing drawers at least `threshold` similar to `content`, most similar first."""
-        self._check_content(content)
-        threshold = self.settings.duplicate_threshold if threshold is None else float(threshold)
-        if not 0.0 < threshold <= 1.0:
-            raise InvalidInputError("The duplicate threshold must be between 0 and 1.")
-        self._sync.ensure_fresh()
-        vectors = self._embed(split_verbatim(content, self.settings.drawer_chars))
-        return tuple(best_first(self._similar(vectors, threshold, set(), within)))
-
-    @_serialized
+    @serialized
     def search(self, query: str, wing: str | None = None, room: str | None = None, hall: str | None = None,
                source_file: str | None = None, limit: int = 10, mode: str = "hybrid",
                within: tuple[str, ...] | None = None, after: str | None = None,
@@ -476,26 +376,6 @@ class Palace(TaxonomyView):
         if already > 0:
             self.access.record(current_actor(), "log-start", [], drawers_already=already)
         self.access.record(current_actor(), action, ids, **detail)
-
-    def _embed(self, texts: list[str]) -> Any:
-        return self._embedder.get().embed(texts)
-
-    @property
-    def embeds_meaning(self) -> bool:
-        """Whether the model places a phrase near texts about it (a test's hashed bag of words does not)."""
-        return bool(getattr(self._embedder.get(), "embeds_meaning", True))
-
-    def _similar(self, vectors: Any, threshold: float, exclude: set[str],
-                 within: tuple[str, ...] | None = None) -> list[DuplicateMatch]:
-        found: dict[str, float] = {}
-        for vector in vectors if within != () else ():
-            for drawer_id, distance in self._store.nearest(vector, 5, in_wings(within)):
-                if drawer_id not in exclude and 1.0 - distance >= threshold - 1e-6:
-                    found[drawer_id] = max(found.get(drawer_id, 0.0), 1.0 - distance)
-        rows = self._catalog.rows(list(found))
-        unseen = [i for i in found if i not in rows]
-        rows.update({r.id: catalog_row(r) for r in self._store.get(unseen)} if unseen else {})
-        return [match(rows[i], s) for i, s in found.items() if i in rows]
 
 
 def _slug_or_name(name: str) -> str:

@@ -1,0 +1,76 @@
+"""Re-rooming's and re-halling's side of a palace: its inventory of placed drawers, who chose each
+drawer's room and hall, and moves that a person's later choice wins over (a mixin of `Palace`)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+from .catalog import Catalog
+from .guarding import serialized
+from .inventory import (INGEST, PERSON, PlacedDrawer, RoomedDrawer, chooser, hall_chooser, rehall_targets,
+                        reroom_targets, room_inventory, with_vectors)
+from .naming import room_slug
+from .records import id_list
+from .store import ChromaStore
+from .sync import CatalogSync
+
+
+class Rearranging:
+    """Reads and moves for re-rooming and re-halling; `Palace` provides the store, catalog and `_move`."""
+
+    _guard: threading.RLock
+    _store: ChromaStore
+    _catalog: Catalog
+    _sync: CatalogSync
+    _move: Any
+
+    @serialized
+    def room_named_by_person(self, room: str) -> bool:
+        """Whether a person chose room `room`'s name or put a drawer in it (ingest then never renames it)."""
+        self._sync.ensure_fresh()
+        ids = self._catalog.ids_where({"room": room})
+        return any(c == PERSON for c in self.room_choosers(ids).values())
+
+    @serialized
+    def room_inventory(self) -> list[PlacedDrawer]:
+        """Every drawer that has a vector, its place and who chose its room, first filed first (for
+        re-rooming; `with_vectors` reads their texts and vectors a batch at a time)."""
+        self._sync.ensure_fresh()
+        return room_inventory(self._store, self._catalog)
+
+    @serialized
+    def with_vectors(self, placed: Sequence[PlacedDrawer]) -> list[RoomedDrawer]:
+        """These inventory entries with their texts and vectors (those gone or moved left out)."""
+        return with_vectors(self._catalog, placed)
+
+    @serialized
+    def room_choosers(self, ids: Sequence[str]) -> dict[str, str]:
+        """{drawer id: "ingest" or "person"}: who chose each stored drawer's room."""
+        return {r.id: chooser(r.metadata) for r in self._store.get(sorted(set(id_list(ids))))} if ids else {}
+
+    @serialized
+    def hall_choosers(self, ids: Sequence[str]) -> dict[str, str]:
+        """{drawer id: "ingest" or "person"}: who chose each stored drawer's hall (or no hall)."""
+        return {r.id: hall_chooser(r.metadata) for r in self._store.get(sorted(set(id_list(ids))))} if ids else {}
+
+    @serialized
+    def reroom_drawers(self, moves: Sequence[tuple[str, str, str]]) -> int:
+        """Apply re-rooming's (drawer id, room it was in, new room) moves to the drawers still in that
+        room by ingest's choice (a person's move meanwhile wins); returns how many moved."""
+        self._sync.ensure_fresh()
+        targets = reroom_targets(self._store, self._catalog, moves)
+        for room, ids in targets.items():
+            self._move(ids, {"room": room_slug(room)}, INGEST, "reroom")
+        return sum(map(len, targets.values()))
+
+    @serialized
+    def rehall_drawers(self, changes: Sequence[tuple[str, str, str]]) -> int:
+        """Apply re-halling's (drawer id, hall it had, new hall; "" for none) to the drawers that still
+        have that hall by ingest's choice (a person's change meanwhile wins); returns how many changed."""
+        self._sync.ensure_fresh()
+        targets = rehall_targets(self._store, self._catalog, changes)
+        for hall, ids in targets.items():
+            self._move(ids, {"hall": hall}, INGEST, "rehall")
+        return sum(map(len, targets.values()))
