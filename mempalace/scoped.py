@@ -10,7 +10,6 @@ through to the palace by default: a method not written here does not exist on th
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from typing import Any, Callable
 
@@ -21,25 +20,15 @@ from .errors import DrawerNotFoundError, InvalidInputError, PlaceNotFoundError
 from .models import AddResult, Drawer, DrawerDraft, DuplicateMatch, SearchHit
 from .naming import room_slug, wing_name
 from .palace import Palace
+from .guarding import checked_then_written
 from .records import id_list
-
-
-def _checked_then_written(method: Callable[..., Any]) -> Callable[..., Any]:
-    """Check and write in one step under the palace's lock, so no other thread of this process moves
-    a drawer between the check and the write."""
-
-    @functools.wraps(method)
-    def wrapper(self: "ScopedPalace", *args: Any, **kwargs: Any) -> Any:
-        with self._palace.exclusive():
-            return method(self, *args, **kwargs)
-
-    return wrapper
+from .scoped_rearranging import ScopedRearranging
 
 
 ELSEWHERE = "The same text is already filed in a wing you cannot see, so it was not filed again."
 
 
-class ScopedPalace:
+class ScopedPalace(ScopedRearranging):
     """`palace` seen through `grant`: reads are kept to its wings, writes to what its role allows."""
 
     def __init__(self, palace: Palace, grant: Grant):
@@ -272,7 +261,7 @@ class ScopedPalace:
 
     # -- writing: the role is checked first, the write is recorded under the grant's actor -------
 
-    @_checked_then_written
+    @checked_then_written
     def add_drawer(self, content: str, wing: str, room: str, hall: str | None = None,
                    source_file: str | None = None, **meta: Any) -> AddResult:
         self.grant.check("add", wing_name(wing))
@@ -283,7 +272,7 @@ class ScopedPalace:
             raise InvalidInputError(ELSEWHERE)
         return AddResult(result.status, result.drawer_ids, result.parent_id, shown)
 
-    @_checked_then_written
+    @checked_then_written
     def file_drawers(self, drafts: Sequence[DrawerDraft], vectors: np.ndarray | None = None) -> None:
         for wing in sorted({d.wing for d in drafts}):
             self.grant.check("ingest", wing)
@@ -293,7 +282,7 @@ class ScopedPalace:
         with acting_as(self.grant.actor):
             self._palace.file_drawers(drafts, vectors)
 
-    @_checked_then_written
+    @checked_then_written
     def update_drawer(self, drawer_id: str, wing: str | None = None, room: str | None = None,
                       hall: str | None = None) -> Drawer:
         current = self.get_drawer(drawer_id)
@@ -303,7 +292,7 @@ class ScopedPalace:
         with acting_as(self.grant.actor):
             return self._palace.update_drawer(current.id, wing, room, hall)
 
-    @_checked_then_written
+    @checked_then_written
     def move_drawers(self, ids: Sequence[str], wing: str | None = None, room: str | None = None,
                      hall: str | None = None) -> int:
         self.grant.check("move")  # a viewer is refused even when none of the ids are visible to it
@@ -315,7 +304,7 @@ class ScopedPalace:
         with acting_as(self.grant.actor):
             return self._palace.move_drawers([i for i in ids if i in shown], wing, room, hall)
 
-    @_checked_then_written
+    @checked_then_written
     def move_rooms(self, rooms: Sequence[str], target: str) -> tuple[int, tuple[str, ...]]:
         """As `Palace.move_rooms`, in the wings this grant may change (the rest keep their rooms)."""
         names = id_list(rooms)
@@ -330,7 +319,7 @@ class ScopedPalace:
             moved = self._palace.move_drawers(ids, room=room_slug(target), audit_as="move-rooms") if ids else 0
         return moved, wings
 
-    @_checked_then_written
+    @checked_then_written
     def rename_room(self, room: str, new: str) -> Any:
         """As `Palace.rename_room`, for a grant that may merge rooms in every wing the room is in."""
         name = self.stored_room(room)
@@ -352,39 +341,14 @@ class ScopedPalace:
             raise PlaceNotFoundError(f"No room {name!r} in this palace.")
         return found
 
-    def room_inventory(self) -> list[Any]:
-        return [d for d in self._palace.room_inventory() if self.grant.may("reroom", d.wing)]
-
-    def with_vectors(self, placed: Sequence[Any]) -> list[Any]:
-        return self._palace.with_vectors([d for d in placed if self.grant.may("reroom", d.wing)])
-
-    def room_choosers(self, ids: Sequence[str]) -> dict[str, str]:
-        return self._palace.room_choosers([i for i in ids if i in self.find_drawers(ids)])
-
-    @_checked_then_written
-    def reroom_drawers(self, moves: Sequence[tuple[str, str, str]]) -> int:
-        self.grant.check("reroom")
-        shown = self.find_drawers([m[0] for m in moves])
-        mine = [m for m in moves if m[0] in shown and self.grant.may("reroom", shown[m[0]].wing)]
-        with acting_as(self.grant.actor):
-            return self._palace.reroom_drawers(mine)
-
-    @_checked_then_written
-    def rehall_drawers(self, changes: Sequence[tuple[str, str, str]]) -> int:
-        self.grant.check("reroom")
-        shown = self.find_drawers([c[0] for c in changes])
-        mine = [c for c in changes if c[0] in shown and self.grant.may("reroom", shown[c[0]].wing)]
-        with acting_as(self.grant.actor):
-            return self._palace.rehall_drawers(mine)
-
-    @_checked_then_written
+    @checked_then_written
     def delete_drawer(self, drawer_id: str) -> Drawer:
         drawer = self.get_drawer(drawer_id)
         self.grant.check("delete", drawer.wing)
         with acting_as(self.grant.actor):
             return self._palace.delete_drawer(drawer.id)
 
-    @_checked_then_written
+    @checked_then_written
     def delete_drawers(self, ids: Sequence[str]) -> int:
         """Delete drawers: an admin's right, or an editor's for drawers they filed themselves (ingest
         replacing a grown conversation, or taking back a failed run)."""
