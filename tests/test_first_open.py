@@ -18,7 +18,7 @@ import pytest
 from mempalace import Palace
 from mempalace.catalog import CATALOG_FILE, Catalog
 from mempalace.catalog_build import ProgressFile, catalog_built, progress_path, read_progress
-from mempalace.sharing import HOST_LOG, ServerInfo
+from mempalace.sharing import HOST_LOG
 from mempalace.store import STATE_COLLECTION
 
 from test_sharing import _kill, _wait_gone
@@ -244,7 +244,7 @@ def test_the_dashboard_opens_a_palace_without_a_catalog_and_shows_its_counts(set
 
 
 def test_a_palace_searches_its_hnsw_index_wider_than_chromas_default(settings, tmp_path: Path) -> None:
-    from mempalace.store import HNSW_EF_SEARCH
+    from mempalace.store.connecting import HNSW_EF_SEARCH
 
     folder = tmp_path / "p"
     with Palace.open(folder, settings=settings, private=True) as palace:

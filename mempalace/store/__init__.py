@@ -1,4 +1,5 @@
-"""The only module that talks to Chroma: opens the drawers collection and turns its answers into Records.
+"""The store: the drawers collection's reads and writes, its answers turned into Records (this package
+(`connecting` reaches the collection, `shared` a server's) is the only code that talks to Chroma).
 
 Every `get()` is paginated (Chroma fails past 32,766 rows with metadata) and every write is cut
 into batches no larger than the client's maximum.
@@ -14,24 +15,16 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, TypeVar
-from urllib.parse import urlparse
 
 import numpy as np
 
-from ..errors import (
-    CorruptPalaceError,
-    MempalaceError,
-    NotAPalaceError,
-    PalaceUnavailableError,
-)
+from ..errors import CorruptPalaceError, MempalaceError, PalaceUnavailableError
+from .connecting import STATE_COLLECTION, http_client, missing, palace_collection
 
-COLLECTION = "mempalace_drawers"
-STATE_COLLECTION = "mempalace_state"  # holds no rows: its metadata carries our palace-level facts
 MARKER_KEY = "version"
 EMBEDDER_KEY = "embedder"
 SEQ_KEY = "mp_seq"
 PAGE = 5_000
-HNSW_EF_SEARCH = 400  # candidates HNSW keeps while searching (Chroma's default: 100)
 CHROMA_FILE = "chroma.sqlite3"
 INDEX_RETRIES = 10  # queries tried while a server indexes new drawers (about 2.3 s of waiting in all)
 
@@ -92,10 +85,6 @@ def _guarded(method: _F) -> _F:
 # Calls that may simply be made again on a new server (`bump_marker` sets a fresh random token).
 _READS = {"count", "marker", "bump_marker", "recorded_embedder", "get", "_page", "all_ids", "stamped_since",
           "nearest", "nearest_many"}
-
-
-def _missing(exc: Exception) -> bool:
-    return "does not exist" in str(exc) or type(exc).__name__ == "NotFoundError"
 
 
 class ChromaStore:
@@ -179,7 +168,7 @@ class ChromaStore:
         try:
             return dict(self._client.get_collection(STATE_COLLECTION, embedding_function=None).metadata or {})
         except Exception as exc:
-            if _missing(exc):  # not created yet: no MemPalace write has happened here
+            if missing(exc):  # not created yet: no MemPalace write has happened here
                 return {}
             raise
 
@@ -317,85 +306,3 @@ class ChromaStore:
                                           n_results=n, where=dict(where) if where else None, include=["distances"])
             found += [list(zip(i, map(float, d))) for i, d in zip(result["ids"], result["distances"])]
         return found
-
-
-_REFUSALS = ("401", "403", "unauthorized", "forbidden")  # chromadb keeps only the reply's text
-
-
-def http_client(url: str, token: str = "") -> Any:
-    """A chromadb client of the server at `url`, which has answered its heartbeat; `token` goes in
-    an `Authorization: Bearer` header (for a reverse proxy that checks it: Chroma has no auth)."""
-    import chromadb
-
-    parts = urlparse(url if "://" in url else f"http://{url}")
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise PalaceUnavailableError(f"{url!r} is not a Chroma server URL (http://host:port).")
-    try:
-        headers = {"Authorization": f"Bearer {token}"} if token else None
-        client = chromadb.HttpClient(host=parts.hostname, port=parts.port or (443 if parts.scheme == "https" else 8000),
-                                     ssl=parts.scheme == "https", headers=headers)
-        client.heartbeat()
-    except Exception as exc:
-        if type(exc).__name__ == "ChromaAuthError" or any(w in str(exc).lower() for w in _REFUSALS):
-            raise PalaceUnavailableError(
-                f"The server at {url} refused MemPalace's token ({exc}). Set server_token in config.toml or "
-                "MEMPALACE_SERVER_TOKEN to the token its proxy expects.") from exc
-        said = "" if "could not connect" in str(exc).lower() else f" ({exc})"  # chromadb's own words, when they add any
-        raise PalaceUnavailableError(f"No Chroma server answers at {url}{said}.") from exc
-    return client
-
-
-def palace_collection(client: Any, embedding_function: Any, create: bool, location: str) -> Any:
-    """The palace's drawers collection on `client`, or a clear error saying why there is none."""
-    try:
-        collection = _drawers_collection(client, embedding_function, create)
-    except NotAPalaceError:
-        raise
-    except Exception as exc:
-        if _missing(exc):
-            raise NotAPalaceError(
-                f"{location} holds a Chroma database without a {COLLECTION} collection: not a palace."
-            ) from exc
-        raise CorruptPalaceError(f"The palace at {location} cannot be opened: {exc}") from exc
-    _search_wider(collection)
-    return collection
-
-
-def _search_wider(collection: Any) -> None:
-    """Give the palace's HNSW index the search breadth MemPalace needs (Chroma's default ef_search of
-    100 found 0.87 of an exact top-10 at a million drawers, 400 finds 0.99: benchmarks/growth.py);
-    it is kept with the collection and takes effect when Chroma next loads the index. A palace
-    that refuses the change (a read-only server) keeps its setting."""
-    try:
-        hnsw = (collection.configuration_json or {}).get("hnsw") or {}
-        if int(hnsw.get("ef_search") or 0) < HNSW_EF_SEARCH:
-            collection.modify(configuration={"hnsw": {"ef_search": HNSW_EF_SEARCH}})
-    except Exception:  # noqa: BLE001 (a search setting must never stop a palace from opening)
-        pass
-
-
-def _drawers_collection(client: Any, embedding_function: Any, create: bool) -> Any:
-    """The drawers collection with our embedding function attached, whoever created it."""
-    from chromadb.api.models.Collection import Collection
-
-    try:
-        return client.get_collection(COLLECTION, embedding_function=embedding_function)
-    except ValueError as exc:
-        if "Embedding function conflict" in str(exc):
-            # Another tool created it with its own embedding function: attach ours for this handle.
-            model = client._server.get_collection(name=COLLECTION, tenant=client.tenant, database=client.database)
-            return Collection(client=client._server, model=model, embedding_function=embedding_function)
-        if not create or "does not exist" not in str(exc):
-            raise
-    except Exception as exc:
-        if not create or "does not exist" not in str(exc):
-            raise
-    others = [c.name for c in client.list_collections() if c.name != STATE_COLLECTION]
-    if others:
-        raise NotAPalaceError(
-            f"This Chroma database holds other collections ({', '.join(sorted(others)[:5])}) and no "
-            f"{COLLECTION}: not a palace. Choose an empty directory for a new palace."
-        )
-    return client.create_collection(
-        COLLECTION, embedding_function=embedding_function, metadata={"hnsw:space": "cosine"}
-    )
