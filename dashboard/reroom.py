@@ -3,6 +3,10 @@ change hall), then apply."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
 import pandas as pd
 import streamlit as st
 
@@ -25,63 +29,81 @@ HOW_ROOMS_ARE_CHOSEN = (
     "(never a name a person gave); its old names keep finding it, in filters, links and `room=`.")
 
 
+@dataclass(frozen=True)
+class _Rebuild:
+    """What differs between the re-rooming and the re-halling panel (`name` keys their widgets)."""
+
+    name: str
+    toggle: str
+    doing: str
+    caption: str
+    spinner: str
+    preview: Callable[[ScopedPalace], Any]
+    said: Callable[[Any], str]
+    rows: Callable[[Any], list[dict[str, Any]]]
+    columns: tuple[str, ...]
+    changes: Callable[[Any], Sequence[Any]]
+    apply: Callable[[ScopedPalace, Any], int]
+    done: Callable[[int], str]
+
+
+REROOM = _Rebuild(
+    name="reroom", toggle="Re-room the palace", doing="re-rooming",
+    caption="Re-rooming chooses again the rooms ingest chose for every drawer, as ingest would today; "
+            "rooms a person chose (moves, merges, --room, add) stay.",
+    spinner="Choosing every room again…", preview=lambda p: reroom(p, dry_run=True),
+    said=lambda plan: (f"{len(plan.moves)} of {counted(plan.considered, 'drawer')} would move; {plan.kept} in rooms "
+                       "a person chose " + ("stays." if plan.kept == 1 else "stay.")),
+    rows=lambda plan: [{"wing": w, "from room": old, "to room": new, "drawers": n} for w, old, new, n in plan.summary()],
+    columns=("wing", "from room", "to room", "drawers"), changes=lambda plan: plan.moves, apply=apply_moves,
+    done=lambda moved: f"Moved {counted(moved, 'drawer')}.")
+
+REHALL = _Rebuild(
+    name="rehall", toggle="Re-hall the palace", doing="re-halling",
+    caption="Re-halling chooses again the hall ingest chose for every drawer, as ingest would today: a hall "
+            "only for a drawer clearly of its kind, none otherwise. A hall a person set (moves, add --hall) stays.",
+    spinner="Choosing every hall again…", preview=lambda p: rehall(p, dry_run=True),
+    said=lambda plan: (f"{len(plan.changes)} of {counted(plan.considered, 'drawer')} would change; "
+                       f"{counted(plan.kept, 'drawer')} with a hall a person set "
+                       + ("keeps it." if plan.kept == 1 else "keep theirs.")),
+    rows=lambda plan: [{"from hall": old or NO_HALL_LABEL, "to hall": new or NO_HALL_LABEL, "drawers": n}
+                       for old, new, n in plan.summary()],
+    columns=("from hall", "to hall", "drawers"), changes=lambda plan: plan.changes, apply=apply_changes,
+    done=lambda changed: f"Changed the hall of {counted(changed, 'drawer')}.")
+
+
 def reroom_panel(p: ScopedPalace) -> None:
-    """Preview and apply `mempalace rooms --rebuild`; rooms a person chose are never touched. Drawn
-    when its toggle is on (the panel is seldom used, and each element costs the browser)."""
-    if not st.toggle("Re-room the palace", key="reroom_open"):
-        return
-    st.caption("Re-rooming chooses again the rooms ingest chose for every drawer, as ingest would today; "
-               "rooms a person chose (moves, merges, --room, add) stay.")
-    if st.button("Preview re-rooming", key="reroom_preview"):
-        try:
-            with st.spinner("Choosing every room again…"):
-                st.session_state["reroom_plan"] = (key(p), reroom(p, dry_run=True))
-        except MempalaceError as exc:
-            st.error(md(str(exc)))
-    made_for, preview = st.session_state.get("reroom_plan", (None, None))
-    if preview is None or made_for != key(p):  # another palace, or this one changed since: preview again
-        return
-    st.write(f"{len(preview.moves)} of {counted(preview.considered, 'drawer')} would move; "
-             f"{preview.kept} in rooms a person chose " + ("stays." if preview.kept == 1 else "stay."))
-    rows = [{"wing": w, "from room": old, "to room": new, "drawers": n} for w, old, new, n in preview.summary()]
-    st.dataframe(pd.DataFrame(rows, columns=["wing", "from room", "to room", "drawers"]), hide_index=True,
-                 width="stretch")
-    if preview.moves and st.button("Apply re-rooming", key="reroom_apply", type="primary"):
-        try:
-            moved = apply_moves(p, preview.moves)
-            st.session_state.pop("reroom_plan", None)
-            st.toast(f"Moved {counted(moved, 'drawer')}.")
-            st.rerun()
-        except MempalaceError as exc:
-            st.error(md(str(exc)))
+    """Preview and apply `mempalace rooms --rebuild`; rooms a person chose are never touched."""
+    _rebuild_panel(p, REROOM)
 
 
 def rehall_panel(p: ScopedPalace) -> None:
-    """Preview and apply `mempalace halls --rebuild`; a hall a person set is never touched. Drawn when
-    its toggle is on."""
-    if not st.toggle("Re-hall the palace", key="rehall_open"):
+    """Preview and apply `mempalace halls --rebuild`; a hall a person set is never touched."""
+    _rebuild_panel(p, REHALL)
+
+
+def _rebuild_panel(p: ScopedPalace, kind: _Rebuild) -> None:
+    """Preview, then apply, choosing again what ingest chose. Drawn only when its toggle is on (the
+    panel is seldom used, and each element costs the browser)."""
+    if not st.toggle(kind.toggle, key=f"{kind.name}_open"):
         return
-    st.caption("Re-halling chooses again the hall ingest chose for every drawer, as ingest would today: a hall "
-               "only for a drawer clearly of its kind, none otherwise. A hall a person set (moves, add --hall) stays.")
-    if st.button("Preview re-halling", key="rehall_preview"):
+    st.caption(kind.caption)
+    if st.button(f"Preview {kind.doing}", key=f"{kind.name}_preview"):
         try:
-            with st.spinner("Choosing every hall again…"):
-                st.session_state["rehall_plan"] = (key(p), rehall(p, dry_run=True))
+            with st.spinner(kind.spinner):
+                st.session_state[f"{kind.name}_plan"] = (key(p), kind.preview(p))
         except MempalaceError as exc:
             st.error(md(str(exc)))
-    made_for, preview = st.session_state.get("rehall_plan", (None, None))
-    if preview is None or made_for != key(p):
+    made_for, preview = st.session_state.get(f"{kind.name}_plan", (None, None))
+    if preview is None or made_for != key(p):  # another palace, or this one changed since: preview again
         return
-    st.write(f"{len(preview.changes)} of {counted(preview.considered, 'drawer')} would change; "
-             f"{counted(preview.kept, 'drawer')} with a hall a person set " + ("keeps it." if preview.kept == 1 else "keep theirs."))
-    rows = [{"from hall": old or NO_HALL_LABEL, "to hall": new or NO_HALL_LABEL, "drawers": n}
-            for old, new, n in preview.summary()]
-    st.dataframe(pd.DataFrame(rows, columns=["from hall", "to hall", "drawers"]), hide_index=True, width="stretch")
-    if preview.changes and st.button("Apply re-halling", key="rehall_apply", type="primary"):
+    st.write(kind.said(preview))
+    st.dataframe(pd.DataFrame(kind.rows(preview), columns=list(kind.columns)), hide_index=True, width="stretch")
+    if kind.changes(preview) and st.button(f"Apply {kind.doing}", key=f"{kind.name}_apply", type="primary"):
         try:
-            changed = apply_changes(p, preview.changes)
-            st.session_state.pop("rehall_plan", None)
-            st.toast(f"Changed the hall of {counted(changed, 'drawer')}.")
+            done = kind.apply(p, kind.changes(preview))
+            st.session_state.pop(f"{kind.name}_plan", None)
+            st.toast(kind.done(done))
             st.rerun()
         except MempalaceError as exc:
             st.error(md(str(exc)))

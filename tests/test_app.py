@@ -494,6 +494,8 @@ def test_the_re_room_panel_previews_then_applies_and_never_moves_a_persons_room(
     assert not at.exception, at.exception
     preview = at.dataframe[-1].value
     assert list(preview.columns) == ["wing", "from room", "to room", "drawers"]
+    assert any(f"{len(chosen)} of " in m.value and "would move; 1 in rooms a person chose stays." in m.value
+               for m in at.markdown)
     assert list(preview["from room"]) == ["misfiled"] and preview["drawers"].sum() == len(chosen)
     at.button(key="reroom_apply").click().run()
     assert not at.exception, at.exception
@@ -518,6 +520,7 @@ def test_re_halling_previews_then_applies_and_never_touches_a_persons_hall(story
     assert not at.exception, at.exception
     preview = at.dataframe[-1].value
     assert list(preview.columns) == ["from hall", "to hall", "drawers"]
+    assert any("would change; " in m.value and "with a hall a person set keep" in m.value for m in at.markdown), [m.value for m in at.markdown]
     assert set(preview["from hall"]) == {"hall_preferences"} and preview["drawers"].sum() >= 1
     at.button(key="rehall_apply").click().run()
     assert not at.exception, at.exception
