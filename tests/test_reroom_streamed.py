@@ -97,7 +97,7 @@ def test_a_tally_of_parts_names_a_room_as_the_parts_themselves_do() -> None:
     texts = [[f"The sourdough starter needs feeding {n} times.", f"Rye flour in the sourdough starter, batch {n}."]
              for n in range(6)]
     parts = [read_part(t, wing=f"wing_{n % 2}") for n, t in enumerate(texts)]
-    by_list = RoomChooser([]).best(parts)
+    by_list = RoomChooser([]).best(PhraseTally(parts))
     tally = PhraseTally()
     for part in parts:
         tally.add(part)

@@ -13,7 +13,7 @@ from _cli import as_json, ok
 from mempalace.cli import main
 from mempalace.errors import InvalidInputError
 from mempalace.ingest import ingest
-from mempalace.ingest.rooms import Meaning, RoomChooser, read_part
+from mempalace.ingest.rooms import Meaning, PhraseTally, RoomChooser, read_part
 
 LISBON = ["We land in Lisbon on Friday; what should we see in Lisbon first?",
           "For Lisbon, start with Alfama and the tram 28, then Belem for the pasteis.",
@@ -64,18 +64,18 @@ def test_a_room_is_named_from_all_its_parts() -> None:
              ["Which vegetables grow in partial shade in a small vegetable garden?", "My vegetable garden gets 4 hours."],
              ["Fall prep for the vegetable garden: mulch the beds.", "Cover crops for the vegetable garden over winter."]]
     chooser = RoomChooser([])
-    alone = chooser.best([read_part(first)])[0]
-    together = chooser.best([read_part(first)] + [read_part(p) for p in later])[0]
+    alone = chooser.best(PhraseTally([read_part(first)]))[0]
+    together = chooser.best(PhraseTally([read_part(first)] + [read_part(p) for p in later]))[0]
     assert "garden" not in tokens(alone) and "garden" in tokens(together), (alone, together)
 
 
 def test_a_generic_word_names_a_room_only_beside_a_specific_one() -> None:
     flaky = [["The flaky tests failed twice on main today.", "Retry the flaky tests before merging?"],
              ["Quarantine the flaky tests in CI.", "Two more flaky tests this week."]]
-    named = RoomChooser([]).best([read_part(p) for p in flaky])[0]
+    named = RoomChooser([]).best(PhraseTally([read_part(p) for p in flaky]))[0]
     assert named == "flaky-tests", named
     bare = [["Run the tests again.", "The tests pass now."], ["More tests for the parser.", "Tests are green."]]
-    assert RoomChooser([]).best([read_part(p) for p in bare])[0] != "tests"
+    assert RoomChooser([]).best(PhraseTally([read_part(p) for p in bare]))[0] != "tests"
 
 
 def test_a_renamed_room_is_found_by_its_old_name_everywhere(palace) -> None:

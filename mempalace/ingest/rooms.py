@@ -191,12 +191,13 @@ class RoomChooser:
             self._known[room_key(slug)] = slug
         return slug
 
-    def best(self, parts: PhraseTally | Sequence[Part], rank: Ranker | None = None, current: str | None = None
+    def best(self, parts: PhraseTally, rank: Ranker | None = None, current: str | None = None
              ) -> tuple[str, float, float]:
-        """(name, its score, the score of `current`) for a room holding `parts`: of the phrases many of
-        them use that are specific to it, the one nearest the room's meaning (`rank`, KeyBERT's idea),
-        or the best-scored without `rank`. Names held by other rooms are passed over, `current` is not."""
-        scored = self._scores(parts if isinstance(parts, PhraseTally) else PhraseTally(parts))
+        """(name, its score, the score of `current`) for a room whose parts are tallied in `parts`: of
+        the phrases many of them use that are specific to it, the one nearest the room's meaning (`rank`,
+        KeyBERT's idea), or the best-scored without `rank`. Names held by other rooms are passed over,
+        `current` is not."""
+        scored = self._scores(parts)
         own = room_key(current) if current else None
         order = sorted((k for k in scored if k == own or k not in self._known), key=lambda k: (-scored[k][0], k))
         if not order:

@@ -247,8 +247,7 @@ class TopicRooms:
         sums = np.stack([g.sum(axis=0) for g in groups])
         n, rest = (count - sizes)[:, None], (everyone - sizes)[:, None]
         own, palace = (total - sums) / n, (everything - sums) / rest
-        palace = palace * rest / (rest + PALACE_SHRINK)
-        shared = (own * n + palace * WING_SHRINK) / (n + WING_SHRINK)
+        shared = _shared_mean(own, n, palace, rest)
         rows = np.concatenate(groups) - CENTRE_SHARE * np.repeat(shared, sizes, axis=0)
         rows = rows / np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-9)
         ends = np.cumsum(sizes).tolist()
@@ -266,9 +265,7 @@ class TopicRooms:
             means.append((total / count, count) if count > 0 else (None, 0))
         (own, n), (palace, everyone) = means
         if palace is not None:
-            palace = palace * everyone / (everyone + PALACE_SHRINK)
-            shared = (own * n + palace * WING_SHRINK) / (n + WING_SHRINK) if n else palace
-            vectors = vectors - CENTRE_SHARE * shared
+            vectors = vectors - CENTRE_SHARE * _shared_mean(own, n, palace, everyone)
         return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
 
     def assign(self, wing: str, vectors: np.ndarray, texts: Sequence[str], title: str | None = None,
@@ -383,3 +380,11 @@ class TopicRooms:
                 best, best_margin = names[i], margin
         return best
 
+
+def _shared_mean(own: np.ndarray | None, n: float | np.ndarray, palace: np.ndarray,
+                 everyone: float | np.ndarray) -> np.ndarray:
+    """What a wing's other chats share: their mean (of `n` drawers; none: `own` is None) shrunk towards
+    the palace's mean (of `everyone` drawers), itself shrunk while the palace is small. Works on one
+    wing's means or on a stack of them with counts as columns."""
+    palace = palace * everyone / (everyone + PALACE_SHRINK)
+    return palace if own is None or not np.all(n) else (own * n + palace * WING_SHRINK) / (n + WING_SHRINK)
