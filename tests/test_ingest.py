@@ -338,7 +338,8 @@ def test_near_duplicates_asked_for_before_filing_count_as_drawer_by_drawer(
     from mempalace.ingest import planning
 
     asked: list[int] = []
-    real_nearest = Palace.nearest_existing
+    steps: list[str] = []  # the ingest's own thread: each batch embedded, each part's query asked
+    real_nearest, real_ask, real_embed = Palace.nearest_existing, pipeline._NearestAsked.ask, Palace.embed
 
     def counted(self, vectors, exclude=(), within=None):
         asked.append(len(vectors))
@@ -347,9 +348,14 @@ def test_near_duplicates_asked_for_before_filing_count_as_drawer_by_drawer(
     with Palace.open(tmp_path / "aside", settings=settings) as palace, monkeypatch.context() as patch:
         patch.setattr(planning, "EMBED_BATCH", embed_batch)
         patch.setattr(Palace, "nearest_existing", counted)
+        patch.setattr(Palace, "embed", lambda self, texts: steps.append("embed") or real_embed(self, texts))
+        patch.setattr(pipeline._NearestAsked, "ask", lambda self, rows, v: steps.append("ask") or real_ask(self, rows, v))
         aside = _group_of_four(palace, tmp_path / "a", fail_first_write, monkeypatch)
     if embed_batch == 1:  # the last group's drafts: one query each, as the model gives their vectors
-        assert asked[-sum(aside[name][0] for name in aside):] == [1] * sum(aside[name][0] for name in aside)
+        drafts = sum(added for added, _, _ in aside.values())
+        assert asked[-drafts:] == [1] * drafts
+        last = steps[-2 * drafts:]  # asked while the model still embeds the rest, not after
+        assert last == ["embed", "ask"] * drafts
     with Palace.open(tmp_path / "in-turn", settings=settings) as palace, monkeypatch.context() as patch:
         patch.setattr(pipeline, "_asking_nearest", lambda *args: None)  # asked batch by batch while filing
         in_turn = _group_of_four(palace, tmp_path / "b", False, monkeypatch)
@@ -383,3 +389,43 @@ def test_a_room_choice_read_aside_is_kept_when_the_group_fails(palace: Palace, t
     assert failed.errors == ("The model failed.",) and made["n"] == 1
     again = ingest(palace, _session(tmp_path / "second.jsonl", _long_exchanges(3), session="s-2"))
     assert again.added > 0 and made["n"] == 1  # the choice read while the model failed was used
+
+
+@pytest.mark.parametrize("interrupted", [False, True], ids=["the-model-fails", "interrupted"])
+def test_a_group_that_fails_after_asking_for_near_duplicates_leaves_no_query_running(
+        palace: Palace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, interrupted: bool) -> None:
+    import threading
+    import time
+
+    from mempalace.errors import EmbeddingModelError
+    from mempalace.ingest import planning
+
+    ingest(palace, _session(tmp_path / "first.jsonl", TOPIC))
+    real_nearest, real_ask, parts, begun, ended = Palace.nearest_existing, pipeline._NearestAsked.ask, [], [], []
+
+    def slow(self, vectors, exclude=(), within=None):
+        begun.append(len(vectors))
+        time.sleep(0.2)  # a query at a million drawers, still under way when the group fails
+        found = real_nearest(self, vectors, exclude, within)
+        ended.append(len(vectors))
+        return found
+
+    def fails(*args, **kwargs):
+        raise KeyboardInterrupt if interrupted else EmbeddingModelError("The model failed.")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(planning, "EMBED_BATCH", 1)  # one query per drawer, queued faster than answered
+        patch.setattr(Palace, "nearest_existing", slow)
+        patch.setattr(pipeline._NearestAsked, "ask", lambda self, rows, v: parts.append(rows) or real_ask(self, rows, v))
+        patch.setattr(pipeline, "assign_rooms", fails)
+        second = _session(tmp_path / "second.jsonl", _long_exchanges(3), session="s-2")
+        if interrupted:
+            with pytest.raises(KeyboardInterrupt):
+                ingest(palace, second)
+        else:
+            assert ingest(palace, second).errors == ("The model failed.",)
+        at_return = len(ended)
+    time.sleep(0.3)
+    assert len(parts) > 2 and 0 < len(begun) < len(parts)  # queries not begun were dropped
+    assert len(ended) == len(begun) == at_return  # the one under way ended before ingest did; none after
+    assert not [t for t in threading.enumerate() if t.name.startswith("mempalace-")]

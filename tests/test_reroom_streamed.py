@@ -93,15 +93,13 @@ def test_the_inventory_holds_places_not_texts_or_vectors(filed: Palace) -> None:
     assert read[0].content == filed.get_drawer(placed[0].id).content and read[0].vector.shape[0] > 0
 
 
-def test_a_tally_of_parts_names_a_room_as_the_parts_themselves_do() -> None:
+def test_a_tally_of_parts_added_one_by_one_names_the_room_after_what_they_share() -> None:
     texts = [[f"The sourdough starter needs feeding {n} times.", f"Rye flour in the sourdough starter, batch {n}."]
              for n in range(6)]
-    parts = [read_part(t, wing=f"wing_{n % 2}") for n, t in enumerate(texts)]
-    by_list = RoomChooser([]).best(PhraseTally(parts))
     tally = PhraseTally()
-    for part in parts:
-        tally.add(part)
-    assert RoomChooser([]).best(tally) == by_list and "sourdough" in by_list[0]
+    for n, text in enumerate(texts):
+        tally.add(read_part(text, wing=f"wing_{n % 2}"))
+    assert tally.parts == 6 and "sourdough" in RoomChooser([]).best(tally)[0]
 
 
 def test_a_rooms_tally_stays_small_and_keeps_what_most_parts_say() -> None:

@@ -207,3 +207,20 @@ def test_the_signatures_kept_are_bounded(tmp_path: Path, monkeypatch: pytest.Mon
     for n in range(5):
         cache.store_signatures("rules", [f"text {n}"], [Counter({f"word{n}": 1.5})])
     assert [cache.lookup_signatures("rules", [f"text {n}"]) is not None for n in range(5)] == [False, False, True, True, True]
+
+
+@pytest.mark.parametrize("cached_size", [None, "same", "other"], ids=["nothing-cached", "some-cached", "cached-of-another-size"])
+def test_each_vector_is_heard_once_embedded_batches_as_they_come_and_the_cached_at_the_end(
+        tmp_path: Path, cached_size: str | None) -> None:
+    texts = [f"text number {n} " * (n + 1) for n in range(5)]
+    cache = VectorCache(tmp_path, "hash")
+    fake = SimpleNamespace(embed=HashEmbedder().embed, derived=lambda key, make: cache)
+    if cached_size:  # two texts already cached, as a dry run leaves them (or by a model of another size)
+        kept = HashEmbedder().embed(texts[1:3])
+        cache.store(texts[1:3], kept if cached_size == "same" else np.hstack([kept, kept]))
+    heard: list[list[int]] = []
+    vectors = embed_cached(fake, texts, 2, remember=False, on_part=lambda rows, part: heard.append(list(rows)))
+    assert np.array_equal(vectors, HashEmbedder().embed(texts))
+    assert sorted(r for rows in heard for r in rows) == list(range(5))  # each row once
+    if cached_size == "same":
+        assert heard[-1] == [1, 2]  # the cached ones last, once the model's size is known to match

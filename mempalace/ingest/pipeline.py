@@ -120,7 +120,7 @@ def _finish(palace: Palace, plans: list[Plan], run: Run, dry_run: bool, progress
 
     What only reads the palace runs aside meanwhile (as the caller: same actor): the palace's room
     choice is read while the model embeds, and the stored drawers nearest the new ones are asked for
-    while rooms are chosen.
+    part by part as the model gives their vectors.
     """
     if not plans:
         return []
@@ -140,10 +140,8 @@ def _finish(palace: Palace, plans: list[Plan], run: Run, dry_run: bool, progress
         _keep_room_choice(aside, rooms, run)
         return [IngestReport(source=p.source, format=p.format, conversations=p.conversations, errors=(str(exc),),
                              dry_run=dry_run, transient=not isinstance(exc, InvalidInputError)) for p in plans]
-    except BaseException:  # interrupted, or a bug: a read not begun is dropped; one under way is waited
-        aside.shutdown(cancel_futures=True)  # for (bounded), so the palace is never closed under it
-        if nearest is not None:
-            nearest.stop()
+    except BaseException:  # interrupted, or a bug: reads not begun are dropped; those under way are
+        _stop_reads(aside, nearest)  # waited for (bounded), so the palace is never closed under them
         raise
     aside.shutdown()
     said = tuple(f"room {old} {'would be' if dry_run else 'is'} renamed {new} (its old name still finds it)"
@@ -155,6 +153,18 @@ def _finish(palace: Palace, plans: list[Plan], run: Run, dry_run: bool, progress
         palace.rename_room(old, new, chosen_by=INGEST)
     reports = _file_group(palace, plans, known)
     return [replace(r, notes=r.notes + said) if n == 0 else r for n, r in enumerate(reports)]
+
+
+def _stop_reads(aside: ThreadPoolExecutor, nearest: _NearestAsked | None) -> None:
+    """Drop every read not begun, then wait for those under way (even if interrupted again meanwhile)."""
+    aside.shutdown(wait=False, cancel_futures=True)
+    if nearest is not None:
+        nearest.stop(wait=False)
+    try:
+        aside.shutdown()
+    finally:
+        if nearest is not None:
+            nearest.stop()
 
 
 def _keep_room_choice(aside: ThreadPoolExecutor, rooms: Future[TopicRooms] | None, run: Run) -> None:
@@ -174,29 +184,32 @@ def _new(plans: list[Plan]) -> tuple[list[str], np.ndarray, list[str]]:
 
 class _NearestAsked:
     """The stored drawer most like each new drawer (those replaced aside), asked part by part while
-    the model embeds the rest and before anything of the group is filed: at a million drawers each
-    part's query keeps the server busy for half a second, which then overlaps the model."""
+    the model embeds the rest and before anything of the group is filed: at a million drawers a
+    part's query keeps the server busy for seconds (13 ms a drawer for chats unlike the palace's),
+    which then overlaps the model."""
 
     def __init__(self, palace: Palace, plans: list[Plan]) -> None:
         self._palace, self._ids = palace, [d.id for p in plans for d in p.drafts]
         self._replaced = [i for p in plans for i in p.replaces]
-        self._asking = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mempalace-nearest")
-        self._asked: list[tuple[list[int], Future[list[tuple[str, float] | None]]]] = []
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mempalace-nearest")
+        self._queries: list[tuple[list[int], Future[list[tuple[str, float] | None]]]] = []
 
     def ask(self, rows: list[int], vectors: np.ndarray) -> None:
         """Ask for the drafts at `rows` (their places in the group), whose vectors are now known."""
-        found = self._asking.submit(copy_context().run, self._palace.nearest_existing, vectors, self._replaced)
-        self._asked.append((rows, found))
+        query = self._executor.submit(copy_context().run, self._palace.nearest_existing, vectors, self._replaced)
+        self._queries.append((rows, query))
 
-    def answers(self) -> dict[str, tuple[str, float] | None]:
-        """Draft id -> its nearest stored drawer and their similarity (None: the palace is empty)."""
-        found = {self._ids[row]: match for rows, asked in self._asked for row, match in zip(rows, asked.result())}
-        self._asking.shutdown()
-        return found
+    def answers(self) -> dict[str, tuple[str, float] | None] | None:
+        """Draft id -> its nearest stored drawer and their similarity (None: the palace is empty); or
+        None if some draft was never asked for (filing then asks batch by batch)."""
+        found = {self._ids[row]: match for rows, query in self._queries for row, match in zip(rows, query.result())}
+        self._executor.shutdown()
+        return found if len(found) == len(set(self._ids)) else None
 
-    def stop(self) -> None:
-        """Drop what is not asked yet and wait for a query under way (the palace must not close under it)."""
-        self._asking.shutdown(cancel_futures=True)
+    def stop(self, wait: bool = True) -> None:
+        """Drop what is not asked yet; with `wait`, wait for a query under way (the palace must not close
+        under it)."""
+        self._executor.shutdown(wait=wait, cancel_futures=True)
 
 
 def _asking_nearest(palace: Palace, plans: list[Plan]) -> _NearestAsked | None:

@@ -303,7 +303,8 @@ def classify(palace: Palace, plans: list[Plan], progress: Progress | None, remem
     """Embed the new drawers of `plans` together (the slow part, reported to `progress`), shortest
     first so batches pad little, and give each its hall. Vectors a dry run computed are reused from
     the palace's vector cache; `remember` (a dry run) stores those computed here for the real run.
-    `on_part` hears each part's places among the drafts and their vectors as soon as they are known."""
+    `on_part` hears each embedded part's places among the drafts and their vectors as soon as the model
+    gives them (vectors from the cache at the end)."""
     drafts = [d for plan in plans for d in plan.drafts]
     if not drafts:
         for plan in plans:

@@ -265,7 +265,8 @@ def embed_cached(palace: Any, texts: list[str], batch: int, remember: bool,
                  progress: Callable[[int, int], None] | None = None, on_part: PartHeard | None = None) -> np.ndarray:
     """Vectors of `texts`: the cached ones as they are, the others embedded shortest first in batches of
     `batch` (reported to `progress` as (done, total), cached ones counted as done) and, if `remember`,
-    stored for the next run. `on_part` hears each batch's rows and vectors once they are known."""
+    stored for the next run. `on_part` hears each embedded batch's rows and vectors as soon as it is
+    embedded, and the cached ones' at the end."""
     cache = cache_of(palace)
     known = cache.lookup(texts)
     if len({v.shape[0] for v in known.values()}) > 1:
@@ -273,7 +274,8 @@ def embed_cached(palace: Any, texts: list[str], batch: int, remember: bool,
     store = cache if remember else None
     vectors = _embed_rest(palace, texts, known, batch, store, progress, on_part)
     if vectors is None:  # the cached vectors have another size than the model's: not to be trusted
-        vectors = _embed_rest(palace, texts, {}, batch, store, progress, on_part)
+        known = {}
+        vectors = _embed_rest(palace, texts, known, batch, store, progress, on_part)
     assert vectors is not None
     if known and on_part:
         on_part(sorted(known), vectors[sorted(known)])

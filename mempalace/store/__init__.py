@@ -1,5 +1,5 @@
-"""The store: the drawers collection's reads and writes, its answers turned into Records (this package
-(`connecting` reaches the collection, `shared` a server's) is the only code that talks to Chroma).
+"""The store: the drawers collection's reads and writes, its answers turned into Records. This package
+is the only code that talks to Chroma; `connecting` reaches the collection, `shared` a server's.
 
 Every `get()` is paginated (Chroma fails past 32,766 rows with metadata) and every write is cut
 into batches no larger than the client's maximum.
