@@ -335,7 +335,6 @@ def soak_check(palace_dir: Path, src: Path, fresh_dir: Path) -> dict:
     """The soak's palace against a fresh ingest of the final files: ids, tokens and conversations."""
     from mempalace import Palace
     from mempalace.ingest import ingest_paths
-    from mempalace.sourcebook import stat_file
 
     with Palace.open(palace_dir) as palace:
         palace.count()  # a read: repairs whatever a killed sync left half done

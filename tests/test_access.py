@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextvars
 import sqlite3
 import threading
 from datetime import date, timedelta

@@ -40,7 +40,6 @@ from mempalace.config import Settings
 from mempalace.formats import FORMATS
 from mempalace.graph import graph_stats
 from mempalace.ingest import ingest
-from mempalace.models import DrawerDraft
 from mempalace.store import SEQ_KEY
 from mempalace.sync import new_stamp
 from _apptest import APP, charts_in, closed_cards, counts_in, start, started

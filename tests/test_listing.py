@@ -7,7 +7,6 @@ import json
 import re
 from unittest.mock import patch
 
-import pytest
 from streamlit.testing.v1 import AppTest
 
 from dashboard import cards

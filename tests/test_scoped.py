@@ -10,7 +10,6 @@ import csv
 import io
 from collections.abc import Iterator
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 

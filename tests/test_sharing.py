@@ -19,7 +19,6 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from mempalace import Palace
-from mempalace.config import load_settings
 from mempalace.errors import PalaceBusyError, PalaceUnavailableError
 from mempalace.sharing import CLIENTS_DIR, SERVER_FILE, ServerInfo
 
