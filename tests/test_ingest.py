@@ -402,15 +402,20 @@ def test_a_group_that_fails_after_asking_for_near_duplicates_leaves_no_query_run
 
     ingest(palace, _session(tmp_path / "first.jsonl", TOPIC))
     real_nearest, real_ask, parts, begun, ended = Palace.nearest_existing, pipeline._NearestAsked.ask, [], [], []
+    querying, failing = threading.Event(), threading.Event()
 
     def slow(self, vectors, exclude=(), within=None):
         begun.append(len(vectors))
+        querying.set()
+        failing.wait(5)
         time.sleep(0.2)  # a query at a million drawers, still under way when the group fails
         found = real_nearest(self, vectors, exclude, within)
         ended.append(len(vectors))
         return found
 
     def fails(*args, **kwargs):
+        querying.wait(5)  # the first query has begun; the others wait their turn
+        failing.set()
         raise KeyboardInterrupt if interrupted else EmbeddingModelError("The model failed.")
 
     with monkeypatch.context() as patch:
