@@ -157,9 +157,11 @@ def _finish(palace: Palace, plans: list[Plan], run: Run, dry_run: bool, progress
 
 def _stop_reads(aside: ThreadPoolExecutor, nearest: _NearestAsked | None) -> None:
     """Drop every read not begun, then wait for those under way (even if interrupted again meanwhile)."""
-    aside.shutdown(wait=False, cancel_futures=True)
-    if nearest is not None:
-        nearest.stop(wait=False)
+    try:
+        aside.shutdown(wait=False, cancel_futures=True)
+    finally:
+        if nearest is not None:
+            nearest.stop(wait=False)
     try:
         aside.shutdown()
     finally:

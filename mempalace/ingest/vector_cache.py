@@ -278,7 +278,8 @@ def embed_cached(palace: Any, texts: list[str], batch: int, remember: bool,
         vectors = _embed_rest(palace, texts, known, batch, store, progress, on_part)
     assert vectors is not None
     if known and on_part:
-        on_part(sorted(known), vectors[sorted(known)])
+        rows = sorted(known)
+        on_part(rows, vectors[rows])
     return vectors
 
 
