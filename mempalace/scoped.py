@@ -17,7 +17,8 @@ import numpy as np
 
 from .access import HIDDEN_LOCATION, HIDDEN_WING, Grant, acting_as
 from .errors import DrawerNotFoundError, InvalidInputError, PlaceNotFoundError
-from .models import AddResult, Drawer, DrawerDraft, DuplicateMatch, SearchHit
+from .inventory import PERSON
+from .models import AddResult, Drawer, DrawerDraft, DuplicateMatch, RoomRename, SearchHit
 from .naming import room_slug, wing_name
 from .palace import Palace
 from .guarding import checked_then_written
@@ -320,13 +321,17 @@ class ScopedPalace(ScopedRearranging):
         return moved, wings
 
     @checked_then_written
-    def rename_room(self, room: str, new: str) -> Any:
-        """As `Palace.rename_room`, for a grant that may merge rooms in every wing the room is in."""
+    def rename_room(self, room: str, new: str, *, chosen_by: str = PERSON) -> RoomRename:
+        """As `Palace.rename_room`: a person's rename needs the right to merge rooms in every wing the
+        room is in; ingest's (a better name for a room it files into) the right to ingest."""
         name = self.stored_room(room)
-        for wing in sorted(w for w, rooms in self._palace.taxonomy().items() if name in rooms):
-            self.grant.check("merge", wing)
+        if chosen_by == PERSON:
+            for wing in sorted(w for w, rooms in self._palace.taxonomy().items() if name in rooms):
+                self.grant.check("merge", wing)
+        else:
+            self.grant.check("ingest")
         with acting_as(self.grant.actor):
-            return self._palace.rename_room(name, new)
+            return self._palace.rename_room(name, new, chosen_by=chosen_by)
 
     def resolve_room(self, name: str) -> str:
         return self._palace.resolve_room(name)
