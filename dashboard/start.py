@@ -56,7 +56,7 @@ def demo_removal(p: ScopedPalace) -> None:
     st.warning(md(f"Remove the demo's {counted(len(found), 'drawer')} (Kai, the Driftwood team and Priya)? Drawers "
                   "of yours stay" + (f", also {yours} in {'a room' if yours == 1 else 'rooms'} the demo used." if yours
                                      else ".")))
-    yes, no, _ = st.columns([1, 1, 3])
+    yes, no, _ = st.columns([2, 1, 3])  # room for the whole label
     if no.button("Cancel", key="demo_removal_no"):
         st.session_state.pop(ASKED, None)
         st.rerun()

@@ -59,7 +59,8 @@ def _day(value: str | None) -> str | None:
     try:
         return date.fromisoformat(value).isoformat() if value else None
     except (TypeError, ValueError):
-        raise InvalidInputError(f"conversation_date must be a date written YYYY-MM-DD, not {str(value)[:40]!r}.") from None
+        raise InvalidInputError(f"conversation_date must be a date written YYYY-MM-DD, not {str(value)[:40]!r}."
+                                ) from None
 
 
 def ingest_paths(palace: Palace, paths: Iterable[str | os.PathLike[str]], wing: str | None = None,
