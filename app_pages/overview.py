@@ -6,12 +6,13 @@ import streamlit as st
 from dashboard import charts
 from dashboard.render import counts, md
 from dashboard.sources_panel import freshness
-from dashboard.start import empty_palace
+from dashboard.start import demo_removal, empty_palace
 from dashboard.views import SEARCH_PAGE, key, link_to_search, overview, palace
 from mempalace.wording import counted
 
 p = palace()
 st.title("Palace overview")
+demo_removal(p)
 if p.count() == 0:
     empty_palace(p)
     st.stop()

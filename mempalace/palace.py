@@ -38,6 +38,7 @@ from .rearranging import Rearranging
 from .taxonomy import TaxonomyView, within_wings
 
 if TYPE_CHECKING:
+    from .demo_data import DemoRemoval
     from .locking import PalaceLock
     from .sharing import Lease
 
@@ -173,16 +174,24 @@ class Palace(Likeness, Rearranging, TaxonomyView):
         self._record("file", [d.id for d in drafts if d.id not in known], wings=sorted({d.wing for d in drafts}))
 
     @serialized
-    def delete_drawers(self, ids: Sequence[str]) -> int:
-        """Remove the given drawers (unknown ids are ignored); returns how many were stored."""
+    def delete_drawers(self, ids: Sequence[str], what: str | None = None) -> int:
+        """Remove the given drawers (unknown ids are ignored); returns how many were stored. `what` they
+        are, if they are a whole (the demo), is said in the audit log."""
         self._sync.ensure_fresh()
         present = sorted(self._catalog.stamps(list(ids)))
         if present:
             with self._sync.writing("change", present, new_stamp()):
                 self._store.delete(present)
                 self._sync.finish_write(deleted=present)
-            self._record("delete", present)
+            self._record("delete", present, **({"what": what} if what else {}))
         return len(present)
+
+    @serialized
+    def remove_demo(self) -> DemoRemoval:
+        """Delete exactly the demo's drawers (`mempalace.demo_data`), never a drawer of a real conversation."""
+        from .demo_data import remove_demo  # the demo's conversations are parsed only when needed
+
+        return remove_demo(self)
 
     @serialized
     def update_drawer(self, drawer_id: str, wing: str | None = None, room: str | None = None,

@@ -365,6 +365,17 @@ class ScopedPalace(ScopedRearranging):
         with acting_as(self.grant.actor):
             return self._palace.delete_drawers(list(shown))
 
+    @checked_then_written
+    def remove_demo(self) -> Any:
+        """As `Palace.remove_demo`, for an admin of every wing holding a demo drawer (an editor who
+        loaded the demo may not: it is a delete of many drawers, not taking back one ingest)."""
+        from .demo_data import demo_drawers
+
+        for wing in sorted({d.wing for d in demo_drawers(self._palace)}) or [None]:
+            self.grant.check("delete", wing)
+        with acting_as(self.grant.actor):
+            return self._palace.remove_demo()
+
     def rebuild_index(self) -> int:
         self.grant.check("settings", "*")
         with acting_as(self.grant.actor):

@@ -294,11 +294,16 @@ def ingest_command(ctx: click.Context, palace: Palace, paths: tuple[Path, ...], 
 
 
 @main.command(name="demo")
+@click.option("--remove", is_flag=True, help="Remove the demo: exactly its drawers, never one of yours.")
 @palace_command(create=True)
-def demo_command(ctx: click.Context, palace: Palace) -> None:
-    """Load the demo: Kai, the Driftwood team and Priya tell one story across three wings."""
+def demo_command(ctx: click.Context, palace: Palace, remove: bool) -> None:
+    """Load the demo: Kai, the Driftwood team and Priya tell one story across three wings (or remove it)."""
     from ..demo import DEMO_WINGS, load_demo
 
+    if remove:
+        removal = palace.remove_demo()
+        emit(ctx, removal, removal.summary)
+        return
     reports = load_demo(palace)
     failed = [r for r in reports if r.errors]
     if not ctx.obj["json"]:

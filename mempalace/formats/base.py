@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import os
@@ -63,6 +64,15 @@ class Conversation:
         named = {key: self.names[key] for key in sorted(set(_MENTION.findall(text)))
                  if key in self.names and self.names[key] != key}
         return json.dumps(named, ensure_ascii=False) if named else None
+
+
+def conversation_key(fmt: str, conversation: Conversation) -> str:
+    """The parent id of an ingested conversation's drawers, stable across re-exports: from the
+    source's conversation id, else from the first message's text."""
+    first = conversation.messages[0] if conversation.messages else None
+    basis = (str(conversation.id) if conversation.id not in (None, "") else "") or (
+        f"{first.speaker}\0{first.text}" if first else "")
+    return "conv_" + hashlib.sha256(f"{fmt}\0{basis}".encode("utf-8")).hexdigest()[:24]
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ Chroma write per group, not per file); a group that fails is retried file by fil
 from __future__ import annotations
 
 import os
+from datetime import date
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextvars import copy_context
@@ -39,15 +40,27 @@ Reporter = Callable[[IngestReport], None]
 
 def ingest(palace: Palace, source: str | os.PathLike[str] | bytes, filename: str | None = None,
            wing: str | None = None, room: str | None = None, format_name: str | None = None,
-           dry_run: bool = False, progress: Progress | None = None) -> IngestReport:
-    """Ingest one file, folder (Slack export) or uploaded bytes; problems are reported, not raised."""
-    run = Run(wing=wing_name(wing) if wing else None, room=palace.resolve_room(room_slug(room)) if room else None)
+           dry_run: bool = False, progress: Progress | None = None, *,
+           conversation_date: str | None = None) -> IngestReport:
+    """Ingest one file, folder (Slack export) or uploaded bytes; problems are reported, not raised.
+    `conversation_date` (YYYY-MM-DD): the day its conversations happened, where the source does not say."""
+    run = Run(wing=wing_name(wing) if wing else None, room=palace.resolve_room(room_slug(room)) if room else None,
+              date=_day(conversation_date))
     outcome = _prepare(palace, run, source, filename, format_name, dry_run, walked=False)
     if isinstance(outcome, IngestReport):
         return outcome
     report = _finish(palace, [outcome], run, dry_run, progress)[0]
     keep_rooms(palace, run, dry_run)
     return report
+
+
+def _day(value: str | None) -> str | None:
+    """A YYYY-MM-DD day as given, checked (None: none given)."""
+    try:
+        return date.fromisoformat(value).isoformat() if value else None
+    except (TypeError, ValueError):
+        raise InvalidInputError(f"conversation_date must be a date written YYYY-MM-DD, not {str(value)[:40]!r}."
+                                ) from None
 
 
 def ingest_paths(palace: Palace, paths: Iterable[str | os.PathLike[str]], wing: str | None = None,

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from .. import blobs
-from ..formats.base import Conversation, Source
+from ..demo_data import demo_only_wings, demo_rooms
+from ..formats.base import Conversation, Source, conversation_key
 from ..inventory import PERSON
 from ..models import DrawerDraft
 from ..palace import Palace
@@ -66,6 +67,7 @@ class Run:
     wing: str | None = None
     room: str | None = None
     rooms: TopicRooms | None = None
+    date: str | None = None  # the day the conversations happened, where their source does not say
 
 
 def drawer_id(content: str) -> str:
@@ -76,13 +78,14 @@ def drawer_id(content: str) -> str:
 def plan_source(palace: Palace, src: Source, fmt: str, conversations: list[Conversation], run: Run) -> Plan:
     """The drawers of a parsed source, each marked new or present; new ones get a wing and room."""
     plan = Plan(src.name, fmt, len(conversations))
+    conversations = [_dated(c, run.date) for c in conversations]
     settings = palace.settings
     chunked = [chunk_conversation(c, settings.ingest_drawer_chars, settings.max_content_chars) for c in conversations]
     ids = [[drawer_id(chunk.content) for chunk in chunks] for chunks in chunked]
     present = palace.find_drawers([i for group in ids for i in group])
     names = {n for c in conversations for n in (*c.speakers, c.place or "")} | {"continued"}
     for number, (conversation, chunks, conversation_ids) in enumerate(zip(conversations, chunked, ids)):
-        parent = _conversation_key(fmt, conversation)
+        parent = conversation_key(fmt, conversation)
         plan.parents.add(parent)
         if all(i in present for i in conversation_ids):  # filed; an older version may still be left
             plan.replaces += _versions(palace, parent, conversation, chunks, set(conversation_ids))[0]
@@ -119,6 +122,14 @@ def plan_source(palace: Palace, src: Source, fmt: str, conversations: list[Conve
             plan.drafts.append(replace(draft, hall=halls[index], hall_by=PERSON) if index in halls else draft)
         plan.pending += waiting.values()
     return plan
+
+
+def _dated(conversation: Conversation, day: str | None) -> Conversation:
+    """`conversation`, started on `day` when its source does not say when it started."""
+    if not day or conversation.started or not conversation.messages:
+        return conversation
+    first, *rest = conversation.messages
+    return replace(conversation, messages=(replace(first, timestamp=day), *rest))
 
 
 def _where(identity: str, chunk: Chunk, number: int, index: int, conversation: Conversation) -> dict:
@@ -245,13 +256,18 @@ def keep_rooms(palace: Palace, run: Run, dry_run: bool) -> None:
 
 
 def topic_rooms(palace: Palace) -> TopicRooms:
-    """Room choice that knows the palace's rooms (from a sample of each one's drawers) and wings."""
+    """Room choice that knows the palace's rooms (from a sample of each one's drawers) and wings. The
+    demo's rooms are no candidates (their names stay taken, so no room of real chats is a tunnel to
+    the demo) and its wings do not count into what the palace's chats share."""
+    demo, demo_wings = demo_rooms(palace), demo_only_wings(palace)
+    wing_vectors = {w: v for w, v in palace.wing_vectors(WING_SAMPLE).items() if w not in demo_wings}
     rooms = TopicRooms(RoomChooser(palace.list_rooms(), palace.widespread_words),
-                       wing_vectors=palace.wing_vectors(WING_SAMPLE), embed=remembering_embed(palace) if palace.embeds_meaning else None,
+                       wing_vectors=wing_vectors, embed=remembering_embed(palace) if palace.embeds_meaning else None,
                        wing_sizes=palace.list_wings(), signatures=signatures_cached(palace))
     rooms.count_words_with(palace.word_documents)
     for room, samples in sorted(palace.room_samples(PROFILE_DRAWERS).items()):
-        remember_room(rooms, room, samples)
+        if room not in demo:
+            remember_room(rooms, room, samples)
     held: Counter[tuple[str, str]] = Counter()
     for wing, room, _, drawers in palace.places():
         held[(wing, room)] += drawers
@@ -289,13 +305,6 @@ def _draft(src: Source, fmt: str, conversation: Conversation, chunk: Chunk, iden
 
 def _text(value: object) -> str | None:
     return None if value is None or value == "" else str(value)
-
-
-def _conversation_key(fmt: str, conversation: Conversation) -> str:
-    """Stable across re-exports: the source's conversation id, else the first message's text."""
-    first = conversation.messages[0] if conversation.messages else None
-    basis = _text(conversation.id) or (f"{first.speaker}\0{first.text}" if first else "")
-    return "conv_" + hashlib.sha256(f"{fmt}\0{basis}".encode("utf-8")).hexdigest()[:24]
 
 
 def classify(palace: Palace, plans: list[Plan], progress: Progress | None, remember: bool = False,

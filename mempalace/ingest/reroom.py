@@ -2,8 +2,9 @@
 knowing every wing at once.
 
 Rooms a person chose (`--room`, `add`, moves, merges) are never touched; they are rooms the palace
-already has. Conversations are replayed in filing order, so the same palace gives the same result.
-Moves are applied only to drawers still where the preview found them (a person's move meanwhile wins).
+already has, except the demo's (`mempalace.demo_data`): a drawer ingest filed into one leaves it.
+Conversations are replayed in filing order, so the same palace gives the same result. Moves are
+applied only to drawers still where the preview found them (a person's move meanwhile wins).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..demo_data import demo_rooms
 from ..inventory import INGEST, READ_AT_ONCE, RoomedDrawer
 from ..palace import Palace
 from .planning import PROFILE_DRAWERS, remember_room
@@ -72,7 +74,8 @@ def _replay(palace: Palace, drawers: list, person: list) -> list[RoomMove]:
     rooms = TopicRooms(RoomChooser(taken, palace.widespread_words),
                        embed=palace.embed if palace.embeds_meaning else None)
     rooms.count_words_with(palace.word_documents, replaying=True)
-    locked = _learn_person_rooms(palace, rooms, person)
+    demo = demo_rooms(palace)  # as in ingest: never a candidate, never a name handed out again
+    locked = _learn_person_rooms(palace, rooms, [d for d in person if d.room not in demo]) | demo
     people = (*sorted({s for d in drawers for s in d.speakers}), "continued")  # ingest knew its source's speakers
     chosen: list[tuple[object, str]] = []
     for batch in _batches([d for d in drawers if d.room_by == INGEST]):

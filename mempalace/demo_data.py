@@ -1,0 +1,122 @@
+"""The demo's conversations (`demo_conversations.txt`) and how its drawers are told from real ones.
+
+A drawer is the demo's when it was filed from one of the demo's conversations: its parent id is that
+conversation's key, which ingest derives from the conversation's first message. So it is known
+wherever the drawer was moved, in palaces that loaded the demo before it was marked in any way, and
+a real drawer never passes for one, even one filed into a room the demo uses. Ingest leaves the
+demo's rooms out of its room choice; `remove_demo` deletes exactly these drawers.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import TYPE_CHECKING
+
+from .errors import MempalaceError
+from .formats import plain_text
+from .formats.base import Source, conversation_key
+from .models import Drawer
+from .wording import counted
+
+if TYPE_CHECKING:
+    from .palace import Palace
+    from .scoped import ScopedPalace
+
+    Palaceish = Palace | ScopedPalace
+
+DEMO_WINGS = ("wing_kai", "wing_driftwood", "wing_priya")
+DATA_FILE = "demo_conversations.txt"
+_HEADER = re.compile(r"^=== (?P<filename>[\w.-]+\.txt) \| (?P<wing>wing_\w+) \| (?P<room>[a-z0-9-]+) ===$",
+                     re.MULTILINE)
+_TITLE_DAY = re.compile(r"\A# [^\n]*\((?P<day>\d{4}-\d{2}-\d{2})\)[ \t]*$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class DemoConversation:
+    """One demo transcript, the place it is filed in and the day its title says it happened."""
+
+    filename: str
+    wing: str
+    room: str
+    text: str
+    day: str
+
+
+@dataclass(frozen=True)
+class DemoRemoval:
+    """What removing the demo did: how many of its drawers went, and the drawers that are not the
+    demo's but stay in rooms it used, as (wing, room, drawers)."""
+
+    removed: int
+    kept: tuple[tuple[str, str, int], ...] = ()
+
+    def summary(self) -> str:
+        """What was removed and what stayed, in a sentence or two."""
+        if not self.removed:
+            return "This palace holds no demo drawers: nothing was removed."
+        said = f"Removed the demo: {counted(self.removed, 'drawer')}."
+        if self.kept:
+            stay = sum(n for _, _, n in self.kept)
+            said += (f" {counted(stay, 'drawer')} of yours {'stays' if stay == 1 else 'stay'} in "
+                     f"{'a room' if len(self.kept) == 1 else 'rooms'} the demo used: "
+                     + ", ".join(f"{wing}/{room}" for wing, room, _ in self.kept) + ".")
+        return said
+
+
+@cache
+def demo_conversations() -> tuple[DemoConversation, ...]:
+    """The demo transcripts, in story order."""
+    try:
+        raw = resources.files(__package__).joinpath(DATA_FILE).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise MempalaceError(f"The demo conversations could not be read ({exc}); reinstall MemPalace.") from None
+    headers = list(_HEADER.finditer(raw))
+    ends = [h.start() for h in headers[1:]] + [len(raw)]
+    texts = [raw[h.end() : end].strip() + "\n" for h, end in zip(headers, ends)]
+    days = [_TITLE_DAY.search(text) for text in texts]
+    if not headers or any(h["wing"] not in DEMO_WINGS or t == "\n" or d is None
+                          for h, t, d in zip(headers, texts, days)):
+        raise MempalaceError(f"The demo conversations file {DATA_FILE} is damaged; reinstall MemPalace.")
+    return tuple(DemoConversation(h["filename"], h["wing"], h["room"], text, day["day"])
+                 for h, text, day in zip(headers, texts, days))
+
+
+@cache
+def demo_parents() -> frozenset[str]:
+    """The parent ids of the demo's drawers: its conversations' keys, as ingest makes them."""
+    return frozenset(conversation_key(plain_text.NAME, parsed)
+                     for c in demo_conversations()
+                     for parsed in plain_text.parse(Source.from_bytes(c.text.encode("utf-8"), c.filename)))
+
+
+def demo_drawers(palace: "Palaceish") -> list[Drawer]:
+    """The demo's drawers in `palace` (a scoped view: those it sees), wherever they are now."""
+    return [d for parent in sorted(demo_parents()) for d in palace.drawers_of(parent)]
+
+
+def demo_rooms(palace: "Palaceish") -> frozenset[str]:
+    """The rooms holding a demo drawer: ingest never files into them, nor renames them."""
+    return frozenset(d.room for d in demo_drawers(palace))
+
+
+def demo_only_wings(palace: "Palaceish") -> frozenset[str]:
+    """The wings that hold nothing but demo drawers."""
+    held = Counter(d.wing for d in demo_drawers(palace))
+    return frozenset(w for w, n in palace.list_wings().items() if held[w] == n)
+
+
+def remove_demo(palace: Palace) -> DemoRemoval:
+    """Delete the demo's drawers, and no other, as one audited delete; says which drawers of the
+    rooms it used stay."""
+    found = demo_drawers(palace)
+    removed = palace.delete_drawers([d.id for d in found], what="the demo") if found else 0
+    rooms = {d.room for d in found}
+    kept: Counter[tuple[str, str]] = Counter()
+    for wing, room, _, drawers in palace.places():
+        if room in rooms:
+            kept[(wing, room)] += drawers
+    return DemoRemoval(removed, tuple((wing, room, n) for (wing, room), n in sorted(kept.items())))
