@@ -322,8 +322,7 @@ class ScopedPalace(ScopedRearranging):
 
     @checked_then_written
     def rename_room(self, room: str, new: str, *, chosen_by: str = PERSON) -> RoomRename:
-        """As `Palace.rename_room`: a person's rename needs the right to merge rooms in every wing the
-        room is in; ingest's (a better name for a room it files into) the right to ingest."""
+        """As `Palace.rename_room`: a person's needs the merge right in every wing the room is in, ingest's the ingest right."""
         name = self.stored_room(room)
         if chosen_by == PERSON:
             for wing in sorted(w for w, rooms in self._palace.taxonomy().items() if name in rooms):
@@ -354,7 +353,7 @@ class ScopedPalace(ScopedRearranging):
             return self._palace.delete_drawer(drawer.id)
 
     @checked_then_written
-    def delete_drawers(self, ids: Sequence[str]) -> int:
+    def delete_drawers(self, ids: Sequence[str], what: str | None = None) -> int:
         """Delete drawers: an admin's right, or an editor's for drawers they filed themselves (ingest
         replacing a grown conversation, or taking back a failed run)."""
         shown = self.find_drawers(id_list(ids))
@@ -363,7 +362,7 @@ class ScopedPalace(ScopedRearranging):
             if not (wing and self.grant.may("ingest", wing) and own >= {i for i, d in shown.items() if d.wing == wing}):
                 self.grant.check("delete", wing)
         with acting_as(self.grant.actor):
-            return self._palace.delete_drawers(list(shown))
+            return self._palace.delete_drawers(list(shown), what)
 
     @checked_then_written
     def remove_demo(self) -> Any:
@@ -390,7 +389,6 @@ class ScopedPalace(ScopedRearranging):
     def signed_out(self, issued_at: float) -> bool:
         """Whether the grant's person signed out after the sign-in issued at `issued_at`."""
         return self._palace.access.signed_out(self.grant.actor.who, issued_at)
-
 
     def audit_entries(self, **filters: Any) -> list[Any]:
         self.grant.check("audit", "*")
