@@ -2,7 +2,8 @@
 
 The log refuses UPDATE, DELETE and REPLACE (an INSERT over an existing entry) in SQLite itself
 (triggers), so no statement, ours or another tool's, rewrites history short of dropping the
-triggers or deleting the file. Tokens are stored as SHA-256 hashes: a
+triggers or deleting the file; each entry is chained to the one before, and the newest one is
+anchored outside the file (mempalace.audit_anchor). Tokens are stored as SHA-256 hashes: a
 token is 256 random bits, so a fast hash is enough, and the secret is shown once, at creation.
 """
 
@@ -15,20 +16,21 @@ import secrets
 import sqlite3
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from .access import Actor, check_role, wing_patterns
-from .errors import InvalidInputError
+from .audit_anchor import AnchorLock, anchor_path, disagreement, first_anchor, read_anchor, write_anchor
+from .errors import AccessDeniedError, InvalidInputError
 from .privacy import owner_file
 
 ACCESS_FILE = "mempalace_access.sqlite3"
 TOKEN_PREFIX = "mpt_"
 # What the log records, for filters: the palace's writes, then the token book's own.
 AUDIT_ACTIONS = ("add", "file", "move", "move-rooms", "reroom", "delete", "rebuild", "token-create", "token-revoke",
-                 "rename-room", "log-start")
+                 "rename-room", "log-start", "log-accepted")
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS audit (
     seq INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, who TEXT NOT NULL, via TEXT NOT NULL,
@@ -44,6 +46,9 @@ CREATE TRIGGER IF NOT EXISTS audit_no_replace BEFORE INSERT ON audit
 CREATE TRIGGER IF NOT EXISTS audit_newest_only BEFORE INSERT ON audit
     WHEN NEW.seq > 0 AND NEW.seq <= (SELECT max(seq) FROM audit) OR NEW.at < (SELECT max(at) FROM audit)
     BEGIN SELECT RAISE(ABORT, 'the audit log is append-only: only a newest entry can be added'); END;
+CREATE TABLE IF NOT EXISTS audit_anchored (since INTEGER NOT NULL);
+CREATE TRIGGER IF NOT EXISTS audit_anchored_kept BEFORE DELETE ON audit_anchored
+    BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
 CREATE TABLE IF NOT EXISTS sign_outs (who TEXT PRIMARY KEY, issued_before REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS tokens (
     id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, role TEXT NOT NULL, wings TEXT NOT NULL,
@@ -66,12 +71,14 @@ class AuditEntry:
 
 @dataclass(frozen=True)
 class AuditCheck:
-    """Whether the log is as written: every entry chained to the one before by SHA-256, none missing."""
+    """Whether the log is as written: every entry chained to the one before by SHA-256, none missing,
+    the newest the one its anchor recorded."""
 
     entries: int
     unchained: int  # entries written before the log was chained (older palaces)
     broken_at: int | None = None  # the first entry whose link does not hold
     problem: str = ""
+    against_anchor: bool = False  # the log is not the one its anchor describes: tokens are refused
 
     @property
     def intact(self) -> bool:
@@ -79,7 +86,10 @@ class AuditCheck:
 
     def summary(self) -> str:
         if self.problem:
-            return f"The audit log was changed outside MemPalace: {self.problem}"
+            accept = (" Tokens are refused until the log agrees with its anchor: if you put back an older copy "
+                      "yourself (a backup), `mempalace audit --accept` records that in the log and anchors it "
+                      "anew." if self.against_anchor else "")
+            return f"The audit log was changed outside MemPalace: {self.problem}{accept}"
         older = f" ({self.unchained} older entries from before the log was chained)" if self.unchained else ""
         return f"The audit log is intact: {self.entries} entries, each chained to the one before{older}."
 
@@ -102,7 +112,9 @@ class AccessBook:
 
     def __init__(self, path: Path):
         self.path = Path(path)
-        self._lock = threading.Lock()
+        self._anchor = anchor_path(self.path)
+        self._appending = AnchorLock(self.path, timeout=30)
+        self._lock = threading.RLock()
         self._db: sqlite3.Connection | None = None
 
     def _conn(self) -> sqlite3.Connection:
@@ -129,49 +141,81 @@ class AccessBook:
     # -- audit ------------------------------------------------------------------------------------
 
     def record(self, actor: Actor, action: str, ids: Sequence[str], **detail: Any) -> None:
-        """Append one write to the log, chained to the newest entry (in one transaction, so two
-        processes never chain to the same one)."""
-        with self._lock:
+        """Append one write to the log, chained to the newest entry, and move the anchor to it."""
+        self._append(actor, action, ids, detail)
+
+    def _append(self, actor: Actor, action: str, ids: Sequence[str], detail: dict[str, Any],
+                revoked: str | None = None, accepting: bool = False) -> None:
+        """One append at a time across processes (so two never chain to the same entry, and the anchor
+        follows the log's order); a disagreement with the anchor is kept in it until accepted."""
+        with self._lock, self._appending:
             db = self._conn()
+            anchor = read_anchor(self._anchor)
             db.execute("BEGIN IMMEDIATE")
             try:
+                problem = "" if accepting else disagreement(anchor, db, self._anchor)
                 last = db.execute("SELECT chain, at FROM audit ORDER BY seq DESC LIMIT 1").fetchone()
                 row = [max(_now(), last[1]) if last else _now(), actor.who, actor.via, action, len(ids),
                        json.dumps(list(ids)), json.dumps(detail, ensure_ascii=False, sort_keys=True)]
-                db.execute("INSERT INTO audit (at, who, via, action, drawers, ids, detail, chain) "
-                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [*row, _link(last[0] if last else None, row)])
+                link = _link(last[0] if last else None, row)
+                seq = db.execute("INSERT INTO audit (at, who, via, action, drawers, ids, detail, chain) "
+                                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [*row, link]).lastrowid
+                db.execute("INSERT INTO audit_anchored SELECT ? WHERE NOT EXISTS (SELECT 1 FROM audit_anchored)",
+                           [seq])
+                fresh = accepting or anchor is None or not anchor.chained_from
+                base = first_anchor(db, seq, link, anchor.revoked if anchor else ()) if fresh else anchor
                 db.execute("COMMIT")
             except BaseException:
                 db.execute("ROLLBACK")
                 raise
+            write_anchor(self._anchor, replace(base.after(seq, link, revoked), broken=problem))
 
     def verify(self) -> AuditCheck:
         """Walk the whole log: each entry's link must follow from the one before, seq numbers must run
-        without a gap up to the last one SQLite handed out (so neither an edit nor a deletion, even of
-        the newest entries, goes unnoticed by someone who cannot rewrite every link)."""
+        without a gap up to the last one SQLite handed out, and the newest entry must be the one the
+        anchor recorded (so neither an edit, nor a deletion, nor an older copy put back goes unnoticed
+        by someone who cannot rewrite every link and the anchor)."""
+        anchor = read_anchor(self._anchor)
         if self._absent():
-            return AuditCheck(0, 0)
+            if anchor is None:
+                return AuditCheck(0, 0)
+            gone = (f"the log file ({self.path.name}) is missing, but its anchor says entries up to {anchor.seq} "
+                    "were written: it was deleted or moved.")
+            return AuditCheck(0, 0, None, anchor.broken or gone, against_anchor=True)
         with self._lock:
             db = self._conn()
             rows = db.execute("SELECT seq, at, who, via, action, drawers, ids, detail, chain FROM audit "
                               "ORDER BY seq").fetchall()
             handed_out = db.execute("SELECT seq FROM sqlite_sequence WHERE name = 'audit'").fetchone()
-        previous, unchained, expected_seq = None, 0, rows[0][0] if rows else 1
-        for seq, *row, chain in rows:
-            if seq != expected_seq:
-                return AuditCheck(len(rows), unchained, seq, f"entries {expected_seq} to {seq - 1} are missing.")
-            expected_seq += 1
-            if chain is None and previous is None:
-                unchained += 1
-                continue
-            if chain != _link(previous, row):
-                return AuditCheck(len(rows), unchained, seq, f"entry {seq} ({row[0]}, {row[1]}) does not follow "
-                                                           "from the entry before it: it or an earlier one was edited.")
-            previous = chain
-        if handed_out and handed_out[0] != expected_seq - 1:
-            return AuditCheck(len(rows), unchained, expected_seq,
-                              f"the newest entries (from {expected_seq} to {handed_out[0]}) were deleted.")
-        return AuditCheck(len(rows), unchained)
+            apart = disagreement(anchor, db, self._anchor)
+        check = _walk(rows, handed_out[0] if handed_out else None,
+                      anchor.chained_from if anchor and not anchor.broken else None)
+        return replace(check, problem=check.problem or apart, against_anchor=bool(apart))
+
+    def accept(self, actor: Actor) -> tuple[str, list[str]]:
+        """Take the log as it is now for the one its anchor describes (after putting back a backup, say):
+        the disagreement is recorded in the log, and tokens the anchor knows were revoked are revoked
+        again. Returns the disagreement and the names of those tokens."""
+        with self._lock, self._appending:
+            db = self._conn()
+            anchor = read_anchor(self._anchor)
+            problem = disagreement(anchor, db, self._anchor)
+            if not problem:
+                raise InvalidInputError("The audit log agrees with its anchor: there is nothing to accept.")
+            ids = list(anchor.revoked if anchor else ())
+            marks = ", ".join("?" * len(ids))
+            again = [r[0] for r in db.execute(f"SELECT name FROM tokens WHERE revoked_at IS NULL AND id IN ({marks})"
+                                              " ORDER BY name", ids)]
+            db.execute(f"UPDATE tokens SET revoked_at = ? WHERE revoked_at IS NULL AND id IN ({marks})", [_now(), *ids])
+            self._append(actor, "log-accepted", (), {"problem": problem, "revoked_again": again}, accepting=True)
+        return problem, again
+
+    def has_entries(self) -> bool:
+        """Whether the log holds any entry (reading never makes the file)."""
+        if self._absent():
+            return False
+        with self._lock:
+            return self._conn().execute("SELECT 1 FROM audit LIMIT 1").fetchone() is not None
 
     def entries(self, who: str | None = None, via: str | None = None, action: str | None = None,
                 since: str | None = None, until: str | None = None, drawer: str | None = None,
@@ -226,6 +270,8 @@ class AccessBook:
 
     def signed_out(self, who: str, issued_at: float) -> bool:
         """Whether a sign-in of `who` issued at `issued_at` came before their last sign-out."""
+        if self._absent():
+            return False
         with self._lock:
             row = self._conn().execute("SELECT issued_before FROM sign_outs WHERE who = ?", [who]).fetchone()
         return row is not None and issued_at <= row[0]
@@ -253,6 +299,8 @@ class AccessBook:
         return info, secret
 
     def tokens(self) -> list[TokenInfo]:
+        if self._absent():
+            return []
         with self._lock:
             rows = self._conn().execute("SELECT id, name, role, wings, created_at, created_by, revoked_at FROM tokens"
                                         " ORDER BY created_at, name").fetchall()
@@ -267,20 +315,68 @@ class AccessBook:
             if row is None:
                 raise InvalidInputError(f"No active token named {name_or_id!r} (see `mempalace token list`).")
             db.execute("UPDATE tokens SET revoked_at = ? WHERE id = ?", [_now(), row[0]])
-        self.record(actor, "token-revoke", (), token=row[1])
+        self._append(actor, "token-revoke", (), {"token": row[1]}, revoked=row[0])
         return next(t for t in self.tokens() if t.id == row[0])
 
     def verify_token(self, secret: str) -> TokenInfo | None:
-        """The active token with this secret, or None (wrong, revoked or malformed)."""
-        if not isinstance(secret, str) or not secret.startswith(TOKEN_PREFIX) or len(secret) > 200:
+        """The active token with this secret, or None (wrong, revoked or malformed); while the log does
+        not agree with its anchor (an older copy may have brought revoked tokens back) every token is
+        refused with AccessDeniedError."""
+        if not isinstance(secret, str) or not secret.startswith(TOKEN_PREFIX) or len(secret) > 200 or self._absent():
             return None
         digest = _hash(secret)
+        anchor = read_anchor(self._anchor)
         with self._lock:
-            row = self._conn().execute("SELECT id, name, role, wings, created_at, created_by, revoked_at, hash"
-                                       " FROM tokens WHERE hash = ?", [digest]).fetchone()
+            db = self._conn()
+            row = db.execute("SELECT id, name, role, wings, created_at, created_by, revoked_at, hash"
+                             " FROM tokens WHERE hash = ?", [digest]).fetchone()
+            apart = disagreement(anchor, db, self._anchor) if row else ""
         if row is None or row[6] is not None or not hmac.compare_digest(row[7], digest):
             return None
+        if anchor is not None and row[0] in anchor.revoked:
+            return None
+        if apart:
+            raise AccessDeniedError(_refusal(apart))
         return TokenInfo(row[0], row[1], row[2], tuple(json.loads(row[3])), row[4], row[5], None)
+
+    def token_refusal(self) -> str:
+        """Why every token is refused now ("" when none is): the log does not agree with its anchor."""
+        anchor = read_anchor(self._anchor)
+        if self._absent():
+            return ""
+        with self._lock:
+            apart = disagreement(anchor, self._conn(), self._anchor)
+        return _refusal(apart) if apart else ""
+
+
+def _refusal(apart: str) -> str:
+    return (f"Tokens are refused while the audit log does not agree with its anchor: {apart} The owner "
+            "checks it with `mempalace audit` (and, after putting back a backup, `mempalace audit --accept`).")
+
+
+def _walk(rows: Sequence[Sequence[Any]], handed_out: int | None, chained_from: int | None) -> AuditCheck:
+    """The chain check of `rows` (seq, fields..., chain): from the first linked entry (or the anchor's
+    `chained_from`) on, every entry must carry the link that follows from the one before."""
+    previous, unchained, expected_seq = None, 0, rows[0][0] if rows else 1
+    for seq, *row, chain in rows:
+        if seq != expected_seq:
+            return AuditCheck(len(rows), unchained, seq, f"entries {expected_seq} to {seq - 1} are missing.")
+        expected_seq += 1
+        if chain is None and previous is None and (chained_from is None or seq < chained_from):
+            unchained += 1
+            continue
+        if chain is None:
+            chained = f"the log is chained from entry {chained_from} on" if previous is None else "the one before is"
+            return AuditCheck(len(rows), unchained, seq, f"entry {seq} ({row[0]}, {row[1]}) has no link, though "
+                              f"{chained}: links were removed, and entries perhaps changed.")
+        if chain != _link(previous, row):
+            return AuditCheck(len(rows), unchained, seq, f"entry {seq} ({row[0]}, {row[1]}) does not follow "
+                                                       "from the entry before it: it or an earlier one was edited.")
+        previous = chain
+    if handed_out and handed_out != expected_seq - 1:
+        return AuditCheck(len(rows), unchained, expected_seq,
+                          f"the newest entries (from {expected_seq} to {handed_out}) were deleted.")
+    return AuditCheck(len(rows), unchained)
 
 
 def _hash(secret: str) -> str:

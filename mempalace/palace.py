@@ -349,10 +349,10 @@ class Palace(Likeness, Rearranging, TaxonomyView):
 
     def log_warnings(self) -> list[str]:
         """A sentence when the audit log (and token book) is gone though the palace holds drawers."""
-        drawers = 0 if self.access.path.exists() else self.count()
+        drawers = 0 if self.access.has_entries() else self.count()
         return [f"This palace holds {drawers:,} drawers but its audit log and tokens ({self.access.path}) are "
-                "missing: they were deleted or moved. Restore the file from a backup if you have one; the next "
-                "write starts a new log that says so."] if drawers else []
+                "missing (or the log is empty): they were deleted or moved. Restore the file from a backup if you "
+                "have one; the next write starts a new log that says so."] if drawers else []
 
     # -- helpers ----------------------------------------------------------------------------------
 
@@ -381,7 +381,7 @@ class Palace(Likeness, Rearranging, TaxonomyView):
     def _record(self, action: str, ids: Sequence[str], **detail: Any) -> None:
         """Append a write to the audit log, under the actor of this thread (see mempalace.access). A log
         that is started while the palace already holds other drawers says so in its first entry."""
-        already = 0 if self.access.path.exists() else self.count() - len(ids)
+        already = 0 if self.access.has_entries() else self.count() - len(ids)
         if already > 0:
             self.access.record(current_actor(), "log-start", [], drawers_already=already)
         self.access.record(current_actor(), action, ids, **detail)

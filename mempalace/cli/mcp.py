@@ -97,9 +97,16 @@ class PalaceTokens:
 
     def __init__(self, palace: Palace):
         self._palace = palace
+        self._said: set[str] = set()
 
     async def verify_token(self, token: str) -> AccessToken | None:
-        info = await anyio.to_thread.run_sync(self._palace.access.verify_token, token)
+        try:
+            info = await anyio.to_thread.run_sync(self._palace.access.verify_token, token)
+        except MempalaceError as exc:  # every token refused (the audit log disagrees with its anchor): say why, once
+            if str(exc) not in self._said:
+                self._said.add(str(exc))
+                click.echo(f"Warning: {exc}", err=True)
+            return None
         if info is None:
             return None
         return AccessToken(token=token, client_id=info.id, subject=info.name, scopes=[info.role],
@@ -316,6 +323,8 @@ def _token_palace(ctx: click.Context) -> Palace:
     try:
         if not any(t.revoked_at is None for t in palace.access.tokens()):
             raise click.UsageError(NO_TOKEN)
+        if palace.access.token_refusal():
+            click.echo(f"Warning: {palace.access.token_refusal()}", err=True)
     except BaseException:
         palace.close()
         raise

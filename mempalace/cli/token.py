@@ -46,6 +46,7 @@ def create_command(ctx: click.Context, palace: Palace, role: str, wings: tuple[s
         f"{secret}\n"
         "This secret will not be shown again: store it now. The agent sends it to `mempalace mcp --http` "
         "as the header `Authorization: Bearer <secret>`."))
+    _warn_if_tokens_refused(palace)
 
 
 @token_group.command("list")
@@ -54,6 +55,14 @@ def list_command(ctx: click.Context, palace: Palace) -> None:
     """Every token (never its secret), revoked ones too."""
     found = palace.access.tokens()
     emit(ctx, found, lambda: _token_table(found) if found else "No tokens yet (see `mempalace token create`).")
+    _warn_if_tokens_refused(palace)
+
+
+def _warn_if_tokens_refused(palace: Palace) -> None:
+    """Say so when every token is refused (the audit log does not agree with its anchor)."""
+    refusal = palace.access.token_refusal()
+    if refusal:
+        echo(f"Warning: {refusal}", err=True)
 
 
 def _token_table(tokens: Sequence[TokenInfo]) -> str:
@@ -97,17 +106,24 @@ def _moment(ctx: click.Context, param: click.Parameter, value: str | None) -> st
 @click.option("--until", metavar="DATE", callback=_moment, help="Up to this date (or date and time, UTC), inclusive.")
 @click.option("--drawer", metavar="ID", help="Only writes that touched this drawer id.")
 @click.option("--limit", metavar="N", type=int, default=100, show_default=True, help="At most this many entries.")
+@click.option("--accept", is_flag=True, help="Take the log as it is now after you put back an older copy (a "
+              "backup): recorded in the log, tokens revoked since then revoked again, the log anchored anew.")
 @palace_command()
-def audit_command(ctx: click.Context, palace: Palace, **filters: Any) -> None:
+def audit_command(ctx: click.Context, palace: Palace, accept: bool, **filters: Any) -> None:
     """The palace's audit log, newest first: who changed what, when and from where; and whether it is
-    as written (each entry chained to the one before). A changed log exits with code 1."""
+    as written (each entry chained to the one before, the newest one anchored). A changed or missing
+    log exits with code 1."""
+    if accept:
+        problem, again = palace.access.accept(_actor())
+        echo(f"Accepted the audit log as it is: {problem}" + (f" Revoked again: {', '.join(again)}." if again else ""),
+             err=ctx.obj["json"])  # --json keeps stdout for the one document
     warnings = palace.log_warnings()
     check = palace.access.verify()
     entries = palace.access.entries(**filters)
     emit(ctx, entries, lambda: _audit_table(entries) if entries else "No audit entries match.")
     for problem in warnings + ([] if check.intact else [check.summary()]):
         echo(f"Warning: {problem}", err=True)
-    if not ctx.obj["json"] and check.intact:
+    if not ctx.obj["json"] and check.intact and not warnings:
         echo(check.summary(), err=True)
     if warnings or not check.intact:
         sys.exit(1)
