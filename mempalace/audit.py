@@ -23,6 +23,7 @@ from typing import Any
 from .access import Actor, check_role, wing_patterns
 from .errors import InvalidInputError
 from .privacy import owner_file
+from .wording import counted
 
 ACCESS_FILE = "mempalace_access.sqlite3"
 TOKEN_PREFIX = "mpt_"
@@ -80,8 +81,8 @@ class AuditCheck:
     def summary(self) -> str:
         if self.problem:
             return f"The audit log was changed outside MemPalace: {self.problem}"
-        older = f" ({self.unchained} older entries from before the log was chained)" if self.unchained else ""
-        return f"The audit log is intact: {self.entries} entries, each chained to the one before{older}."
+        older = f" ({counted(self.unchained, 'older entry')} from before the log was chained)" if self.unchained else ""
+        return f"The audit log is intact: {counted(self.entries, 'entry')}, each chained to the one before{older}."
 
 
 @dataclass(frozen=True)

@@ -305,7 +305,7 @@ def demo_command(ctx: click.Context, palace: Palace) -> None:
         for report in failed:
             echo("Error: " + report.summary(), err=True)
     emit(ctx, [r.to_dict(with_drawers=False) for r in reports], lambda: (
-        f"Demo loaded into {palace.location}: {len(reports)} conversations in {', '.join(DEMO_WINGS)}; added "
+        f"Demo loaded into {palace.location}: {counted(len(reports), 'conversation')} in {', '.join(DEMO_WINGS)}; added "
         f"{counted(sum(r.added for r in reports), 'drawer')}, {sum(r.already_present for r in reports)} already in the palace"
         + (f", {len(failed)} failed" if failed else "") + ". Try `mempalace tunnels`."))
     if failed:
