@@ -4,10 +4,13 @@ PYTHON ?= python3
 PY := $(VENV)/bin/python
 PORT ?= 8501
 
+# The first run downloads and installs every dependency: it says so, and pip shows its progress.
 $(VENV)/.installed: pyproject.toml
+	@echo "Setting up $(VENV) (first run: a few minutes; pip lists what it downloads and installs)…"
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m pip install --upgrade --progress-bar on pip
+	$(PY) -m pip install --progress-bar on -e '.[dev]'
+	@echo "$(VENV) is ready."
 	touch $@
 
 .PHONY: setup dashboard test bench

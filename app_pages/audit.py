@@ -11,6 +11,7 @@ from mempalace import MempalaceError
 from mempalace.access import VIA
 from mempalace.audit import AUDIT_ACTIONS
 from mempalace.export import AUDIT_COLUMNS, audit_to_csv
+from mempalace.wording import counted
 
 ANY = "(any)"
 p = palace()
@@ -42,7 +43,7 @@ rows = [{"when": e.at, "who": e.who, "from": e.via, "action": e.action, "drawers
          "details": json.dumps(e.detail, ensure_ascii=False), "ids": " ".join(e.ids)} for e in entries]
 shown = [{**r, "when": readable_time(e.at), "details": readable_detail(e.detail)} for r, e in zip(rows, entries)]
 table = pd.DataFrame(shown, columns=list(AUDIT_COLUMNS))  # the exports keep the exact values
-st.caption(f"{len(rows):,} entr{'y' if len(rows) == 1 else 'ies'}" + (" (the newest 5,000)" if len(rows) == 5_000 else ""))
+st.caption(counted(len(rows), "entry") + (" (the newest 5,000)" if len(rows) == 5_000 else ""))
 st.dataframe(table, hide_index=True, width="stretch")
 left, right = st.columns(2)
 left.download_button("Export CSV", audit_to_csv(entries), file_name="mempalace-audit.csv", mime="text/csv")

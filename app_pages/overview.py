@@ -54,7 +54,7 @@ with tunnels:
     st.subheader("Top tunnels")
     st.caption("Ranked by informativeness weight × (wings − 1): rooms found in every wing weigh little.")
     for tunnel in stats.top_tunnels:
-        link_to_search(f"{md(tunnel.room)} · {len(tunnel.wings)} wings · {counted(tunnel.count, 'drawer')} · "
+        link_to_search(f"{md(tunnel.room)} · {counted(len(tunnel.wings), 'wing')} · {counted(tunnel.count, 'drawer')} · "
                        f"weight {tunnel.weight:.2f}", room=tunnel.room)
     if not stats.top_tunnels:
         st.write("No room spans two wings yet.")

@@ -38,7 +38,7 @@ if hits and not close:
     st.info(unlinked(f"No close match for “{query}”: no drawer holds its words or comes near its meaning. "
                "Try other words, or widen the filters."))
 weaker = f", {counted(len(hits) - len(close), 'weaker result')}" if len(hits) > len(close) else ""
-st.caption(counted(len(close), "close match", "close matches") + weaker if hits else "No drawers match.")
+st.caption(counted(len(close), "close match") + weaker if hits else "No drawers match.")
 if len(hits) > len(close):
     st.toggle("Show weaker results", key="search_weak",
               help="Results with fewer than half of the query's words and a meaning not far from chance.")

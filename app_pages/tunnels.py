@@ -39,7 +39,7 @@ elif interactive:
 elif place := charts.show(drawn.html, key="network"):
     st.switch_page(SEARCH_PAGE, query_params=place)
 if 0 < drawn.drawn < drawn.matched:
-    st.warning(f"Showing the {drawn.drawn} most connected of {drawn.matched} rooms; the tables below are complete.")
+    st.warning(f"Showing the {drawn.drawn} most connected of {counted(drawn.matched, 'room')}; the tables below are complete.")
 
 st.subheader("Tunnels between two wings")
 pick = st.columns(2)

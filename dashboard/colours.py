@@ -3,7 +3,6 @@ and a text colour that stays readable on each. Deterministic, so a series keeps 
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable
 from functools import lru_cache
 
@@ -17,39 +16,24 @@ WHITE, DARK = "#ffffff", "#000000"
 _LIGHTNESS = (0.50, 0.58, 0.66, 0.74, 0.82)
 _CHROMA = (0.09, 0.13, 0.17)
 _BLOCK = 64
-AVOID_DISTANCE = 0.1  # a BASE colour this near (Oklab) to one to avoid is left out
-
-
-NAMED_SLOTS = 40  # the most colours that stay 4 just-noticeable differences apart (0.08 in Oklab) and 5 from the tunnel orange
+AVOID_DIFFERENCE = 10  # a BASE colour this near (CIEDE2000) to one to avoid is left out
 
 
 def named_colours(names: Iterable[str], avoid: tuple[str, ...] = ()) -> dict[str, str]:
-    """A colour for each of `names`, given oldest first: each takes the slot a hash of its name picks in a
-    fixed palette of NAMED_SLOTS, or the next free one when an older name holds it. So a colour depends
-    on the name and the names before it, never on later ones: a wing added to the palace recolours no
-    other, and two wings on one page never share a colour (up to NAMED_SLOTS of them)."""
-    palette = distinct(NAMED_SLOTS, avoid)
-    colours: dict[str, str] = {}
-    taken: set[int] = set()
-    for name in dict.fromkeys(names):
-        slot = _slot(name)
-        free = next(((slot + step) % NAMED_SLOTS for step in range(NAMED_SLOTS)
-                     if (slot + step) % NAMED_SLOTS not in taken), slot)  # more names than slots: they share
-        taken.add(free)
-        colours[name] = palette[free]
-    return colours
-
-
-def _slot(name: str) -> int:
-    return int.from_bytes(hashlib.sha256(name.encode("utf-8")).digest()[:8], "big") % NAMED_SLOTS
+    """A colour for each of `names`, given oldest first: the k-th name takes the k-th of `distinct`,
+    each picked as far from those before it as the palette allows. So the wings a palace has are as far
+    apart as they can be, and a colour depends only on how many names came before it, never on later
+    ones: a wing added to the palace recolours no other, and no two wings share a colour."""
+    ordered = list(dict.fromkeys(names))
+    return dict(zip(ordered, distinct(len(ordered), avoid)))
 
 
 def distinct(n: int, avoid: tuple[str, ...] = ()) -> list[str]:
-    """`n` colours, each as far (in Oklab, a perceptual space) from the others, from grey, from white
+    """`n` colours, each as different (CIEDE2000) from those before it, from grey, from white
     and from the `avoid` colours (ones that already mean something, like the network's tunnel orange)
     as the candidates allow: BASE first (but those near `avoid`), then farthest-point picks. The first
     k are the same for any n ≥ k."""
-    base = tuple(c for c in BASE if all(distance(c, a) > AVOID_DISTANCE for a in avoid))
+    base = tuple(c for c in BASE if all(difference(c, a) > AVOID_DIFFERENCE for a in avoid))
     if n <= len(base):
         return list(base[:max(n, 0)])
     return list(_palette(-(-n // _BLOCK) * _BLOCK, base, avoid)[:n])  # in blocks, so most callers share one
@@ -59,14 +43,14 @@ def distinct(n: int, avoid: tuple[str, ...] = ()) -> list[str]:
 @lru_cache(maxsize=4)
 def _palette(n: int, base: tuple[str, ...], avoid: tuple[str, ...]) -> tuple[str, ...]:
     candidates = _candidates()
-    labs = _oklab(np.array([_rgb(c) for c in candidates]))
-    taken = _oklab(np.array([_rgb(c) for c in (*base, *avoid, OTHER, WHITE)]))
-    nearest = np.min(np.linalg.norm(labs[:, None, :] - taken[None, :, :], axis=2), axis=1)
+    labs = _cielab(np.array([_rgb(c) for c in candidates]))
+    taken = _cielab(np.array([_rgb(c) for c in (*base, *avoid, OTHER, WHITE)]))
+    nearest = np.min(_ciede2000(labs[:, None, :], taken[None, :, :]), axis=1)
     chosen = list(base)
     while len(chosen) < n:
         pick = int(np.argmax(nearest))  # ties go to the first, so the result never varies
         chosen.append(candidates[pick])
-        nearest = np.minimum(nearest, np.linalg.norm(labs - labs[pick], axis=1))
+        nearest = np.minimum(nearest, _ciede2000(labs, labs[pick]))
     return tuple(chosen)
 
 
@@ -81,10 +65,10 @@ def _candidates() -> tuple[str, ...]:
     return tuple(dict.fromkeys("#" + "".join(f"{round(v * 255):02x}" for v in row) for row in rgb[inside]))
 
 
-def distance(a: str, b: str) -> float:
-    """How far apart two colours look: their distance in Oklab (about 0.02 is just noticeable)."""
-    lab = _oklab(np.array([_rgb(a), _rgb(b)]))
-    return float(np.linalg.norm(lab[0] - lab[1]))
+def difference(a: str, b: str) -> float:
+    """How different two colours look, CIEDE2000: about 1 is just noticeable side by side; Tableau 10,
+    a palette made for telling categories apart, has its closest pair 18 apart."""
+    return float(_ciede2000(*_cielab(np.array([_rgb(a), _rgb(b)]))))
 
 
 def text_on(colour: str) -> str:
@@ -111,14 +95,36 @@ def _linear(c: np.ndarray) -> np.ndarray:
     return np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
 
 
-def _oklab(rgb: np.ndarray) -> np.ndarray:
-    """sRGB rows (0–1) to Oklab (Björn Ottosson's matrices)."""
-    lms = _linear(rgb) @ np.array([[0.4122214708, 0.2119034982, 0.0883024619],
-                                   [0.5363329963, 0.6806995451, 0.2817188376],
-                                   [0.0514459929, 0.1073969566, 0.6299787005]])
-    return np.cbrt(lms) @ np.array([[0.2104542553, 1.9779984951, 0.0259040371],
-                                    [0.7936177850, -2.4285922050, 0.7827717662],
-                                    [-0.0040720468, 0.4505937099, -0.8086757660]])
+def _cielab(rgb: np.ndarray) -> np.ndarray:
+    """sRGB rows (0–1) to CIELAB (D65 white)."""
+    xyz = _linear(rgb) @ np.array([[0.4124564, 0.2126729, 0.0193339],
+                                   [0.3575761, 0.7151522, 0.1191920],
+                                   [0.1804375, 0.0721750, 0.9503041]]) / np.array([0.95047, 1.0, 1.08883])
+    f = np.where(xyz > 216 / 24389, np.cbrt(xyz), (24389 / 27 * xyz + 16) / 116)
+    return np.stack([116 * f[..., 1] - 16, 500 * (f[..., 0] - f[..., 1]), 200 * (f[..., 1] - f[..., 2])], axis=-1)
+
+
+def _ciede2000(lab1: np.ndarray, lab2: np.ndarray) -> np.ndarray:
+    """CIEDE2000 differences between CIELAB rows of `lab1` and `lab2` (broadcast), the CIE's formula."""
+    (l1, a1, b1), (l2, a2, b2) = np.moveaxis(lab1, -1, 0), np.moveaxis(lab2, -1, 0)
+    mean_chroma = (np.hypot(a1, b1) + np.hypot(a2, b2)) / 2
+    g = 0.5 * (1 - np.sqrt(mean_chroma ** 7 / (mean_chroma ** 7 + 25.0 ** 7)))
+    c1, c2 = np.hypot((1 + g) * a1, b1), np.hypot((1 + g) * a2, b2)
+    h1, h2 = np.degrees(np.arctan2(b1, (1 + g) * a1)) % 360, np.degrees(np.arctan2(b2, (1 + g) * a2)) % 360
+    grey = c1 * c2 == 0
+    dh = (h2 - h1 + 180) % 360 - 180
+    dh = np.where(grey, 0, np.where(h2 - h1 == 180, 180, dh))
+    big_h = 2 * np.sqrt(c1 * c2) * np.sin(np.radians(dh / 2))
+    mean_h = np.where(grey, h1 + h2, np.where(np.abs(h1 - h2) <= 180, (h1 + h2) / 2, (h1 + h2 + 360) / 2 % 360))
+    mean_l, mean_c = (l1 + l2) / 2, (c1 + c2) / 2
+    t = (1 - 0.17 * np.cos(np.radians(mean_h - 30)) + 0.24 * np.cos(np.radians(2 * mean_h))
+         + 0.32 * np.cos(np.radians(3 * mean_h + 6)) - 0.20 * np.cos(np.radians(4 * mean_h - 63)))
+    rotation = -np.sin(np.radians(60 * np.exp(-(((mean_h - 275) / 25) ** 2)))) * 2 * np.sqrt(
+        mean_c ** 7 / (mean_c ** 7 + 25.0 ** 7))
+    sl = 1 + 0.015 * (mean_l - 50) ** 2 / np.sqrt(20 + (mean_l - 50) ** 2)
+    sc, sh = 1 + 0.045 * mean_c, 1 + 0.015 * mean_c * t
+    dl, dc, dhh = (l2 - l1) / sl, (c2 - c1) / sc, big_h / sh
+    return np.sqrt(dl ** 2 + dc ** 2 + dhh ** 2 + rotation * dc * dhh)
 
 
 def _srgb(lab: np.ndarray) -> np.ndarray:

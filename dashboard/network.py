@@ -69,7 +69,7 @@ class Layout:
 
 def layout(rooms: list[RoomNode], height: int = 620, palette: Iterable[str] = ()) -> Layout:
     """The network's layout for a frame FRAME_WIDTH × `height` px, every wing in its own colour, fixed by
-    its name and `palette` (the palace's wings, oldest first), so neither a filter nor a new wing
+    its place in `palette` (the palace's wings, oldest first), so neither a filter nor a new wing
     recolours one."""
     wings = sorted({w for room in rooms for w in room.wings})
     spot, wrap = _wing_spots(wings, FRAME_WIDTH, height)

@@ -15,6 +15,7 @@ from urllib.parse import quote, unquote
 from lemminflect import getAllInflections, getAllLemmas
 
 from mempalace.vocabulary import content_words
+from mempalace.wording import counted
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:&])")
 JOINER = "\u2060"  # WORD JOINER: invisible, and breaks a pattern Streamlit would act on
@@ -109,7 +110,7 @@ def hall_help(counts: Mapping[str, int]) -> str:
     none = counts.get("", 0)
     total = sum(counts.values())
     return (f"Halls hold drawers clearly of their kind: {HALLS_ARE_CLEAR} "
-            f"{none:,} of {total:,} drawers have no hall.")
+            f"{none:,} of {counted(total, 'drawer')} {'has' if none == 1 else 'have'} no hall.")
 
 
 def badge(text: str, kind: str) -> str:

@@ -28,10 +28,9 @@ def ago(moment: str | None, now: datetime | None = None) -> str:
     except ValueError:
         return moment
     seconds = max(0, int(((now or datetime.now(timezone.utc)) - then).total_seconds()))
-    for size, unit in ((86_400, "day"), (3_600, "h"), (60, "min")):
+    for size, unit, units in ((86_400, "day", "days"), (3_600, "h", "h"), (60, "min", "min")):
         if seconds >= size:
-            count = seconds // size
-            return f"{count} {unit}{'s' if unit == 'day' and count > 1 else ''} ago"
+            return f"{counted(seconds // size, unit, units)} ago"
     return "just now"
 
 

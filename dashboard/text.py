@@ -62,6 +62,7 @@ _DEMOTE = 3  # a drawer's heading is shown three levels down (## → #####): sma
 _PUNCTUATION = r"!-/:-@\[-`{-~"
 _ADDRESS = r"(?i:https?://|www\.)(?:[^\s<>$`!\[\]{}\\\":]|:(?![A-Za-z]))+"  # a bare web address
 _FENCE = re.compile(r"^((?:[ \t]*>)*[ \t]*)(`{3,}|~{3,})(.*)$")
+_FENCE_CHARACTER = re.compile(r"([`~])")
 _LIST_ITEM = re.compile(r"^[ \t]{0,3}(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)")
 _BLANK_LINE = re.compile(r"(\n[ \t]*\n)")
 _TOKEN = re.compile(rf"""
@@ -241,13 +242,15 @@ def _blocks(lines: list[str]) -> list[tuple[bool, list[str]]]:
     index, in_list, after_blank = 0, False, True
     while index < len(lines):
         line = lines[index]
-        end = _fence_end(lines, index)
+        dangling = _dangling_fence(lines, index)
+        end = None if dangling else _fence_end(lines, index)
         if end is None and after_blank and not in_list and line.strip() and _indent(line) >= 4:
             end = _indented_end(lines, index)
         if end is not None:
             blocks.append((True, lines[index:end]))
             index, after_blank = end, False
             continue
+        line = _FENCE.sub(_literal_fence, line) if dangling else line
         if blocks and not blocks[-1][0]:
             blocks[-1][1].append(line)
         else:
@@ -257,6 +260,16 @@ def _blocks(lines: list[str]) -> list[tuple[bool, list[str]]]:
         after_blank = not line.strip()
         index += 1
     return blocks
+
+
+def _dangling_fence(lines: list[str], index: int) -> bool:
+    """Whether line `index` opens a fence with nothing after it (a drawer cut right after its fence):
+    shown as the text it is, not as an empty code block."""
+    return bool(_FENCE.match(lines[index])) and not any(line.strip() for line in lines[index + 1:])
+
+
+def _literal_fence(found: re.Match[str]) -> str:
+    return found.group(1) + _FENCE_CHARACTER.sub(r"\\\1", found.group(2)) + found.group(3)
 
 
 def _fence_end(lines: list[str], start: int) -> int | None:

@@ -25,6 +25,7 @@ from .access import Actor, check_role, wing_patterns
 from .audit_anchor import AnchorLock, anchor_path, disagreement, first_anchor, read_anchor, write_anchor
 from .errors import AccessDeniedError, InvalidInputError
 from .privacy import owner_file
+from .wording import counted
 
 ACCESS_FILE = "mempalace_access.sqlite3"
 TOKEN_PREFIX = "mpt_"
@@ -90,8 +91,8 @@ class AuditCheck:
                       "yourself (a backup), `mempalace audit --accept` records that in the log and anchors it "
                       "anew." if self.against_anchor else "")
             return f"The audit log was changed outside MemPalace: {self.problem}{accept}"
-        older = f" ({self.unchained} older entries from before the log was chained)" if self.unchained else ""
-        return f"The audit log is intact: {self.entries} entries, each chained to the one before{older}."
+        older = f" ({counted(self.unchained, 'older entry')} from before the log was chained)" if self.unchained else ""
+        return f"The audit log is intact: {counted(self.entries, 'entry')}, each chained to the one before{older}."
 
 
 @dataclass(frozen=True)

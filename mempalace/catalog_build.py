@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .privacy import owner_file
+from .wording import counted
 
 PROGRESS_SUFFIX = ".building.json"
 WRITE_EVERY_SECONDS = 0.5
@@ -34,7 +35,7 @@ class BuildProgress:
         return min(1.0, self.done / self.total) if self.total else 0.0
 
     def said(self) -> str:
-        return f"Building the palace's catalog from Chroma (first open): {self.done:,} of {self.total:,} drawers"
+        return f"Building the palace's catalog from Chroma (first open): {self.done:,} of {counted(self.total, 'drawer')}"
 
 
 def progress_path(catalog: Path) -> Path:

@@ -36,6 +36,7 @@ from .store import SEQ_KEY, ChromaStore, Record
 from .sync import CatalogSync, catalog_row, new_stamp
 from .rearranging import Rearranging
 from .taxonomy import TaxonomyView, within_wings
+from .wording import counted
 
 if TYPE_CHECKING:
     from .demo_data import DemoRemoval
@@ -350,7 +351,7 @@ class Palace(Likeness, Rearranging, TaxonomyView):
     def log_warnings(self) -> list[str]:
         """A sentence when the audit log (and token book) is gone though the palace holds drawers."""
         drawers = 0 if self.access.has_entries() else self.count()
-        return [f"This palace holds {drawers:,} drawers but its audit log and tokens ({self.access.path}) are "
+        return [f"This palace holds {counted(drawers, 'drawer')} but its audit log and tokens ({self.access.path}) are "
                 "missing (or the log is empty): they were deleted or moved. Restore the file from a backup if you "
                 "have one; the next write starts a new log that says so."] if drawers else []
 

@@ -29,6 +29,7 @@ from .ingest import IngestReport, ingest, ingest_paths
 from .palace import Palace
 from .sourcebook import Seen, SourceBook, SourceEntry, sources_path, stat_file
 from .privacy import OWNER_ONLY_FILE
+from .wording import counted
 
 SYNC_LOCK_SUFFIX = ".sync.lock"
 WAIT_SECONDS = 600.0  # how long a person's sync waits for one already running
@@ -56,8 +57,8 @@ class SyncReport:
     def summary(self) -> str:
         if self.busy:
             return f"{self.source}: another process is syncing the palace; nothing done."
-        parts = [f"{self.source}: {self.files_seen} files, {self.files_changed} new or changed",
-                 f"{self.added} drawers added from {self.new_conversations} conversations"]
+        parts = [f"{self.source}: {counted(self.files_seen, 'file')}, {self.files_changed} new or changed",
+                 f"{counted(self.added, 'drawer')} added from {counted(self.new_conversations, 'conversation')}"]
         if self.files_gone:
             parts.append(f"{self.files_gone} gone (their drawers stay)")
         if self.errors:

@@ -13,7 +13,7 @@ from urllib.parse import unquote
 import pytest
 
 from dashboard import charts, network
-from dashboard.colours import BASE, OTHER, WHITE, contrast, distance, distinct
+from dashboard.colours import BASE, OTHER, WHITE, contrast, difference, distinct
 from dashboard.network import FRAME_WIDTH, ROOM_PX, WING_PX, network_page
 from mempalace.models import RoomNode
 
@@ -21,7 +21,7 @@ WINGS = [f"conversations_with_person_{i:02}_about_work" for i in range(14)]
 ROOMS = [f"room-number-{j:02}-of-the-palace" for j in range(16)]
 PLACES = [{"wing": w, "room": r, "hall": f"hall_{j % 3}", "drawers": 1 + (i + j) % 4}
           for i, w in enumerate(WINGS) for j, r in enumerate(ROOMS)]
-JUST_NOTICEABLE = 0.02  # an Oklab distance about this small is the least two colours can differ and be told apart
+JUST_NOTICEABLE = 1.0  # a CIEDE2000 difference about this small is the least two colours can differ and be told apart
 
 
 def segments(markup: str, attribute: str) -> list[str]:
@@ -39,10 +39,10 @@ def test_generated_colours_are_all_told_apart_from_each_other_grey_and_white(n):
     colours = distinct(n)
     assert len(colours) == n and colours[:len(BASE)] == list(BASE)[:n]
     assert distinct(n + 7)[:n] == colours  # a series keeps its colour when more are added
-    nearest = min(distance(a, b) for a, b in itertools.combinations(colours, 2))
-    assert nearest > 4 * JUST_NOTICEABLE, nearest
-    assert min(distance(c, OTHER) for c in colours) > 3 * JUST_NOTICEABLE
-    assert min(distance(c, WHITE) for c in colours) > 5 * JUST_NOTICEABLE
+    nearest = min(difference(a, b) for a, b in itertools.combinations(colours, 2))
+    assert nearest > 10 * JUST_NOTICEABLE, nearest
+    assert min(difference(c, OTHER) for c in colours) > 10 * JUST_NOTICEABLE
+    assert min(difference(c, WHITE) for c in colours) > 20 * JUST_NOTICEABLE
 
 
 # -- Wings and rooms -----------------------------------------------------------------------------
@@ -200,7 +200,7 @@ def test_twenty_wings_get_twenty_colours_with_readable_text():
     nodes = network_nodes(rooms)
     boxes = [nodes[f"w:{w}"] for w in wings]
     assert len({b["color"] for b in boxes}) == 20
-    assert min(distance(a["color"], b["color"]) for a, b in itertools.combinations(boxes, 2)) > 4 * JUST_NOTICEABLE
+    assert min(difference(a["color"], b["color"]) for a, b in itertools.combinations(boxes, 2)) > 12 * JUST_NOTICEABLE
     for box in boxes:
         assert contrast(box["color"], box["font"]["color"]) >= 4.5, box  # WCAG AA for text
 
@@ -211,8 +211,8 @@ def test_no_wing_is_drawn_in_the_tunnel_orange_or_the_room_grey():
     rooms = [RoomNode(f"room-{i}", (w,), (), 2, (), 0.0) for i, w in enumerate(wings)]
     colours = [n["color"] for n in network_nodes(rooms).values() if n["id"].startswith("w:")]
     assert len(set(colours)) == 30
-    assert min(distance(c, network.TUNNEL) for c in colours) > 5 * JUST_NOTICEABLE
-    assert min(distance(c, network.ROOM) for c in colours) > 5 * JUST_NOTICEABLE
+    assert min(difference(c, network.TUNNEL) for c in colours) > 12 * JUST_NOTICEABLE
+    assert min(difference(c, network.ROOM) for c in colours) > 12 * JUST_NOTICEABLE
     assert distinct(3, avoid=(network.TUNNEL,)) == [BASE[0], *BASE[2:4]]  # the rest keep their order
 
 

@@ -26,6 +26,11 @@ def test_every_command_is_in_the_readme_command_list(command):
     assert re.search(rf"^  {re.escape(command)}\b", section("Command line"), re.MULTILINE), command
 
 
+def test_the_command_list_says_delete_asks_on_a_terminal_and_names_its_yes_option():
+    line = re.search(r"^  delete .*$", section("Command line"), re.MULTILINE)[0]
+    assert "--yes" in line and "asks" in line and "terminal" in line, line
+
+
 @pytest.mark.parametrize("tool", sorted(TOOLS))
 def test_every_mcp_tool_is_named_in_the_readme(tool):
     assert f"`{tool}`" in section("For AI agents: the MCP server")

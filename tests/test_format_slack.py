@@ -348,3 +348,18 @@ def test_the_real_exports_users_name_its_mentions():
     conversations = by_id(slack.parse(Source.from_path(REAL_EXPORT)))
     first = conversations["enrique/2016-01-14"]
     assert json.loads(first.mentions(" ".join(m.text for m in first.messages))) == {"U0BMYT2FL": "Harry Potter"}
+
+
+def test_a_day_files_conversation_is_dated_the_day_its_title_names(palace, tmp_path):
+    """Day files are the workspace's local days: a message at 23:30 in California is 07:30 the next
+    day in UTC, yet it belongs to (and is shown on) the day its file and title name."""
+    from mempalace.ingest import ingest
+
+    late_evening = msg("U1", "shipping the release tonight", "1452843000")  # 2016-01-15T07:30:00Z
+    root = write_folder(tmp_path / "export", export_files(**{"general/2016-01-14.json": [late_evening]}))
+    [conversation] = slack.parse(Source.from_path(root))
+    assert conversation.title == "#general 2016-01-14"
+    assert conversation.messages[0].timestamp == "2016-01-15T07:30:00Z"  # the moment itself stays exact
+    [drawer] = [palace.get_drawer(i) for i in ingest(palace, root).drawer_ids]
+    assert drawer.conversation_date == "2016-01-14"
+    assert [d.conversation_date for d in palace.browse(drawer.wing)[1]] == ["2016-01-14"]

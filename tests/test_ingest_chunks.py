@@ -594,3 +594,15 @@ def test_a_slack_code_block_is_reopened_without_repeating_its_first_line() -> No
     chunks = chunk_conversation(Conversation((Message("Hermione Granger", "user", text),)), 800)
     assert len(chunks) >= 3
     assert all(c.content.startswith("Hermione Granger (continued, in a code block):\n```\nI0327") for c in chunks[1:])
+
+
+def test_a_drawer_never_ends_with_the_fence_that_opens_the_next_drawers_code() -> None:
+    prose = "".join(f"Step {i}: the reasoning before the code, one line of it.\n" for i in range(13))
+    code = "".join(f"    total_{i} = add(total_{i - 1}, {i})  # keep a running sum\n" for i in range(30))
+    reply = f"{prose}```python\n{code}```\nThat is all."
+    conversation = Conversation((Message("User", "user", "sum it"), Message("Claude", "assistant", reply)))
+    chunks = chunk_conversation(conversation, 800)
+    assert len(chunks) >= 3
+    assert not any(chunk.content.rstrip().endswith("```python") for chunk in chunks)
+    assert any(chunk.content.startswith("Claude (continued): ```python\n    total_0") for chunk in chunks)
+    assert read_through(chunks, conversation) == f"User: sum it\n\nClaude: {reply}"

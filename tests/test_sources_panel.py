@@ -335,7 +335,7 @@ def test_an_editor_of_one_wing_syncs_the_sources_filing_into_it(team: Path, home
     sync_now(at)
     successes, errors = said(at)
     assert not errors, errors
-    assert successes and successes[0].startswith("harbour-log: 1 files, 1 new or changed")
+    assert successes and successes[0].startswith("harbour-log: 1 file, 1 new or changed")
     [row] = sources_table(at)  # shared-notes files into any wing: not theirs to sync, nor to see
     assert row["source"] == "harbour-log" and row["filed by last sync"] > 0 and "path" not in row
     assert book_of(app_palace(at)).entry("shared-notes").files_seen == 1  # untouched

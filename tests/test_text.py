@@ -138,6 +138,28 @@ def test_code_cannot_be_misread_into_a_script_link():
     assert safe_markdown(fence) == shown
 
 
+@pytest.mark.parametrize("stored", [
+    "Claude: Here is the module:\n\n```python\n",
+    "Claude: ```python",  # the label stands apart, then the fence alone
+    "Kai: see below\n> ~~~ js\n\n\n",
+])
+def test_an_unclosed_fence_with_nothing_after_it_shows_as_text_not_an_empty_code_block(stored):
+    from markdown_it import MarkdownIt
+
+    at = AppTest.from_function(_verbatim_app, args=(stored, None)).run()
+    assert not at.exception
+    rendered = MarkdownIt("commonmark").render(at.markdown[0].value)
+    assert "<code" not in rendered and "<pre" not in rendered
+    assert re.search(r"(```|~~~) ?(python|js)", rendered)  # the fence line is still shown, as the text it is
+
+
+def test_an_unclosed_fence_with_code_after_it_is_still_a_code_block():
+    from markdown_it import MarkdownIt
+
+    rendered = MarkdownIt("commonmark").render(safe_markdown("Here:\n\n```python\nx = 1\n"))
+    assert "<pre><code class=\"language-python\">x = 1\n</code></pre>" in rendered
+
+
 # -- show_verbatim ---------------------------------------------------------------------------------
 
 

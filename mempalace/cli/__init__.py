@@ -25,6 +25,8 @@ from .support import FormatsListed, echo, emit, palace_command
 if TYPE_CHECKING:
     from ..ingest import IngestReport
 
+PREVIEW_CHARS = 600  # of a drawer's text shown before asking to delete it
+
 
 class _FormatChoice(click.Choice):
     """The transcript formats, read from their registry only when click needs them (help, checking a
@@ -205,9 +207,11 @@ def _read_content(text: str | None, file: Path | None) -> str:
         raise click.UsageError(f"Cannot read {file}: {exc}") from exc
 
 
-def _drawer_text(drawer: Any) -> str:
+def _drawer_text(drawer: Any, limit: int | None = None) -> str:
+    """Its id, place and text (the first `limit` characters, if given)."""
     place = " / ".join(p for p in (drawer.wing, drawer.room, drawer.hall) if p)
-    return f"{drawer.id}  {place}\n{drawer.content}"
+    shown = drawer.content if limit is None or len(drawer.content) <= limit else drawer.content[:limit] + " …"
+    return f"{drawer.id}  {place}\n{shown}"
 
 
 @main.command()
@@ -221,9 +225,15 @@ def get(ctx: click.Context, palace: Palace, drawer_id: str) -> None:
 
 @main.command()
 @click.argument("drawer_id")
+@click.option("--yes", "-y", is_flag=True, help="Delete without asking (only a terminal is asked).")
 @palace_command()
-def delete(ctx: click.Context, palace: Palace, drawer_id: str) -> None:
-    """Delete one drawer."""
+def delete(ctx: click.Context, palace: Palace, drawer_id: str, yes: bool) -> None:
+    """Delete one drawer. On a terminal it is shown first and you are asked, unless --yes."""
+    if not yes and sys.stdin.isatty():
+        echo(f"This drawer will be deleted:\n{_drawer_text(palace.get_drawer(drawer_id), PREVIEW_CHARS)}\n", err=True)
+        if not click.confirm("Delete it?", default=False, err=True):
+            echo("Nothing deleted.", err=True)
+            sys.exit(1)
     drawer = palace.delete_drawer(drawer_id)
     emit(ctx, drawer, lambda: f"Deleted {drawer.id} from {drawer.wing}/{drawer.room}.")
 
@@ -310,7 +320,7 @@ def demo_command(ctx: click.Context, palace: Palace, remove: bool) -> None:
         for report in failed:
             echo("Error: " + report.summary(), err=True)
     emit(ctx, [r.to_dict(with_drawers=False) for r in reports], lambda: (
-        f"Demo loaded into {palace.location}: {len(reports)} conversations in {', '.join(DEMO_WINGS)}; added "
+        f"Demo loaded into {palace.location}: {counted(len(reports), 'conversation')} in {', '.join(DEMO_WINGS)}; added "
         f"{counted(sum(r.added for r in reports), 'drawer')}, {sum(r.already_present for r in reports)} already in the palace"
         + (f", {len(failed)} failed" if failed else "") + ". Try `mempalace tunnels`."))
     if failed:

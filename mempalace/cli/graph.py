@@ -24,7 +24,7 @@ def graph_stats_command(ctx: click.Context, palace: Palace) -> None:
 
 def _stats_text(stats: GraphStats) -> str:
     lines = [f"Rooms:   {stats.total_rooms} in {counted(stats.total_wings, 'wing')}",
-             f"Tunnels: {stats.tunnel_rooms} room{' spans' if stats.tunnel_rooms == 1 else 's span'} two or more"
+             f"Tunnels: {counted(stats.tunnel_rooms, 'room')} span{'s' if stats.tunnel_rooms == 1 else ''} two or more"
              f" wings ({counted(stats.total_edges, 'wing-to-wing link')})",
              "Rooms per wing:", *(f"  {n:6d}  {w}" for w, n in stats.rooms_per_wing.items())]
     if stats.top_tunnels:
@@ -36,7 +36,7 @@ def _stats_text(stats: GraphStats) -> str:
 
 
 def _tunnel_line(tunnel: Tunnel) -> str:
-    return (f"  {tunnel.count:6d}  {tunnel.room}  [{len(tunnel.wings)} wings: {', '.join(tunnel.wings)}]"
+    return (f"  {tunnel.count:6d}  {tunnel.room}  [{counted(len(tunnel.wings), 'wing')}: {', '.join(tunnel.wings)}]"
             f"  weight {tunnel.weight:.2f}  score {tunnel.score:.2f}")
 
 

@@ -17,6 +17,7 @@ from ..access import local_user
 from ..naming import wing_name
 from ..palace import Palace
 from ..sourcebook import SourceEntry
+from ..wording import counted
 from . import _FormatChoice
 from .support import FormatsListed, echo, emit, jsonable, palace_command
 
@@ -54,9 +55,9 @@ def list_command(ctx: click.Context, palace: Palace) -> None:
 
 
 def _entry_text(entry: SourceEntry) -> str:
-    synced = f"last synced {entry.last_sync}, {entry.last_added} drawers added" if entry.last_sync else "never synced"
+    synced = f"last synced {entry.last_sync}, {counted(entry.last_added, 'drawer')} added" if entry.last_sync else "never synced"
     lines = [f"{entry.name}: {entry.path}", f"  format {entry.format or 'detected per file'}, "
-             f"wing {entry.wing or 'chosen per conversation'}; {synced}; {entry.files_seen} files"
+             f"wing {entry.wing or 'chosen per conversation'}; {synced}; {counted(entry.files_seen, 'file')}"
              + (f", {entry.files_gone} gone (their drawers stay)" if entry.files_gone else "")]
     lines += [f"  error in {path}: {message}" for path, message in entry.errors]
     return "\n".join(lines)
@@ -123,4 +124,4 @@ def suggest_command(ctx: click.Context, aider_folders: Sequence[Path]) -> None:
         echo("No known tool's conversations found on this machine (Claude Code, Codex, Gemini CLI, Copilot CLI, "
              "Cursor, Continue; Aider with --aider FOLDER).")
     for item in found:
-        echo(f"{item.tool}: {item.path} ({item.files} files)\n  mempalace sources add '{item.path}' --name {item.name}")
+        echo(f"{item.tool}: {item.path} ({counted(item.files, 'file')})\n  mempalace sources add '{item.path}' --name {item.name}")

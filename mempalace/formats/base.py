@@ -49,6 +49,7 @@ class Conversation:
     title: str | None = None
     place: str | None = None
     names: Mapping[str, str] = field(default_factory=dict, hash=False)  # ids the text mentions (@id) → names
+    day: str | None = None  # YYYY-MM-DD the source files it under in its own local time (Slack day files)
 
     @property
     def speakers(self) -> tuple[str, ...]:
@@ -57,6 +58,12 @@ class Conversation:
     @property
     def started(self) -> str | None:
         return next((m.timestamp for m in self.messages if m.timestamp), None)
+
+    @property
+    def dated(self) -> str | None:
+        """The date it is shown and filtered on: the source's own day when it names one, else when it started
+        (a UTC moment can fall on the next or previous day)."""
+        return self.day or self.started
 
     def mentions(self, text: str) -> str | None:
         """The names of the ids `text` mentions as `@id` (Slack's `<@U0BMYT2FL>`), as the JSON object

@@ -7,7 +7,9 @@ day files are ignored; the channel is the folder name (DM folders keep their id)
 `text` (link previews are dropped), while a bot post, or a message with no text of its own, is its
 text followed by each attachment's pretext, title and text (fallback if no text), joined by a blank
 line, every piece verbatim; day files left with no message make no conversation. The workspace
-(named by the export's file or folder name) is each conversation's place.
+(named by the export's file or folder name) is each conversation's place. A day file holds the
+workspace's local day, so the conversation is dated by the file's day, as its title names it, while each
+message keeps its exact UTC moment (a late evening message is the next day in UTC).
 """
 
 from __future__ import annotations
@@ -66,7 +68,7 @@ def parse(source: Source) -> list[Conversation]:
         kept = tuple(message for message in messages if message is not None)
         if kept:
             found.append(Conversation(messages=kept, id=f"{channel}/{day}", title=f"#{channel} {day}", place=workspace,
-                                      names=user_names))
+                                      names=user_names, day=day))
     return found
 
 

@@ -17,16 +17,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from markdown_it import MarkdownIt
-
 from .. import blobs
-from ..chunking import after_whitespace, split_verbatim
+from ..chunking import after_whitespace, code_fences, split_verbatim
 from ..formats.base import Conversation, Message
 
 MESSAGE_GAP = "\n\n"
 TOOL_GAP = "\n"
 IN_CODE = " (continued, in a code block):\n"  # after the speaker; the reopened fence's line follows
-_PRIVATE_USE = re.compile("[\ue000-\uf8ff]")  # ChatGPT's citation marks, which it also puts around fences
 _FENCE_INFO = 40
 _FENCE_MARKER = 10  # a longer fence (```````…) is not reopened: its label would repeat it in every piece
 _LANGUAGE = re.compile(r"[\w.+#-]{1,%d}" % _FENCE_INFO)  # an info string a reopened fence repeats: a
@@ -190,11 +187,9 @@ def _around(text: str, room: int, cap: int) -> list[str]:
 
 
 def _fences(text: str) -> list[tuple[int, int, Fence]]:
-    """The fenced code blocks of a message as CommonMark reads it once ChatGPT's private-use marks are
-    set aside: (opening line, line after its closing line or the text's end, fence)."""
-    tokens = MarkdownIt("commonmark").parse(_PRIVATE_USE.sub("", text))
-    return [(token.map[0], token.map[1], (token.markup, token.info.strip()))
-            for token in tokens if token.type == "fence" and token.map]
+    """The fenced code blocks of a message (`code_fences`): (opening line, line after its closing line
+    or the text's end, fence)."""
+    return [(opening, after, (marker, info)) for opening, after, marker, info in code_fences(text)]
 
 
 def _fence_at(text: str, start: int, fences: list[tuple[int, int, Fence]]) -> Fence | None:

@@ -134,7 +134,7 @@ def _dated(conversation: Conversation, day: str | None) -> Conversation:
 
 def _where(identity: str, chunk: Chunk, number: int, index: int, conversation: Conversation) -> dict:
     return dict(id=identity, content=chunk.content, conversation=number, chunk_index=index,
-                conversation_id=_text(conversation.id), title=_text(conversation.title), date=conversation.started)
+                conversation_id=_text(conversation.id), title=_text(conversation.title), date=conversation.dated)
 
 
 def _add_present(plan: Plan, number: int, conversation: Conversation, chunks: list[Chunk], ids: list[str],
@@ -294,7 +294,7 @@ def _draft(src: Source, fmt: str, conversation: Conversation, chunk: Chunk, iden
            index: int, parent: str, room_by: str) -> DrawerDraft:
     extra = {
         "format": fmt, "conversation_id": _text(conversation.id), "conversation_title": _text(conversation.title),
-        "speakers": ", ".join(conversation.speakers) or None, "conversation_date": conversation.started,
+        "speakers": ", ".join(conversation.speakers) or None, "conversation_date": conversation.dated,
         "content_hash": hashlib.sha256(chunk.content.encode("utf-8")).hexdigest(), "added_by": "mempalace-ingest",
         "mentions": conversation.mentions(chunk.content),  # names for the ids its text mentions (Slack)
     }
