@@ -126,6 +126,67 @@ def test_uninstall_leaves_exactly_the_users_settings(claude_settings: Path, pala
     assert "nothing to remove" in again.stdout
 
 
+def test_uninstall_restores_the_file_byte_for_byte_and_drops_the_backup(claude_settings: Path,
+                                                                        palace_path: Path) -> None:
+    before = claude_settings.read_bytes()
+    ok(hooks_cli(palace_path, "install", "claude-code", "--settings", str(claude_settings)))
+    ok(hooks_cli(palace_path, "uninstall", "claude-code", "--settings", str(claude_settings)))
+    assert claude_settings.read_bytes() == before
+    assert [p.name for p in claude_settings.parent.iterdir()] == ["settings.json"]
+
+
+@pytest.mark.parametrize("tool", list(TOOLS))
+def test_install_then_uninstall_where_there_was_no_file_leaves_no_file(tool: str, tmp_path: Path,
+                                                                       palace_path: Path) -> None:
+    path = tmp_path / "tool" / "settings.json"
+    ok(hooks_cli(palace_path, "install", tool, "--settings", str(path)))
+    ok(hooks_cli(tmp_path / "other-palace", "install", tool, "--settings", str(path)))  # installed again, elsewhere
+    result = ok(hooks_cli(palace_path, "uninstall", tool, "--settings", str(path)))
+    assert "Removed the" in result.stdout
+    assert list(path.parent.iterdir()) == []  # no settings file, no backup
+    assert "nothing to remove" in ok(hooks_cli(palace_path, "uninstall", tool, "--settings", str(path))).stdout
+    assert not path.exists()
+
+
+def test_uninstall_keeps_the_users_later_edits_and_removes_only_our_entries(claude_settings: Path,
+                                                                            tmp_path: Path) -> None:
+    ok(hooks_cli(tmp_path / "p1", "install", "claude-code", "--settings", str(claude_settings)))
+    ok(hooks_cli(tmp_path / "p2", "install", "claude-code", "--settings", str(claude_settings)))
+    edited = json.loads(claude_settings.read_text())
+    edited["model"] = "sonnet"
+    edited["hooks"]["Stop"] = [{"hooks": [{"type": "command", "command": "~/bin/done.sh"}]}]
+    claude_settings.write_text(json.dumps(edited, indent=2))
+    ok(hooks_cli(tmp_path / "p1", "uninstall", "claude-code", "--settings", str(claude_settings)))
+    expected = {**OWN_SETTINGS, "model": "sonnet",
+                "hooks": {**OWN_HOOKS, "Stop": [{"hooks": [{"type": "command", "command": "~/bin/done.sh"}]}]}}
+    assert json.loads(claude_settings.read_text()) == expected
+    assert [p.name for p in claude_settings.parent.iterdir()] == ["settings.json"]
+
+
+def test_a_file_created_by_install_and_edited_since_is_kept(tmp_path: Path, palace_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    ok(hooks_cli(palace_path, "install", "claude-code", "--settings", str(path)))
+    data = json.loads(path.read_text())
+    path.write_text(json.dumps({**data, "model": "opus"}))
+    ok(hooks_cli(palace_path, "uninstall", "claude-code", "--settings", str(path)))
+    assert json.loads(path.read_text()) == {"model": "opus"}
+    assert [p.name for p in tmp_path.iterdir()] == ["settings.json"]
+
+
+def test_a_backup_holding_mempalaces_hook_is_not_taken_for_the_original(claude_settings: Path,
+                                                                        palace_path: Path) -> None:
+    original = json.loads(claude_settings.read_text())
+    install("claude-code", shlex.join([sys.executable, "-m", "mempalace", "--palace", "/p", "hooks", "run",
+                                       "claude-code"]), claude_settings)
+    stale = claude_settings.with_name("settings.json.mempalace-backup")
+    stale.write_text(claude_settings.read_text())  # left by an older MemPalace's uninstall
+    claude_settings.write_text(json.dumps(original))  # the hook removed by hand
+    ok(hooks_cli(palace_path, "install", "claude-code", "--settings", str(claude_settings)))
+    assert json.loads(stale.read_text()) == OWN_SETTINGS
+    ok(hooks_cli(palace_path, "uninstall", "claude-code", "--settings", str(claude_settings)))
+    assert json.loads(claude_settings.read_text()) == OWN_SETTINGS and not stale.exists()
+
+
 def test_a_hook_group_shared_with_the_users_command_keeps_the_users_command(claude_settings: Path) -> None:
     command = shlex.join([sys.executable, "-m", "mempalace", "--palace", "/p", "hooks", "run", "claude-code"])
     data = json.loads(claude_settings.read_text())
