@@ -28,6 +28,7 @@ from filelock import FileLock, Timeout
 
 from .errors import InvalidInputError, MempalaceError
 from .privacy import NEUTRAL_FOLDER, OWNER_ONLY_FILE, OWNER_ONLY_UMASK, owner_dir, owner_file
+from .sourcebook import stat_file
 
 HOOKS_DIR = "hooks"
 QUEUE_DIR = "queue"
@@ -100,10 +101,10 @@ def enqueue(home: str | os.PathLike[str], tool: str, format_name: str, transcrip
     queue = owner_dir(hooks_folder(home) / QUEUE_DIR)
     staging = Path(tempfile.mkdtemp(dir=queue, prefix=STAGING_PREFIX))
     try:
-        before = _stat(transcript)
+        before = stat_file(transcript)
         shutil.copyfile(transcript, staging / transcript.name)
         owner_file(staging / transcript.name)
-        copied = before if _stat(transcript) == before else None
+        copied = (before.size, before.mtime_ns, before.ctime_ns) if stat_file(transcript) == before else None
         session = QueuedSession(queue / f"{time.time_ns():020d}-{os.getpid()}", tool, format_name, str(transcript),
                                 palace, url, copied)
         _write_job(staging, session)
@@ -142,7 +143,9 @@ def file_queue(home: str | os.PathLike[str],
     """File every queued session, oldest first, then those queued meanwhile (each tried once); nothing
     when another process is filing the queue: it files what this one would have."""
     _drop_stale_staging(hooks_folder(home) / QUEUE_DIR)
-    lock, outcomes, tried = filing_lock(home), [], set()
+    lock = filing_lock(home)
+    outcomes: list[FilingOutcome] = []
+    tried: set[str] = set()
     while _untried(home, tried):
         try:
             lock.acquire(timeout=LOCK_WAIT_SECONDS)
@@ -278,8 +281,3 @@ def _drop_stale_staging(queue: Path) -> None:
                 shutil.rmtree(entry, ignore_errors=True)
         except OSError:
             continue
-
-
-def _stat(path: Path) -> tuple[int, int, int]:
-    found = path.stat()
-    return found.st_size, found.st_mtime_ns, found.st_ctime_ns

@@ -125,7 +125,8 @@ def install(tool: str, command: str, settings_path: str | os.PathLike[str] | Non
             handlers.append({"hooks": [entry.handler(command)]} if entry.grouped else entry.handler(command))
     changed = data != original
     if changed:
-        _write(path, data, keep_original=original is not None and not _holds_ours(original, entry), entry=entry)
+        before_mempalace = original is not None and not _holds_ours(original, entry)
+        _write(path, data, backup=before_mempalace and _original(path, entry) is None)
     return _status(entry, path, data, changed)
 
 
@@ -321,14 +322,12 @@ def _original(path: Path, entry: HookTool) -> str | None:
     return None if _holds_ours(_parsed(text), entry) else text
 
 
-def _write(path: Path, data: dict[str, Any] | str, keep_original: bool = False,
-           entry: HookTool | None = None) -> None:
-    """Write the settings file (a JSON object, or the exact text to restore), first keeping a backup of
-    it as it is when `keep_original` and no backup of the file before MemPalace is kept already; or say
-    in the user's words why it cannot be written."""
+def _write(path: Path, data: dict[str, Any] | str, backup: bool = False) -> None:
+    """Write the settings file (a JSON object, or the exact text to restore), first copying it as it is
+    to its backup when `backup`; or say in the user's words why it cannot be written."""
     target = _target(path)
     try:
-        if keep_original and entry is not None and _original(path, entry) is None and target.exists():
+        if backup and target.exists():
             shutil.copy2(target, _backup(path))
         text = data if isinstance(data, str) else json.dumps(data, indent=2, ensure_ascii=False) + "\n"
         _write_atomically(target, text)
