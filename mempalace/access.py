@@ -32,7 +32,7 @@ ALL_WINGS = ("*",)
 # Where a scoped view's tunnels lead into wings it may not see: the room is shown, the wings are not.
 HIDDEN_WING = "(wings you cannot see)"
 HIDDEN_LOCATION = "the team's palace"  # what a scoped view shows instead of the folder or URL, to all but admins
-VIA = ("dashboard", "cli", "mcp", "python")
+VIA = ("dashboard", "cli", "mcp", "hook", "python")
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 _DOMAIN = re.compile(r"^@[^@\s]+\.[^@\s]+$")
 
@@ -48,7 +48,7 @@ class AccessRule:
 
 @dataclass(frozen=True)
 class Actor:
-    """Who is writing and from where (dashboard, cli, mcp, python), as the audit log records it."""
+    """Who is writing and from where (dashboard, cli, mcp, hook, python), as the audit log records it."""
 
     who: str
     via: str

@@ -125,12 +125,15 @@ def install(tool: str, command: str, settings_path: str | os.PathLike[str] | Non
             handlers.append({"hooks": [entry.handler(command)]} if entry.grouped else entry.handler(command))
     changed = data != original
     if changed:
-        _write(path, data)
+        before_mempalace = original is not None and not _holds_ours(original, entry)
+        _write(path, data, backup=before_mempalace and _original(path, entry) is None)
     return _status(entry, path, data, changed)
 
 
 def uninstall(tool: str, settings_path: str | os.PathLike[str] | None = None) -> HookStatus:
-    """Remove MemPalace's hook entries (and only them) from the tool's settings file."""
+    """Remove MemPalace's hook entries (and only them) from the tool's settings file: the file as it was
+    before installing when nothing else changed since (byte for byte), none when install created it and
+    nothing but MemPalace's entries is in it; the backup install kept goes too."""
     entry = hook_tool(tool)
     path = entry.settings_path(settings_path)
     data = _read(path)
@@ -143,13 +146,19 @@ def uninstall(tool: str, settings_path: str | os.PathLike[str] | None = None) ->
             removed = True
             if not handlers:
                 del hooks[event]
-    if removed and not hooks:
+    if not removed:
+        return _status(entry, path, data, False)
+    if not hooks:
         data.pop("hooks", None)
-    if removed and entry.own_file and data == dict(entry.skeleton or {}):
+    before = _original(path, entry)
+    if (entry.own_file or before is None) and data in ({}, dict(entry.skeleton or {})):
         _unlink(path)
-    elif removed:
+    elif before is not None and (_parsed(before) or {}) == data:
+        _write(path, before)
+    else:
         _write(path, data)
-    return _status(entry, path, data if path.exists() else {}, removed)
+    _unlink(_backup(path))
+    return _status(entry, path, data if path.exists() else {}, True)
 
 
 def status(tool: str, settings_path: str | os.PathLike[str] | None = None) -> HookStatus:
@@ -283,25 +292,53 @@ def _target(path: Path) -> Path:
     return path.resolve() if path.is_symlink() else path
 
 
-def _write(path: Path, data: dict[str, Any]) -> None:
-    """Write the settings file, or say in the user's words why it cannot be written."""
+def _backup(path: Path) -> Path:
+    target = _target(path)
+    return target.with_name(target.name + BACKUP_SUFFIX)
+
+
+def _holds_ours(data: Any, entry: HookTool) -> bool:
+    """Whether settings hold a MemPalace hook entry under any event."""
+    hooks = data.get("hooks") if isinstance(data, dict) else None
+    return isinstance(hooks, dict) and any(isinstance(handlers, list) and _mempalace_commands(handlers, entry)
+                                           for handlers in hooks.values())
+
+
+def _parsed(text: str) -> Any:
     try:
-        _write_atomically(_target(path), data)
+        return json.loads(text) if text.strip() else None
+    except json.JSONDecodeError:
+        return None
+
+
+def _original(path: Path, entry: HookTool) -> str | None:
+    """The settings file's text before MemPalace was installed, from the backup install kept; None when
+    there is none (install created the file) or it holds MemPalace's hook (an older MemPalace wrote it)."""
+    try:
+        with open(_backup(path), encoding="utf-8", newline="") as kept:  # line endings as they were
+            text = kept.read()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return None if _holds_ours(_parsed(text), entry) else text
+
+
+def _write(path: Path, data: dict[str, Any] | str, backup: bool = False) -> None:
+    """Write the settings file (a JSON object, or the exact text to restore), first copying it as it is
+    to its backup when `backup`; or say in the user's words why it cannot be written."""
+    target = _target(path)
+    try:
+        if backup and target.exists():
+            shutil.copy2(target, _backup(path))
+        text = data if isinstance(data, str) else json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+        _write_atomically(target, text)
     except OSError as exc:
         raise ConfigError(f"Cannot write {path}: {exc.strerror or exc}.") from None
 
 
-def _write_atomically(target: Path, data: dict[str, Any]) -> None:
-    """Write through a temporary file and a rename, keeping the file's permissions; a backup of the
-    file as it was is kept once, before MemPalace first changes it."""
+def _write_atomically(target: Path, text: str) -> None:
+    """Write through a temporary file and a rename, keeping the file's permissions."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    mode = NEW_FILE_MODE
-    if target.exists():
-        mode = target.stat().st_mode & 0o7777
-        backup = target.with_name(target.name + BACKUP_SUFFIX)
-        if not backup.exists():
-            shutil.copy2(target, backup)
-    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    mode = target.stat().st_mode & 0o7777 if target.exists() else NEW_FILE_MODE
     handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
@@ -316,7 +353,7 @@ def _write_atomically(target: Path, data: dict[str, Any]) -> None:
 
 
 def _unlink(path: Path) -> None:
-    """Remove a settings file MemPalace alone wrote (its backup, if any, stays)."""
+    """Remove a file MemPalace alone wrote (a settings file, or the backup install kept)."""
     try:
         _target(path).unlink()
     except FileNotFoundError:

@@ -33,7 +33,7 @@ from .wording import counted
 
 SYNC_LOCK_SUFFIX = ".sync.lock"
 WAIT_SECONDS = 600.0  # how long a person's sync waits for one already running
-HOOK_WAIT_SECONDS = 10.0  # a tool's hook waits less: tools stop a hook after a minute or so
+HOOK_WAIT_SECONDS = 10.0  # filing one transcript now waits less than a sync (a hook files in the background)
 CHANGED_WHILE_READ = "changed while it was read: it is read again at the next sync"
 NOT_A_TRANSCRIPT = "not a transcript: passed over"
 SOURCE_GONE = "the source's folder or file is gone (its drawers stay)"
@@ -98,24 +98,46 @@ def sync_sources(palace: Palace, names: Sequence[str] = (), wait: bool = False) 
 
 
 def file_transcript(palace: Palace, path: str | os.PathLike[str], format_name: str | None = None,
-                    wait_seconds: float = HOOK_WAIT_SECONDS) -> IngestReport:
+                    wait_seconds: float = HOOK_WAIT_SECONDS, copy: bytes | None = None,
+                    copied: tuple[int, int, int] | None = None) -> IngestReport:
     """File one transcript now (a tool's hook: its session ended), in turn with any sync, and record
     it in the source that holds it so the next sync does not read it again. While another process
-    syncs, a file in a source is left to the next sync; any other waits `wait_seconds`, then fails."""
+    syncs, a file in a source is left to the next sync; any other waits `wait_seconds`, then fails.
+
+    `copy`: the transcript's bytes as a hook copied them (the file may be rewritten or gone since), filed
+    under the file's name and never left to a sync; `copied`: the file's (size, mtime_ns, ctime_ns) then."""
     book = book_of(palace)
     owner, where = _owner(book.entries(), Path(os.path.abspath(Path(path).expanduser())))
     with sync_turn(palace, wait_seconds) as mine:
-        if not mine and owner is not None:
+        if not mine and owner is not None and copy is None:
             return IngestReport(source=where.name, skipped=True,
                                 notes=(f"another process is syncing the palace: the next sync of {owner.name} files it",))
         if not mine:
+            later = "" if copy is not None else ": file it with `mempalace ingest` later"
             raise PalaceBusyError(f"Another process has been syncing the palace for over {wait_seconds:.0f} s; "
-                                  f"{where} was not filed: file it with `mempalace ingest` later.")
-        seen, whole = stat_file(where), _complete(where)
-        report = _file_one(palace, where, (owner.wing, owner.format or format_name) if owner else (None, format_name))
-        if owner is not None and report.ok and whole and not _changed_since(where, seen):
+                                  f"{where} was not filed{later}.")
+        place = (owner.wing, owner.format or format_name) if owner else (None, format_name)
+        if copy is None:
+            seen, whole = stat_file(where), _complete(where)
+            report = _file_one(palace, where, place)
+        else:
+            seen = Seen(str(where), *copied) if copied else None
+            report, whole = _file_copy(palace, where.name, copy, place)
+        if owner is not None and report.ok and whole and seen is not None and not _changed_since(where, seen):
             book.record_file(owner.name, seen, report.parents)
         return report
+
+
+def _file_copy(palace: Palace, name: str, data: bytes, place: tuple[str | None, str | None]) -> tuple[IngestReport, bool]:
+    """Ingest a file's copy under the file's name (a JSONL file up to its last complete line), and
+    whether the copy was filed whole."""
+    wing, format_name = place
+    if not name.lower().endswith(".jsonl"):
+        return ingest(palace, data, filename=name, wing=wing, format_name=format_name), True
+    complete = _complete_part(data)
+    if not complete.strip():
+        return IngestReport(source=name, skipped=True, notes=("no complete line yet",)), False
+    return ingest(palace, complete, filename=name, wing=wing, format_name=format_name), complete == data
 
 
 def _owner(entries: list[SourceEntry], given: Path) -> tuple[SourceEntry | None, Path]:

@@ -126,6 +126,67 @@ def test_uninstall_leaves_exactly_the_users_settings(claude_settings: Path, pala
     assert "nothing to remove" in again.stdout
 
 
+def test_uninstall_restores_the_file_byte_for_byte_and_drops_the_backup(claude_settings: Path,
+                                                                        palace_path: Path) -> None:
+    before = claude_settings.read_bytes()
+    ok(hooks_cli(palace_path, "install", "claude-code", "--settings", str(claude_settings)))
+    ok(hooks_cli(palace_path, "uninstall", "claude-code", "--settings", str(claude_settings)))
+    assert claude_settings.read_bytes() == before
+    assert [p.name for p in claude_settings.parent.iterdir()] == ["settings.json"]
+
+
+@pytest.mark.parametrize("tool", list(TOOLS))
+def test_install_then_uninstall_where_there_was_no_file_leaves_no_file(tool: str, tmp_path: Path,
+                                                                       palace_path: Path) -> None:
+    path = tmp_path / "tool" / "settings.json"
+    ok(hooks_cli(palace_path, "install", tool, "--settings", str(path)))
+    ok(hooks_cli(tmp_path / "other-palace", "install", tool, "--settings", str(path)))  # installed again, elsewhere
+    result = ok(hooks_cli(palace_path, "uninstall", tool, "--settings", str(path)))
+    assert "Removed the" in result.stdout
+    assert list(path.parent.iterdir()) == []  # no settings file, no backup
+    assert "nothing to remove" in ok(hooks_cli(palace_path, "uninstall", tool, "--settings", str(path))).stdout
+    assert not path.exists()
+
+
+def test_uninstall_keeps_the_users_later_edits_and_removes_only_our_entries(claude_settings: Path,
+                                                                            tmp_path: Path) -> None:
+    ok(hooks_cli(tmp_path / "p1", "install", "claude-code", "--settings", str(claude_settings)))
+    ok(hooks_cli(tmp_path / "p2", "install", "claude-code", "--settings", str(claude_settings)))
+    edited = json.loads(claude_settings.read_text())
+    edited["model"] = "sonnet"
+    edited["hooks"]["Stop"] = [{"hooks": [{"type": "command", "command": "~/bin/done.sh"}]}]
+    claude_settings.write_text(json.dumps(edited, indent=2))
+    ok(hooks_cli(tmp_path / "p1", "uninstall", "claude-code", "--settings", str(claude_settings)))
+    expected = {**OWN_SETTINGS, "model": "sonnet",
+                "hooks": {**OWN_HOOKS, "Stop": [{"hooks": [{"type": "command", "command": "~/bin/done.sh"}]}]}}
+    assert json.loads(claude_settings.read_text()) == expected
+    assert [p.name for p in claude_settings.parent.iterdir()] == ["settings.json"]
+
+
+def test_a_file_created_by_install_and_edited_since_is_kept(tmp_path: Path, palace_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    ok(hooks_cli(palace_path, "install", "claude-code", "--settings", str(path)))
+    data = json.loads(path.read_text())
+    path.write_text(json.dumps({**data, "model": "opus"}))
+    ok(hooks_cli(palace_path, "uninstall", "claude-code", "--settings", str(path)))
+    assert json.loads(path.read_text()) == {"model": "opus"}
+    assert [p.name for p in tmp_path.iterdir()] == ["settings.json"]
+
+
+def test_a_backup_holding_mempalaces_hook_is_not_taken_for_the_original(claude_settings: Path,
+                                                                        palace_path: Path) -> None:
+    original = json.loads(claude_settings.read_text())
+    install("claude-code", shlex.join([sys.executable, "-m", "mempalace", "--palace", "/p", "hooks", "run",
+                                       "claude-code"]), claude_settings)
+    stale = claude_settings.with_name("settings.json.mempalace-backup")
+    stale.write_text(claude_settings.read_text())  # left by an older MemPalace's uninstall
+    claude_settings.write_text(json.dumps(original))  # the hook removed by hand
+    ok(hooks_cli(palace_path, "install", "claude-code", "--settings", str(claude_settings)))
+    assert json.loads(stale.read_text()) == OWN_SETTINGS
+    ok(hooks_cli(palace_path, "uninstall", "claude-code", "--settings", str(claude_settings)))
+    assert json.loads(claude_settings.read_text()) == OWN_SETTINGS and not stale.exists()
+
+
 def test_a_hook_group_shared_with_the_users_command_keeps_the_users_command(claude_settings: Path) -> None:
     command = shlex.join([sys.executable, "-m", "mempalace", "--palace", "/p", "hooks", "run", "claude-code"])
     data = json.loads(claude_settings.read_text())
@@ -236,163 +297,6 @@ def test_a_bad_payload_is_a_clear_error(payload: bytes, complaint: str) -> None:
     with pytest.raises(InvalidInputError) as caught:
         transcript_from_payload("claude-code", payload)
     assert complaint in str(caught.value)
-
-
-# -- running the installed hook ------------------------------------------------------------------
-
-
-def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True)
-    path.write_text(text, encoding="utf-8")
-
-
-def _claude_code(home: Path) -> tuple[Path, str]:
-    session = "6f1c0d9e-2b7a-4e3f-9c8d-1a2b3c4d5e6f"
-    path = home / ".claude" / "projects" / "-home-ada-projects-lighthouse" / f"{session}.jsonl"
-
-    def record(kind: str, message: dict[str, Any], n: int) -> dict[str, Any]:
-        return {"parentUuid": None, "isSidechain": False, "userType": "external",
-                "cwd": "/home/ada/projects/lighthouse", "sessionId": session, "version": "2.1.38",
-                "gitBranch": "main", "type": kind, "message": message, "uuid": f"uuid-{n}",
-                "timestamp": f"2026-02-10T21:1{n}:00.000Z"}
-
-    def said(text: str) -> dict[str, Any]:
-        return {"model": "claude-opus-4-6", "id": "msg_1", "type": "message", "role": "assistant",
-                "content": [{"type": "text", "text": text}], "stop_reason": None}
-
-    records = [record("user", {"role": "user", "content": "Why does the lighthouse tile cache grow without bound?"}, 1),
-               record("assistant", said("The tile cache never evicts: its LRU size is never set."), 2),
-               record("user", {"role": "user", "content": "Cap it at 512 tiles then."}, 3),
-               record("assistant", said("Done: the cache keeps 512 tiles and evicts the least recently used."), 4)]
-    _write(path, "".join(json.dumps(r) + "\n" for r in records))
-    return path, "512 tiles"
-
-
-def _gemini_cli(home: Path) -> tuple[Path, str]:
-    path = home / ".gemini" / "tmp" / "9f2c41d0ab" / "chats" / "session-2026-03-04T05-06-4a1b2c3d.json"
-    said = [("user", "Which port does the orchard sensor gateway listen on?"),
-            ("gemini", "The orchard gateway listens on port 7443 behind the greenhouse proxy.")]
-    session = {"sessionId": "4a1b2c3d-0000-4000-8000-00000000g001", "projectHash": "9f2c41d0ab",
-               "startTime": "2026-03-04T05:06:00.000Z", "lastUpdated": "2026-03-04T05:07:30.000Z",
-               "messages": [{"id": f"m{n}", "timestamp": f"2026-03-04T05:06:{n}0.000Z", "type": kind, "content": text}
-                            for n, (kind, text) in enumerate(said, start=1)]}
-    _write(path, json.dumps(session, indent=2))
-    return path, "port 7443"
-
-
-def _codex_cli(home: Path) -> tuple[Path, str]:
-    path = home / ".codex" / "sessions" / "2026" / "01" / "02" / "rollout-2026-01-02T03-04-05-0199aa.jsonl"
-
-    def record(kind: str, payload: dict[str, Any]) -> str:
-        return json.dumps({"timestamp": "2026-01-02T03:04:05.000Z", "type": kind, "payload": payload}) + "\n"
-
-    def said(role: str, text: str) -> str:
-        kind = "input_text" if role == "user" else "output_text"
-        return record("response_item", {"type": "message", "role": role, "content": [{"type": kind, "text": text}]})
-
-    _write(path, record("session_meta", {"id": "0199aa00-1111-4111-8111-111111111111",
-                                         "timestamp": "2026-01-02T03:04:05Z", "cwd": "/home/me/projects/quarry"})
-           + said("user", "Why is the quarry ledger export missing March?")
-           + said("assistant", "The export filter used an exclusive end date, so March 31 was dropped."))
-    return path, "exclusive end date"
-
-
-def _copilot_cli(home: Path) -> tuple[Path, str]:
-    path = home / ".copilot" / "session-state" / "5f0c2a7e-3b1d-4c8e-9a6f-2d7b8e1c4a90" / "events.jsonl"
-    _write(path, (Path(__file__).parent / "data" / "formats" / "copilot_cli" / "events.jsonl").read_text("utf-8"))
-    return path, "tide_level"
-
-
-# Each tool's documented payload for the event MemPalace hooks (the transcript path is filled in).
-RUNS = {
-    "claude-code": (_claude_code, {"session_id": "6f1c0d9e-2b7a-4e3f-9c8d-1a2b3c4d5e6f",
-                                   "cwd": "/home/ada/projects/lighthouse", "hook_event_name": "SessionEnd",
-                                   "reason": "prompt_input_exit"}, "transcript_path"),
-    "gemini-cli": (_gemini_cli, {"session_id": "4a1b2c3d-0000-4000-8000-00000000g001", "cwd": "/home/me/orchard",
-                                 "hook_event_name": "SessionEnd", "timestamp": "2026-03-04T05:07:31.000Z",
-                                 "reason": "exit"}, "transcript_path"),
-    "codex-cli": (_codex_cli, {"session_id": "0199aa00-1111-4111-8111-111111111111", "turn_id": "0199aa00-t2",
-                               "cwd": "/home/me/projects/quarry", "hook_event_name": "Stop", "model": "gpt-5.5",
-                               "permission_mode": "default", "stop_hook_active": False,
-                               "last_assistant_message": "The export filter used an exclusive end date."},
-                  "transcript_path"),
-    "copilot-cli": (_copilot_cli, {"sessionId": "5f0c2a7e-3b1d-4c8e-9a6f-2d7b8e1c4a90", "timestamp": 1776155400000,
-                                   "cwd": "/home/dana/projects/tidepool", "stopReason": "end_turn",
-                                   "stop_hook_active": False}, "transcriptPath"),
-}
-
-
-@pytest.mark.parametrize("tool", list(RUNS))
-def test_the_installed_hook_files_the_session_into_the_palace(tool: str, tmp_path: Path, palace_path: Path,
-                                                              settings: Settings,
-                                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    make, payload, field = RUNS[tool]
-    transcript, phrase = make(tmp_path / "user")
-    settings_file = tmp_path / "tool-settings.json"
-    ok(hooks_cli(palace_path, "install", tool, "--settings", str(settings_file)))
-    argv = shlex.split(_installed_command(tool, settings_file))
-    assert argv[:3] == [sys.executable, "-m", "mempalace"] and argv[-3:] == ["hooks", "run", tool]
-    monkeypatch.setitem(_LazyGroup.LAZY, "hooks", "hooks:hooks_group")
-    stdin = json.dumps({**payload, field: str(transcript)}).encode()
-    first = CliRunner().invoke(main, argv[3:], input=stdin)
-    assert (first.exit_code, first.stdout, first.stderr) == (0, "", ""), describe(first)
-    with Palace.open(palace_path, settings=settings) as palace:
-        filed = palace.count()
-        hits = palace.search(phrase, limit=3)
-    assert filed > 0
-    assert hits and phrase in hits[0].content and hits[0].source_file and transcript.name in hits[0].source_file
-    again = CliRunner().invoke(main, argv[3:], input=stdin)  # the next turn, or the end after a compaction
-    assert (again.exit_code, again.stdout, again.stderr) == (0, "", ""), describe(again)
-    with Palace.open(palace_path, settings=settings) as palace:
-        assert palace.count() == filed
-
-
-def _installed_command(tool: str, settings_file: Path) -> str:
-    data = json.loads(settings_file.read_text())
-    entry = TOOLS[tool]
-    first = data["hooks"][entry.events[0]][0]
-    handler = first["hooks"][0] if entry.grouped else first
-    return handler[entry.command_key]
-
-
-def test_claude_codes_precompact_payload_files_the_transcript(tmp_path: Path, palace_path: Path,
-                                                              settings: Settings) -> None:
-    transcript, phrase = _claude_code(tmp_path / "user")
-    payload = {"session_id": "6f1c0d9e-2b7a-4e3f-9c8d-1a2b3c4d5e6f", "transcript_path": str(transcript),
-               "cwd": "/home/ada/projects/lighthouse", "hook_event_name": "PreCompact", "trigger": "auto",
-               "custom_instructions": None}
-    ran = hooks_cli(palace_path, "run", "claude-code", stdin=json.dumps(payload).encode())
-    assert (ran.exit_code, ran.stdout, ran.stderr) == (0, "", ""), describe(ran)
-    with Palace.open(palace_path, settings=settings) as palace:
-        assert phrase in palace.search(phrase, limit=1)[0].content
-
-
-@pytest.mark.parametrize("stdin, complaint", [
-    (b"not json at all", "is not JSON"),
-    (b'{"session_id": "s", "hook_event_name": "SessionEnd", "reason": "clear"}', "names no transcript"),
-    (b'{"transcript_path": "/gone/session.jsonl", "hook_event_name": "SessionEnd"}', "does not exist"),
-])
-def test_run_never_breaks_the_session(palace_path: Path, stdin: bytes, complaint: str) -> None:
-    ran = hooks_cli(palace_path, "run", "claude-code", stdin=stdin)
-    assert ran.exit_code == 0 and ran.exception is None, describe(ran)
-    assert ran.stdout == ""
-    assert ran.stderr.startswith("mempalace hooks run: ") and ran.stderr.count("\n") == 1
-    assert complaint in ran.stderr
-    assert not palace_path.exists()  # nothing was filed, no palace made
-
-
-def test_run_survives_a_filing_that_fails(tmp_path: Path, palace_path: Path,
-                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    transcript, _ = _claude_code(tmp_path / "user")
-
-    def file_transcript(palace: Palace, path: Path, format_name: str) -> Any:
-        raise RuntimeError(f"disk full\nwhile filing {path.name} as {format_name}")
-
-    monkeypatch.setattr("mempalace.syncing.file_transcript", file_transcript)
-    ran = hooks_cli(palace_path, "run", "claude-code",
-                    stdin=json.dumps({"transcript_path": str(transcript)}).encode())
-    assert (ran.exit_code, ran.stdout) == (0, ""), describe(ran)
-    assert ran.stderr == f"mempalace hooks run: RuntimeError: disk full while filing {transcript.name} as claude_code\n"
 
 
 def test_an_unknown_tool_is_refused_with_the_known_ones(palace_path: Path) -> None:

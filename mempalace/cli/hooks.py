@@ -1,8 +1,9 @@
 """`mempalace hooks`: file a coding tool's session into the palace when the session ends.
 
 `install TOOL` adds a hook to the tool's settings file that runs `hooks run TOOL` against the palace in use
-at install time; `run` is what the tool executes, with the hook's JSON on stdin. The core
-(`mempalace.hooks`) keeps the registry of tools and edits their settings; these commands render it.
+at install time; `run` is what the tool executes, with the hook's JSON on stdin: it queues the transcript
+and leaves the filing to a background process (`mempalace.hook_queue`, `mempalace.cli.hook_worker`). The
+core (`mempalace.hooks`) keeps the registry of tools and edits their settings; these commands render it.
 """
 
 from __future__ import annotations
@@ -36,15 +37,20 @@ def hooks_group(ctx: click.Context) -> None:
         ctx.obj.setdefault(key, default)
 
 
-def hook_command(tool: str, palace: Path | None, url: str | None) -> str:
-    """The shell command a tool's hook runs: this Python, the palace in use now, `hooks run TOOL`."""
+def palace_in_use(palace: Path | None, url: str | None) -> tuple[str | None, str | None]:
+    """(palace folder, None) or (None, server URL): the one given, else `$MEMPALACE_URL`, else the default."""
     url = url or (None if palace else os.environ.get("MEMPALACE_URL") or None)
     if url:
-        where = ["--url", url]
-    else:
-        from ..config import load_settings
+        return None, url
+    from ..config import load_settings
 
-        where = ["--palace", str(Path(palace or load_settings().default_palace).expanduser().resolve())]
+    return str(Path(palace or load_settings().default_palace).expanduser().resolve()), None
+
+
+def hook_command(tool: str, palace: Path | None, url: str | None) -> str:
+    """The shell command a tool's hook runs: this Python, the palace in use now, `hooks run TOOL`."""
+    folder, url = palace_in_use(palace, url)
+    where = ["--url", url] if url else ["--palace", str(folder)]
     words = [sys.executable, "-m", "mempalace", *where, "hooks", "run", tool]
     return subprocess.list2cmdline(words) if os.name == "nt" else shlex.join(words)  # cmd.exe's quoting on Windows
 
@@ -96,7 +102,7 @@ def status_command(ctx: click.Context, tool: str | None, settings_file: Path | N
     if tool:
         with user_errors():
             one = jsonable(status(tool, settings_file))
-        emit(ctx, one, lambda: _status_line(one))
+        emit(ctx, one, lambda: _status_line(one) + _queue_line())
         return
     rows: list[dict[str, Any]] = []
     for name in TOOLS:
@@ -104,7 +110,19 @@ def status_command(ctx: click.Context, tool: str | None, settings_file: Path | N
             rows.append(jsonable(status(name)))
         except MempalaceError as exc:
             rows.append({"tool": name, "error": str(exc)})
-    emit(ctx, rows, lambda: "\n".join(_status_line(row) for row in rows))
+    emit(ctx, rows, lambda: "\n".join(_status_line(row) for row in rows) + _queue_line())
+
+
+def _queue_line() -> str:
+    """A line on the sessions hooks handed to the background, when some wait or failed."""
+    from ..config import load_settings
+    from ..hook_queue import queue_state
+
+    state = queue_state(load_settings().home)
+    if not (state.waiting or state.failed):
+        return ""
+    return (f"\nFiled in the background: {state.waiting} waiting{' (filing now)' if state.running else ''}, "
+            f"{state.failed} failed (see {state.log}).")
 
 
 def _status_line(row: dict[str, Any]) -> str:
@@ -122,25 +140,27 @@ def _status_line(row: dict[str, Any]) -> str:
 @click.argument("tool", type=_TOOL)
 @click.pass_context
 def run_command(ctx: click.Context, tool: str) -> None:
-    """What TOOL's hook executes: reads the hook's JSON on stdin and files the transcript it names.
+    """What TOOL's hook executes: reads the hook's JSON on stdin, copies the transcript it names into a
+    queue and files it in the background, so the tool never waits for the palace or the model.
 
-    It never breaks the tool's session: nothing is printed on stdout, and a problem is one line on
-    stderr with exit code 0 all the same."""
+    It never breaks the tool's session: nothing is printed on stdout, one line on stderr says what
+    happens (or what went wrong), and the exit code is 0 all the same."""
     try:
         with contextlib.redirect_stdout(sys.stderr):
-            _file_session(tool, ctx.obj["palace"], ctx.obj["url"])
+            said = _queue_session(tool, ctx.obj["palace"], ctx.obj["url"])
     except Exception as exc:  # noqa: BLE001 (a hook must never fail the session it runs in)
-        message = str(exc) if isinstance(exc, MempalaceError) else f"{type(exc).__name__}: {exc}"
-        echo("mempalace hooks run: " + " ".join(message.split()), err=True)
+        said = str(exc) if isinstance(exc, MempalaceError) else f"{type(exc).__name__}: {exc}"
+    echo("mempalace hooks run: " + " ".join(said.split()), err=True)
 
 
-def _file_session(tool: str, palace: Path | None, url: str | None) -> None:
-    """File the transcript the hook's stdin names into the palace; a failed filing is reported on stderr."""
-    from ..palace import Palace
-    from ..syncing import file_transcript
+def _queue_session(tool: str, palace: Path | None, url: str | None) -> str:
+    """Queue the transcript the hook's stdin names for the palace and start the background filing."""
+    from .. import hook_queue
+    from ..config import load_settings
 
     path = transcript_from_payload(tool, sys.stdin.buffer.read(MAX_PAYLOAD_BYTES + 1))
-    with Palace.open(palace, url, create=True) as opened:
-        report = file_transcript(opened, path, hook_tool(tool).format_name)
-    if report.errors:
-        echo("mempalace hooks run: " + " ".join(report.summary().split()), err=True)
+    home = load_settings().home
+    hook_queue.enqueue(home, tool, hook_tool(tool).format_name, path, *palace_in_use(palace, url))
+    hook_queue.start_filing(home)
+    return (f"{path.name} is being filed in the background; what could not be filed is logged in "
+            f"{hook_queue.log_path(home)}.")
