@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError, InvalidInputError
+from .paths import checked_path
 
 MAX_PAYLOAD_BYTES = 1_000_000  # a hook's stdin JSON is a few hundred bytes; anything this large is not one
 MAX_SETTINGS_BYTES = 10_000_000  # a tool's settings file is a few kilobytes; it is refused unread past this
@@ -54,9 +55,9 @@ class HookTool:
     def settings_path(self, override: str | os.PathLike[str] | None = None) -> Path:
         """The settings file: `override` when given, else where the tool reads it by default."""
         if override is not None:
-            return Path(override).expanduser()
+            return checked_path(Path(override).expanduser())
         moved = os.environ.get(self.home_env) if self.home_env else None
-        return (Path(moved).expanduser() if moved else Path.home() / self.home) / self.settings
+        return checked_path((Path(moved).expanduser() if moved else Path.home() / self.home) / self.settings)
 
 
 TOOLS: dict[str, HookTool] = {tool.name: tool for tool in (
@@ -179,7 +180,7 @@ def transcript_from_payload(tool: str, payload: bytes) -> Path:
     fields = " or ".join(entry.transcript_keys)
     if not isinstance(value, str) or not value.strip():
         raise InvalidInputError(f"The {entry.label} hook input names no transcript ({fields} is missing).")
-    path = Path(value)
+    path = checked_path(value)
     if not path.is_absolute():
         raise InvalidInputError(f"The {entry.label} hook gave a relative transcript path ({value!r}); "
                                 "an absolute one was expected.")

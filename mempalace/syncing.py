@@ -27,6 +27,7 @@ from .formats.base import Source
 from .formats.confined import read_file
 from .ingest import IngestReport, ingest, ingest_paths
 from .palace import Palace
+from .paths import checked_path
 from .sourcebook import Seen, SourceBook, SourceEntry, sources_path, stat_file
 from .privacy import OWNER_ONLY_FILE
 
@@ -102,7 +103,7 @@ def file_transcript(palace: Palace, path: str | os.PathLike[str], format_name: s
     it in the source that holds it so the next sync does not read it again. While another process
     syncs, a file in a source is left to the next sync; any other waits `wait_seconds`, then fails."""
     book = book_of(palace)
-    owner, where = _owner(book.entries(), Path(os.path.abspath(Path(path).expanduser())))
+    owner, where = _owner(book.entries(), Path(os.path.abspath(checked_path(Path(path).expanduser()))))
     with sync_turn(palace, wait_seconds) as mine:
         if not mine and owner is not None:
             return IngestReport(source=where.name, skipped=True,

@@ -18,6 +18,7 @@ from ..errors import InvalidInputError, MempalaceError
 from ..models import HALLS
 from ..naming import room_slug
 from ..palace import Palace
+from ..paths import path_error
 from ..search import LEXICAL_WEIGHT
 from ..wording import counted
 from .support import FormatsListed, echo, emit, palace_command
@@ -204,7 +205,7 @@ def _read_content(text: str | None, file: Path | None, max_chars: int) -> str:
     except UnicodeDecodeError as exc:
         raise click.UsageError(f"{name} is not UTF-8 text: {exc}") from exc
     except OSError as exc:
-        raise click.UsageError(f"Cannot read {file}: {exc}") from exc
+        raise path_error(exc, file) from None
     if len(content) > max_chars:
         raise InvalidInputError(f"{name} is longer than the {max_chars:,}-character limit (setting max_content_chars).")
     return content

@@ -15,6 +15,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
 from ..errors import MalformedSourceError, SourceRefusedError
+from ..paths import checked_path
 from .confined import Roots, read_file, refuse_over
 
 Role = Literal["user", "assistant", "tool", "other"]
@@ -79,7 +80,7 @@ class Source:
 
     @classmethod
     def from_path(cls, path: str | os.PathLike[str], **caps: Any) -> "Source":
-        where = Path(path).expanduser()
+        where = checked_path(Path(path).expanduser())
         if not where.exists():
             raise SourceRefusedError(f"{where} does not exist.")
         if not (where.is_file() or where.is_dir()):
