@@ -39,15 +39,17 @@ def jsonable(value: Any) -> Any:
     return value
 
 
+_BIDI = (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))  # marks, overrides, isolates
 _CONTROLS = {**{c: chr(0x2400 + c) for c in range(0x20) if chr(c) not in "\n\t\r"}, 0x7F: "\u2421",
-             **{c: f"\\x{c:02x}" for c in range(0x80, 0xA0)}}
+             **{c: f"\\x{c:02x}" for c in range(0x80, 0xA0)}, **{c: f"\\u{c:04x}" for c in _BIDI}}
 _LONE_CR = re.compile(r"\r(?!\n)")
 
 
 def visible(text: str) -> str:
     """`text` with terminal controls shown, not obeyed: ESC as ␛, other C0 controls and a carriage
-    return that ends no line as their symbols, C1 as `\\x9b`; newline, CRLF and tab stay. Stored text
-    is never changed (`--json` prints it exactly)."""
+    return that ends no line as their symbols, C1 as `\\x9b`, bidirectional controls (which reorder
+    what is shown, U+202E) as `\\u202e`; newline, CRLF and tab stay. Stored text is never changed
+    (`--json` prints it exactly)."""
     return _LONE_CR.sub("\u240d", text).translate(_CONTROLS)
 
 
