@@ -22,8 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError, InvalidInputError
+from .paths import checked_path
 
 MAX_PAYLOAD_BYTES = 1_000_000  # a hook's stdin JSON is a few hundred bytes; anything this large is not one
+MAX_SETTINGS_BYTES = 10_000_000  # a tool's settings file is a few kilobytes; it is refused unread past this
 BACKUP_SUFFIX = ".mempalace-backup"
 HOOK_TIMEOUT_SECONDS = 60  # Claude Code raises its 1.5 s SessionEnd budget to the largest per-hook timeout (max 60)
 NEW_FILE_MODE = 0o644  # a tool's settings file as the tool itself would create it
@@ -53,9 +55,9 @@ class HookTool:
     def settings_path(self, override: str | os.PathLike[str] | None = None) -> Path:
         """The settings file: `override` when given, else where the tool reads it by default."""
         if override is not None:
-            return Path(override).expanduser()
+            return checked_path(Path(override).expanduser())
         moved = os.environ.get(self.home_env) if self.home_env else None
-        return (Path(moved).expanduser() if moved else Path.home() / self.home) / self.settings
+        return checked_path((Path(moved).expanduser() if moved else Path.home() / self.home) / self.settings)
 
 
 TOOLS: dict[str, HookTool] = {tool.name: tool for tool in (
@@ -187,7 +189,7 @@ def transcript_from_payload(tool: str, payload: bytes) -> Path:
     fields = " or ".join(entry.transcript_keys)
     if not isinstance(value, str) or not value.strip():
         raise InvalidInputError(f"The {entry.label} hook input names no transcript ({fields} is missing).")
-    path = Path(value)
+    path = checked_path(value)
     if not path.is_absolute():
         raise InvalidInputError(f"The {entry.label} hook gave a relative transcript path ({value!r}); "
                                 "an absolute one was expected.")
@@ -207,7 +209,7 @@ def _status(entry: HookTool, path: Path, data: Any, changed: bool) -> HookStatus
 def _read(path: Path) -> dict[str, Any] | None:
     """The settings file as a JSON object, None when it does not exist; anything else is refused."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = _settings_bytes(path).decode("utf-8")
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError) as exc:
@@ -221,6 +223,17 @@ def _read(path: Path) -> dict[str, Any] | None:
                           "Fix the file and try again.") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path} does not hold a JSON object; nothing was changed.")
+    return data
+
+
+def _settings_bytes(path: Path) -> bytes:
+    """The settings file's bytes; one over MAX_SETTINGS_BYTES is refused before it is read."""
+    with path.open("rb") as handle:
+        size = os.fstat(handle.fileno()).st_size
+        data = b"" if size > MAX_SETTINGS_BYTES else handle.read(MAX_SETTINGS_BYTES + 1)
+    if max(size, len(data)) > MAX_SETTINGS_BYTES:
+        raise ConfigError(f"{path} is larger than {MAX_SETTINGS_BYTES // 1_000_000} MB: it is no settings file; "
+                          "nothing was changed.")
     return data
 
 

@@ -13,6 +13,7 @@ from .catalog import CATALOG_FILE, Catalog
 from .catalog_build import catalog_built
 from .config import Settings
 from .errors import ConfigError, InvalidInputError, NotAPalaceError, PalaceNotFoundError, PalaceUnavailableError
+from .paths import checked_path
 from .privacy import owner_dir, refuse_if_others_can_write
 from .sharing import Lease, check_writable, host_started, shared_server
 from .store import CHROMA_FILE, ChromaStore
@@ -79,7 +80,7 @@ def palace_parts(path: str | os.PathLike[str] | None, url: str | None, settings:
     """(store, catalog, settings, lock, lease) for `Palace`, opened as `Palace.open` documents."""
     if path is None and url is None:
         url = os.environ.get("MEMPALACE_URL") or None
-    where = Path(path).expanduser() if path else settings.default_palace
+    where = checked_path(Path(path).expanduser() if path else settings.default_palace)
     private = not settings.shared if private is None else private
     if url:
         store = ChromaStore.remote(url, chroma_embedding_function(settings), create, settings.server_token)

@@ -23,6 +23,7 @@ from typing import NamedTuple
 from .catalog import CATALOG_FILE
 from .errors import InvalidInputError, PlaceNotFoundError
 from .formats.walking import walk
+from .paths import checked_path
 from .privacy import owner_file
 
 SOURCES_FILE = "mempalace_sources.sqlite3"
@@ -139,7 +140,7 @@ class SourceBook:
     def add(self, path: str | os.PathLike[str], wing: str | None = None, format_name: str | None = None,
             name: str | None = None, added_by: str = "") -> SourceEntry:
         """Register a file or folder (it must exist); its name defaults to the folder's or file's."""
-        where = Path(path).expanduser()
+        where = checked_path(Path(path).expanduser())
         if not where.exists():
             raise InvalidInputError(f"{where} does not exist: give a transcript file or a folder of them.")
         where = where.resolve()

@@ -27,6 +27,7 @@ from .formats.base import Source
 from .formats.confined import read_file
 from .ingest import IngestReport, ingest, ingest_paths
 from .palace import Palace
+from .paths import checked_path
 from .sourcebook import Seen, SourceBook, SourceEntry, sources_path, stat_file
 from .privacy import OWNER_ONLY_FILE
 from .wording import counted
@@ -107,7 +108,7 @@ def file_transcript(palace: Palace, path: str | os.PathLike[str], format_name: s
     `copy`: the transcript's bytes as a hook copied them (the file may be rewritten or gone since), filed
     under the file's name and never left to a sync; `copied`: the file's (size, mtime_ns, ctime_ns) then."""
     book = book_of(palace)
-    owner, where = _owner(book.entries(), Path(os.path.abspath(Path(path).expanduser())))
+    owner, where = _owner(book.entries(), Path(os.path.abspath(checked_path(Path(path).expanduser()))))
     with sync_turn(palace, wait_seconds) as mine:
         if not mine and owner is not None and copy is None:
             return IngestReport(source=where.name, skipped=True,
@@ -208,7 +209,7 @@ def _file_group(palace: Palace, book: SourceBook, entry: SourceEntry, items: lis
         problem = _unreadable(path)
         if problem:
             tally.count(book, entry, item, IngestReport(source=path.name, errors=(problem,)))
-        elif entry.format is None and path != root and not _transcript(Source.from_path(path)):
+        elif entry.format is None and path != root and not _transcript(Source.from_path(path, **_caps(palace))):
             tally.count(book, entry, item, IngestReport(source=path.name, skipped=True, notes=(NOT_A_TRANSCRIPT,)))
         else:
             kept.append(item)
@@ -291,17 +292,24 @@ def _file_one(palace: Palace, path: Path, place: tuple[str | None, str | None], 
     wing, format_name = place
     roots = () if root is None else _roots(root)
     if path.is_file() and path.suffix.lower() == ".jsonl":
-        complete = _complete_part(read_file(path, roots))
+        complete = _complete_part(read_file(path, roots, max_bytes=palace.settings.max_ingest_bytes))
         if not complete.strip():
             return IngestReport(source=path.name, skipped=True, notes=("no complete line yet",))
-        if format_name is None and root is not None and not _transcript(Source.from_bytes(complete, path.name)):
+        if format_name is None and root is not None and not _transcript(Source.from_bytes(complete, path.name,
+                                                                                           **_caps(palace))):
             return IngestReport(source=path.name, skipped=True, notes=(NOT_A_TRANSCRIPT,))
         return ingest(palace, complete, filename=path.name, wing=wing, format_name=format_name)
-    if format_name is None and root is not None and root != path and not _transcript(Source.from_path(path)):
+    if format_name is None and root is not None and root != path and not _transcript(Source.from_path(path,
+                                                                                                    **_caps(palace))):
         return IngestReport(source=path.name, skipped=True, notes=(NOT_A_TRANSCRIPT,))
     [report] = ingest_paths(palace, [path], wing=wing, format_name=format_name, roots=roots) or [
         IngestReport(source=path.name, skipped=True)]
     return report
+
+
+def _caps(palace: Palace) -> dict[str, int]:
+    """The palace's size caps, for every Source a sync reads."""
+    return {"max_bytes": palace.settings.max_ingest_bytes, "max_unzipped_bytes": palace.settings.max_unzipped_bytes}
 
 
 def _transcript(source: Source) -> bool:

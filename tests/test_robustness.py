@@ -106,6 +106,22 @@ def test_cli_shows_terminal_controls_and_json_keeps_them_exactly(palace_path, se
     assert "\x1b" not in searched.stdout and "\x07" not in searched.stdout
 
 
+BIDI_CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
+
+
+def test_cli_shows_bidirectional_controls_and_json_keeps_them_exactly(palace_path, settings):
+    text = "invoice for \u202egnp.exe\u202c paid; marks " + BIDI_CONTROLS
+    with Palace.open(palace_path, settings=settings) as palace:
+        drawer_id = palace.add_drawer(text, "wing_a", "r1").drawer_ids[0]
+    for command in (["search", "invoice paid"], ["get", drawer_id]):
+        shown = CliRunner().invoke(main, ["--palace", str(palace_path), *command])
+        assert shown.exit_code == 0 and "invoice for \\u202egnp.exe\\u202c paid" in shown.stdout
+        assert not set(shown.stdout) & set(BIDI_CONTROLS)
+        assert "\\u202a\\u202b\\u202c\\u202d\\u202e\\u2066\\u2067\\u2068\\u2069\\u200e\\u200f\\u061c" in shown.stdout
+    exact = CliRunner().invoke(main, ["--palace", str(palace_path), "--json", "search", "invoice paid"])
+    assert json.loads(exact.stdout)[0]["content"] == text
+
+
 def test_cli_refuses_non_utf8_stdin(palace_path):
     result = CliRunner().invoke(main, ["--palace", str(palace_path), "add", "--wing", "w", "--room", "r",
                                        "--file", "-"], input=b"\xff\xfe bad bytes")

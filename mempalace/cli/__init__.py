@@ -18,6 +18,7 @@ from ..errors import InvalidInputError, MempalaceError
 from ..models import HALLS
 from ..naming import room_slug
 from ..palace import Palace
+from ..paths import path_error
 from ..search import LEXICAL_WEIGHT
 from ..wording import counted
 from .support import FormatsListed, echo, emit, palace_command
@@ -169,7 +170,7 @@ def hits_text(hits: list) -> str:
 def add(ctx: click.Context, palace: Palace, text: str | None, file: Path | None, closest_room: bool,
         **place: Any) -> None:
     """File TEXT (or --file) verbatim into a wing and room."""
-    content = _read_content(text, file)
+    content = _read_content(text, file, palace.settings.max_content_chars)
     if file is not None and str(file) != "-" and not place["source_file"]:
         place["source_file"] = str(file)
     from ..graph.merges import same_concept_room
@@ -190,21 +191,26 @@ def add(ctx: click.Context, palace: Palace, text: str | None, file: Path | None,
                                else f"Already filed here: {ids}") + hint)
 
 
-def _read_content(text: str | None, file: Path | None) -> str:
+def _read_content(text: str | None, file: Path | None, max_chars: int) -> str:
+    """TEXT, or the file's (stdin's) text, read no further than one character past the content limit."""
     if (text is None) == (file is None):
         raise click.UsageError("Give the content as TEXT or with --file, not both.")
     if file is None:
         return text or ""
-    if str(file) == "-":
-        try:
-            return sys.stdin.read()
-        except UnicodeDecodeError as exc:
-            raise click.UsageError(f"Standard input is not UTF-8 text: {exc}") from exc
+    name = "Standard input" if str(file) == "-" else file.name
     try:
-        with open(file, encoding="utf-8", newline="") as handle:
-            return handle.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise click.UsageError(f"Cannot read {file}: {exc}") from exc
+        if str(file) == "-":
+            content = sys.stdin.read(max_chars + 1)
+        else:
+            with open(file, encoding="utf-8", newline="") as handle:
+                content = handle.read(max_chars + 1)
+    except UnicodeDecodeError as exc:
+        raise click.UsageError(f"{name} is not UTF-8 text: {exc}") from exc
+    except OSError as exc:
+        raise path_error(exc, file) from None
+    if len(content) > max_chars:
+        raise InvalidInputError(f"{name} is longer than the {max_chars:,}-character limit (setting max_content_chars).")
+    return content
 
 
 def _drawer_text(drawer: Any, limit: int | None = None) -> str:

@@ -32,6 +32,7 @@ from ..graph.merges import same_concept_room
 from ..formats.confined import inside
 from ..naming import room_slug, wing_name
 from ..palace import Palace
+from ..paths import checked_path, shown_path
 from ..scoped import ScopedPalace
 from .support import jsonable, place_options, user_errors
 
@@ -266,9 +267,9 @@ def _allowed(path: str, roots: list[Path]) -> Path:
     if not roots:
         raise InvalidInputError("This server reads no files: start it with --allow-dir DIR to allow ingest.")
     allowed = ", ".join(str(r) for r in roots)
-    resolved = Path(path).expanduser().resolve()
+    resolved = checked_path(Path(path).expanduser()).resolve()
     if not inside(resolved, roots):
-        raise InvalidInputError(f"{path} is outside the directories this server may read ({allowed}).")
+        raise InvalidInputError(f"{shown_path(path)} is outside the directories this server may read ({allowed}).")
     for link in _links_under(resolved):
         if not inside(link.resolve(), roots):
             raise InvalidInputError(f"{link} links to {link.resolve()}, outside the directories this server may "

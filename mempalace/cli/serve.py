@@ -22,6 +22,7 @@ import click
 from ..config import load_settings
 from ..locking import PalaceLock
 from ..palace import Palace
+from ..paths import checked_path
 from ..privacy import NEUTRAL_FOLDER, OWNER_ONLY_UMASK, owner_file
 from ..store import CHROMA_FILE
 from .support import is_loopback, user_errors
@@ -48,10 +49,10 @@ def serve_command(ctx: click.Context, palace_dir: Path | None, host: str, port: 
             "reach the port could read and change every drawer. Keep the default --host 127.0.0.1, or put "
             "the server behind a reverse proxy that checks a token and add --trusted-network.")
     settings = load_settings()
-    where = Path(palace_dir or ctx.obj["palace"] or settings.default_palace).expanduser().resolve()
     url = client_url(host, port)
-    lock = PalaceLock(where, settings.lock_timeout_seconds)
     with user_errors():
+        where = checked_path(Path(palace_dir or ctx.obj["palace"] or settings.default_palace).expanduser()).resolve()
+        lock = PalaceLock(where, settings.lock_timeout_seconds)
         if not (where / CHROMA_FILE).exists():
             Palace.open(where, settings=settings, private=True).close()  # a new palace, in our format
         lock.acquire(served_at=url)

@@ -24,6 +24,7 @@ from ..catalog_build import catalog_built, read_progress
 from ..config import load_settings
 from ..errors import MempalaceError
 from ..palace import Palace
+from ..paths import PATH_ERRNOS, checked_path, path_error
 from ..store import CHROMA_FILE
 
 
@@ -38,15 +39,17 @@ def jsonable(value: Any) -> Any:
     return value
 
 
+_BIDI = (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))  # marks, overrides, isolates
 _CONTROLS = {**{c: chr(0x2400 + c) for c in range(0x20) if chr(c) not in "\n\t\r"}, 0x7F: "\u2421",
-             **{c: f"\\x{c:02x}" for c in range(0x80, 0xA0)}}
+             **{c: f"\\x{c:02x}" for c in range(0x80, 0xA0)}, **{c: f"\\u{c:04x}" for c in _BIDI}}
 _LONE_CR = re.compile(r"\r(?!\n)")
 
 
 def visible(text: str) -> str:
     """`text` with terminal controls shown, not obeyed: ESC as ␛, other C0 controls and a carriage
-    return that ends no line as their symbols, C1 as `\\x9b`; newline, CRLF and tab stay. Stored text
-    is never changed (`--json` prints it exactly)."""
+    return that ends no line as their symbols, C1 as `\\x9b`, bidirectional controls (which reorder
+    what is shown, U+202E) as `\\u202e`; newline, CRLF and tab stay. Stored text is never changed
+    (`--json` prints it exactly)."""
     return _LONE_CR.sub("\u240d", text).translate(_CONTROLS)
 
 
@@ -70,6 +73,11 @@ def user_errors() -> Iterator[None]:
         yield
     except MempalaceError as exc:
         echo(f"Error: {exc}", err=True)
+        sys.exit(1)
+    except OSError as exc:  # a path the core met deeper down, which no check before could see
+        if exc.errno not in PATH_ERRNOS or exc.filename is None:
+            raise
+        echo(f"Error: {path_error(exc, exc.filename)}", err=True)
         sys.exit(1)
 
 
@@ -114,14 +122,14 @@ def palace_command(create: bool = False) -> Callable[[Callable[..., Any]], Calla
 @contextlib.contextmanager
 def _opened(path: Path | None, url: str | None, create: bool, dry_run: bool) -> Iterator[Palace]:
     """The palace a command works on; a dry run never creates one (it plans against a scratch palace)."""
-    if create and dry_run and not (url or os.environ.get("MEMPALACE_URL")):
-        settings = load_settings()
-        if not (Path(path or settings.default_palace).expanduser() / CHROMA_FILE).exists():
-            with tempfile.TemporaryDirectory(prefix="mempalace-dry-run-") as scratch:
-                with Palace.open(Path(scratch) / "palace", settings=settings, private=True) as palace:
-                    yield palace
-            return
-    folder = None if url or os.environ.get("MEMPALACE_URL") else Path(path or load_settings().default_palace).expanduser()
+    settings = load_settings()
+    local = not (url or os.environ.get("MEMPALACE_URL"))
+    folder = checked_path(Path(path or settings.default_palace).expanduser()) if local else None
+    if create and dry_run and folder and not (folder / CHROMA_FILE).exists():
+        with tempfile.TemporaryDirectory(prefix="mempalace-dry-run-") as scratch:
+            with Palace.open(Path(scratch) / "palace", settings=settings, private=True) as palace:
+                yield palace
+        return
     catalog = folder / CATALOG_FILE if folder and (folder / CHROMA_FILE).exists() else None
     with showing_build(catalog) if catalog and not catalog_built(catalog) else contextlib.nullcontext():
         palace = Palace.open(path, url, create=create and not dry_run)  # a shared one waits for its host's build

@@ -16,7 +16,8 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
 from ..errors import MalformedSourceError, SourceRefusedError
-from .confined import Roots, read_file
+from ..paths import checked_path
+from .confined import Roots, read_file, refuse_over
 
 Role = Literal["user", "assistant", "tool", "other"]
 HEAD_BYTES = 64 * 1024
@@ -96,7 +97,7 @@ class Source:
 
     @classmethod
     def from_path(cls, path: str | os.PathLike[str], **caps: Any) -> "Source":
-        where = Path(path).expanduser()
+        where = checked_path(Path(path).expanduser())
         if not where.exists():
             raise SourceRefusedError(f"{where} does not exist.")
         if not (where.is_file() or where.is_dir()):
@@ -140,15 +141,12 @@ class Source:
         return self.head(n).decode("utf-8", errors="ignore")
 
     def read_bytes(self) -> bytes:
-        if self.size > self.max_bytes:
-            raise SourceRefusedError(
-                f"{self.name} is {self.size / 1e6:,.1f} MB; the limit is {self.max_bytes / 1e6:,.0f} MB "
-                "(setting max_ingest_bytes)."
-            )
+        """The whole file, refused without reading it when it is over `max_bytes`."""
+        refuse_over(self.name, self.size, self.max_bytes)
         if self.data is not None:
             return self.data
         try:
-            return read_file(self.path, self.roots)  # type: ignore[arg-type]
+            return read_file(self.path, self.roots, max_bytes=self.max_bytes)  # type: ignore[arg-type]
         except OSError as exc:
             raise SourceRefusedError(f"{self.name} cannot be read ({exc.strerror or exc}).") from None
 
@@ -302,9 +300,7 @@ def _folder_members(root: Path, max_bytes: int, roots: Roots = ()) -> dict[str, 
 def _file_reader(path: Path, max_bytes: int, roots: Roots) -> Callable[[], bytes]:
     def read() -> bytes:
         try:
-            if path.stat().st_size > max_bytes:
-                raise SourceRefusedError(f"{path.name} is larger than the {max_bytes / 1e6:,.0f} MB limit.")
-            return read_file(path, roots)
+            return read_file(path, roots, max_bytes=max_bytes)
         except OSError as exc:
             raise SourceRefusedError(f"{path.name} cannot be read ({exc.strerror or exc}).") from None
 

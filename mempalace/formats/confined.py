@@ -14,16 +14,35 @@ from ..errors import SourceRefusedError
 Roots = tuple[Path, ...]
 
 
-def read_file(path: Path, roots: Roots = (), limit: int | None = None) -> bytes:
-    """The bytes of `path` (at most `limit`), refused when the file opened is outside every root."""
+def read_file(path: Path, roots: Roots = (), limit: int | None = None, max_bytes: int | None = None) -> bytes:
+    """The bytes of `path` (at most `limit`), refused when the file opened is outside every root, or
+    larger than `max_bytes` (judged on the file opened, before reading, and never read past it)."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
     try:
         if roots:
             check_opened(fd, path, roots)
+        if max_bytes is not None:
+            refuse_over(path.name, os.fstat(fd).st_size, max_bytes)
+            limit = max_bytes + 1
         with os.fdopen(fd, "rb", closefd=False) as handle:
-            return handle.read() if limit is None else handle.read(limit)
+            data = handle.read() if limit is None else handle.read(limit)
     finally:
         os.close(fd)
+    if max_bytes is not None and len(data) > max_bytes:
+        raise SourceRefusedError(f"{path.name} grew past the {_amount(max_bytes, 0)} limit while it was read "
+                                 "(setting max_ingest_bytes).")
+    return data
+
+
+def refuse_over(name: str, size: int, max_bytes: int) -> None:
+    """Refuse a file of `size` bytes over the ingest cap, naming the setting that raises it."""
+    if size > max_bytes:
+        raise SourceRefusedError(f"{name} is {_amount(size, 1)}; the limit is {_amount(max_bytes, 0)} "
+                                 "(setting max_ingest_bytes).")
+
+
+def _amount(size: int, decimals: int) -> str:
+    return f"{size / 1e6:,.{decimals}f} MB" if size >= 1_000_000 else f"{size:,} bytes"
 
 
 def check_opened(fd: int, path: Path, roots: Roots) -> None:

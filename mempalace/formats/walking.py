@@ -8,6 +8,7 @@ import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from ..paths import checked_path
 from . import aider, slack
 from .base import Source
 
@@ -15,8 +16,9 @@ WALKED = {".jsonl", ".json", ".txt", ".text", ".md", ".markdown", ".log", ".zip"
 
 
 def walk(paths: Iterable[str | os.PathLike[str]]) -> Iterator[tuple[Path, bool]]:
-    """(source, found by walking a folder) for each path, in order."""
-    for path in map(Path, paths):
+    """(source, found by walking a folder) for each path, in order; a path that cannot be looked up
+    at all is refused before any is walked."""
+    for path in [checked_path(path) for path in paths]:
         if not path.is_dir() or slack.accept(Source.from_path(path)):
             yield path, False
             continue
