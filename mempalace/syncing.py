@@ -111,7 +111,7 @@ def file_transcript(palace: Palace, path: str | os.PathLike[str], format_name: s
             raise PalaceBusyError(f"Another process has been syncing the palace for over {wait_seconds:.0f} s; "
                                   f"{where} was not filed: file it with `mempalace ingest` later.")
         seen, whole = stat_file(where), _complete(where)
-        report = _file_one(palace, where, (owner.wing, owner.format or format_name) if owner else (None, format_name))
+        report = _file_one(palace, where, _place_of(owner, format_name))
         if owner is not None and report.ok and whole and not _changed_since(where, seen):
             book.record_file(owner.name, seen, report.parents)
         return report
@@ -191,12 +191,13 @@ def _file_group(palace: Palace, book: SourceBook, entry: SourceEntry, items: lis
             kept.append(item)
     order = iter(kept)  # ingest_paths reports each path given, in order
     ingest_paths(palace, [Path(item.path) for item in kept], wing=entry.wing, format_name=entry.format,
-                 roots=_roots(root), on_report=lambda report: tally.count(book, entry, next(order, None), report))
+                 roots=_roots(root), on_report=lambda report: tally.count(book, entry, next(order, None), report),
+                 text_wing=entry.text_wing)
 
 
 def _file_alone(palace: Palace, path: Path, entry: SourceEntry) -> IngestReport:
     try:
-        return _file_one(palace, path, (entry.wing, entry.format), Path(entry.path))
+        return _file_one(palace, path, _place_of(entry), Path(entry.path))
     except FileNotFoundError:
         return IngestReport(source=path.name, notes=(CHANGED_WHILE_READ,))  # removed since the scan
     except InvalidInputError as exc:  # this file: refused or unreadable
@@ -263,9 +264,17 @@ def _roots(root: Path) -> tuple[Path, ...]:
     return (root,) if root.is_dir() else (root.parent,)
 
 
-def _file_one(palace: Palace, path: Path, place: tuple[str | None, str | None], root: Path | None = None) -> IngestReport:
+def _place_of(entry: SourceEntry | None, format_name: str | None = None) -> tuple[str | None, str | None, str | None]:
+    """(wing, format, wing for plain text) a source's files are filed with; no source: as ingest chooses."""
+    if entry is None:
+        return None, format_name, None
+    return entry.wing, entry.format or format_name, entry.text_wing
+
+
+def _file_one(palace: Palace, path: Path, place: tuple[str | None, str | None, str | None],
+              root: Path | None = None) -> IngestReport:
     """Ingest one file now: a JSONL file up to its last complete line."""
-    wing, format_name = place
+    wing, format_name, text_wing = place
     roots = () if root is None else _roots(root)
     if path.is_file() and path.suffix.lower() == ".jsonl":
         complete = _complete_part(read_file(path, roots))
@@ -273,10 +282,10 @@ def _file_one(palace: Palace, path: Path, place: tuple[str | None, str | None], 
             return IngestReport(source=path.name, skipped=True, notes=("no complete line yet",))
         if format_name is None and root is not None and not _transcript(Source.from_bytes(complete, path.name)):
             return IngestReport(source=path.name, skipped=True, notes=(NOT_A_TRANSCRIPT,))
-        return ingest(palace, complete, filename=path.name, wing=wing, format_name=format_name)
+        return ingest(palace, complete, filename=path.name, wing=wing, format_name=format_name, text_wing=text_wing)
     if format_name is None and root is not None and root != path and not _transcript(Source.from_path(path)):
         return IngestReport(source=path.name, skipped=True, notes=(NOT_A_TRANSCRIPT,))
-    [report] = ingest_paths(palace, [path], wing=wing, format_name=format_name, roots=roots) or [
+    [report] = ingest_paths(palace, [path], wing=wing, format_name=format_name, roots=roots, text_wing=text_wing) or [
         IngestReport(source=path.name, skipped=True)]
     return report
 
