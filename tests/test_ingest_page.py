@@ -1,11 +1,19 @@
 """The Ingest page's uploads, run by Streamlit's AppTest: files previewed together (a conversation two
-files hold counts once, as filing them does) and, once filed, where each conversation went."""
+files hold counts once, as filing them does) and, once filed, where each conversation went; and the
+scoped view they are filed through."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from dashboard.render import md
+from mempalace import Palace
+from mempalace.access import full_grant
 from mempalace.config import Settings
+from mempalace.ingest import ingest_uploads
+from mempalace.scoped import ScopedPalace
 from test_app import app_palace, open_page, seed
+from test_ingest_places import INVOICES, _session
 
 CHAT = (b"User: when does the harbour ferry leave on a spring tide?\n"
         b"Assistant: it waits for high water, so check the tide table first.\n")
@@ -38,3 +46,12 @@ def test_two_uploads_holding_one_conversation_preview_it_once_and_filing_says_wh
     assert lines[1] == "- " + md("'harbour-copy': 1 already in the palace")
     assert lines[2].startswith("- " + md("'gpu': 1 new drawer → wing gpu (file name), room "))
     assert lines == previewed  # the preview said where each would go, as filing did
+
+
+def test_a_grown_session_filed_through_the_pages_scoped_view_replaces_its_shorter_version(palace: Palace,
+                                                                                        tmp_path: Path) -> None:
+    view = ScopedPalace(palace, full_grant("me", "dashboard"))  # the view the Ingest page and MCP file through
+    first = ingest_uploads(view, [("a.jsonl", _session(tmp_path / "a.jsonl", INVOICES[:1], "s-grow").read_bytes())])
+    [grown] = ingest_uploads(view, [("b.jsonl", _session(tmp_path / "b.jsonl", INVOICES, "s-grow").read_bytes())])
+    assert first[0].ok and grown.ok, grown.errors
+    assert grown.replaced == 1 and palace.count() == grown.added
