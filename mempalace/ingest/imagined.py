@@ -26,6 +26,9 @@ class AsIfFiled:
         self._palace = palace
         self._drawers: dict[str, Drawer] = {}
         self._choosers: dict[str, tuple[str, str]] = {}  # drawer id -> (who chose its room, its hall)
+        self._by_parent: dict[str | None, set[str]] = {}
+        self._rooms: Counter[str] = Counter()  # of the drawers above
+        self._persons_rooms: set[str] = set()  # rooms a drawer above was put in by a person (a forced room)
         self._gone: set[str] = set()
         self._renames: list[tuple[str, str]] = []
 
@@ -34,17 +37,29 @@ class AsIfFiled:
 
     def file(self, drafts: Sequence[DrawerDraft], replaced: Sequence[str], renames: Sequence[tuple[str, str]]) -> None:
         """What a group would have done: rename rooms (in order), file `drafts`, remove `replaced`."""
-        self._renames += renames
-        for identity, drawer in self._drawers.items():
-            self._drawers[identity] = replace(drawer, room=rename_all(drawer.room, renames))
+        if renames:
+            self._rename(renames)
         for draft in drafts:
             self._drawers[draft.id] = Drawer(id=draft.id, content=draft.content, wing=draft.wing, room=draft.room,
                                              hall=draft.hall or None, source_file=draft.source_file,
                                              chunk_index=draft.chunk_index, parent_id=draft.parent_id)
             self._choosers[draft.id] = (draft.room_by, draft.hall_by)
+            self._by_parent.setdefault(draft.parent_id, set()).add(draft.id)
+            self._rooms[draft.room] += 1
+            if draft.room_by == PERSON:
+                self._persons_rooms.add(draft.room)
         self._gone.update(replaced)
         for identity in replaced:
-            self._drawers.pop(identity, None)
+            drawer = self._drawers.pop(identity, None)
+            if drawer is not None:
+                self._by_parent[drawer.parent_id].discard(identity)
+                self._rooms[drawer.room] -= 1
+
+    def _rename(self, renames: Sequence[tuple[str, str]]) -> None:
+        self._renames += renames
+        self._drawers = {i: replace(d, room=rename_all(d.room, renames)) for i, d in self._drawers.items()}
+        self._rooms = Counter(d.room for d in self._drawers.values())
+        self._persons_rooms = {rename_all(room, renames) for room in self._persons_rooms}
 
     def _as_now(self, drawer: Drawer) -> Drawer:
         room = rename_all(drawer.room, self._renames)
@@ -57,7 +72,7 @@ class AsIfFiled:
     def drawers_of(self, parent_id: str) -> list[Drawer]:
         stored = [self._as_now(d) for d in self._palace.drawers_of(parent_id)
                   if d.id not in self._gone and d.id not in self._drawers]
-        mine = [d for d in self._drawers.values() if d.parent_id == parent_id]
+        mine = [self._drawers[i] for i in self._by_parent.get(parent_id, ())]
         return sorted(stored + mine, key=lambda d: d.chunk_index)
 
     def room_choosers(self, ids: Sequence[str]) -> dict[str, str]:
@@ -72,10 +87,9 @@ class AsIfFiled:
         rooms: Counter[str] = Counter()
         for room, count in self._palace.list_rooms().items():
             rooms[rename_all(room, self._renames)] += count
-        rooms.update(d.room for d in self._drawers.values())
+        rooms.update(+self._rooms)
         return dict(rooms)
 
     def room_named_by_person(self, room: str) -> bool:
         earlier = [old for old, new in self._renames if new == room]
-        return (any(self._palace.room_named_by_person(name) for name in [room, *earlier])
-                or any(d.room == room and self._choosers[i][0] == PERSON for i, d in self._drawers.items()))
+        return room in self._persons_rooms or any(self._palace.room_named_by_person(name) for name in [room, *earlier])
