@@ -75,7 +75,7 @@ def _row(entry: SourceEntry) -> dict:
     """A source's row, the counts before the (long) path so a narrow page shows them."""
     return {"source": entry.name, "last sync": readable_time(entry.last_sync) if entry.last_sync else "never",
             "files": entry.files_seen, "gone": entry.files_gone, "filed by last sync": entry.last_added,
-            "failed": len(entry.errors), "wing": entry.wing or "per conversation",
+            "failed": len(entry.errors), "wing": entry.wing_shown(),
             "format": entry.format or "detected", **({"path": entry.path} if entry.path else {})}
 
 
@@ -110,13 +110,21 @@ def _add(p: ScopedPalace) -> None:
         if item.path in {e.path for e in p.synced.entries()}:
             continue
         if st.button(md(f"Add {item.tool}: {item.path} ({counted(item.files, 'file')})"), key=f"suggest_{item.name}"):
-            _do(lambda item=item: f"Added {p.synced.add(item.path, name=item.name).name}.")
+            _do(lambda item=item: _added(p.synced.add(item.path, name=item.name)))
     cols = st.columns([3, 2, 1], vertical_alignment="bottom")
     path = cols[0].text_input("Folder or file to keep in sync", key="sources_path",
                               placeholder="~/.claude/projects").strip()
-    wing = cols[1].text_input("Wing (optional)", key="sources_wing", placeholder="chosen per conversation").strip()
+    wing = cols[1].text_input("Wing (optional)", key="sources_wing", placeholder="chosen per conversation",
+                              help="Empty: a coding tool's session goes to its project's wing, an export to its "
+                                   "service's or workspace's, plain text to one wing named after the source.").strip()
+    per_file = st.checkbox("A wing per text file", key="sources_wing_per_file", disabled=bool(wing),
+                           help="Plain text goes to a wing named after each file, not to the source's wing.")
     if cols[2].button("Add source", key="sources_add", disabled=not path):
-        _do(lambda: f"Added {p.synced.add(path, wing or None).name}: the next sync files what it holds.")
+        _do(lambda: _added(p.synced.add(path, wing or None, wing_per_file=per_file and not wing)))
+
+
+def _added(entry: SourceEntry) -> str:
+    return f"Added {entry.name}: the next sync files what it holds. Wing: {entry.wing_rule()}."
 
 
 def _do(action) -> None:

@@ -7,7 +7,7 @@ import streamlit as st
 
 from mempalace import MempalaceError
 from mempalace.scoped import ScopedPalace
-from mempalace.ingest import IngestReport, ingest
+from mempalace.ingest import IngestReport, ingest_uploads
 from mempalace.wording import counted
 
 from mempalace.formats import FORMATS
@@ -21,44 +21,42 @@ FROM_FILE = "(from each file)"
 
 
 def preview(p: ScopedPalace, files: list, wing: str | None, room: str | None) -> list[IngestReport]:
-    """What each file would add (nothing is written), with a progress bar over the files and over each
-    file's embedding (the slow part; the vectors are kept, so filing afterwards does not embed again).
-    A file that cannot be read gets an error report."""
+    """What the files would add together (nothing is written; a conversation two files hold counts once,
+    as filing them would), with a progress bar over the files and the embedding (the slow part; the
+    vectors are kept, so filing afterwards does not embed again). A file that cannot be read gets an
+    error report."""
     bar = st.progress(0.0, text="Reading and checking against the palace…")
-    reports = _each(p, files, wing, room, bar, dry_run=True)
+    reports = _all(p, files, wing, room, bar, dry_run=True)
     bar.empty()
     return reports
 
 
 def file_all(p: ScopedPalace, files: list, wing: str | None, room: str | None) -> list[IngestReport]:
-    """File every upload for real, with a progress bar over the files and over each file's embedding."""
+    """File every upload for real, with a progress bar over the files and the embedding."""
     bar = st.progress(0.0, text="Filing…")
-    reports = _each(p, files, wing, room, bar, dry_run=False)
+    reports = _all(p, files, wing, room, bar, dry_run=False)
     bar.progress(1.0, text="Done")
     return reports
 
 
-def _each(p: ScopedPalace, files: list, wing: str | None, room: str | None, bar, dry_run: bool) -> list[IngestReport]:
-    """Ingest (or preview) the uploads one by one, moving `bar` over the files and their drawers."""
-    reports = []
-    for number, upload in enumerate(files):
-        name = md(upload.name)  # the bar's text is Markdown
-        bar.progress(number / len(files), text=f"{name}: reading…")
+def _all(p: ScopedPalace, files: list, wing: str | None, room: str | None, bar, dry_run: bool) -> list[IngestReport]:
+    """Ingest (or preview) the uploads together, moving `bar` over the files and their drawers."""
+    done: list[IngestReport] = []
 
-        def step(done: int, total: int, number: int = number, name: str = name) -> None:
-            share = (number + (done / total if total else 1)) / len(files)
-            bar.progress(min(share, 1.0), text=f"{name}: {done} of {counted(total, 'drawer')} embedded")
+    def step(embedded: int, total: int) -> None:
+        share = (len(done) + (embedded / total if total else 1)) / len(files)
+        bar.progress(min(share, 1.0), text=f"{embedded} of {counted(total, 'drawer')} embedded")
 
-        reports.append(_run(p, upload, wing, room, dry_run=dry_run, progress=step))
-    return reports
+    def heard(report: IngestReport) -> None:
+        done.append(report)
+        rest = ", reading the others…" if len(done) < len(files) else ""
+        bar.progress(min(len(done) / len(files), 1.0), text=f"{len(done)} of {counted(len(files), 'file')} done{rest}")
 
-
-def _run(p: ScopedPalace, upload, wing: str | None, room: str | None, dry_run: bool, progress=None) -> IngestReport:
     try:
-        return ingest(p, upload.getvalue(), filename=upload.name, wing=wing, room=room, dry_run=dry_run,
-                      progress=progress)
-    except MempalaceError as exc:
-        return IngestReport(source=upload.name, errors=(str(exc),), dry_run=dry_run)
+        return ingest_uploads(p, [(upload.name, upload.getvalue()) for upload in files], wing=wing, room=room,
+                              dry_run=dry_run, progress=step, on_report=heard)
+    except MempalaceError as exc:  # the files not reported yet were not filed
+        return done + [IngestReport(source=upload.name, errors=(str(exc),), dry_run=dry_run) for upload in files[len(done):]]
 
 
 def show_preview(report: IngestReport) -> None:
@@ -70,10 +68,17 @@ def show_preview(report: IngestReport) -> None:
             return
         st.write(f"{report.already_present} already in the palace, {report.new} new "
                  f"({counted(report.conversations, 'conversation')}, {counted(report.planned, 'drawer')}).")
+        show_places(report)
         rows = [{"status": d.status, "wing": d.wing, "room": d.room, "hall": d.hall,
                  "text": plain_text(d.content, {"format": report.format})[:120].replace("\n", " "),
                  "conversation": d.title or "", "wing from": d.wing_from or "already filed"} for d in report.drawers]
         st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", height=min(400, 38 + 35 * len(rows)))
+
+
+def show_places(report: IngestReport) -> None:
+    """Where each conversation of a file went or would go (wing and why, rooms, halls), one line each."""
+    if report.places:
+        st.markdown("\n".join(f"- {md(line)}" for line in report.by_conversation()))
 
 
 def upload_section(p: ScopedPalace) -> None:
@@ -125,5 +130,6 @@ def _preview_and_file(p: ScopedPalace, files: list, wing: str | None, room: str 
         st.subheader("Filed")
         for report in done:
             (st.error if report.errors else st.success)(md(report.summary()))
+            show_places(report)
         for added_wing in sorted({w for r in done for w in r.wings}):
             link_to_search(f"Search what was added to {md(added_wing)}", wing=added_wing)

@@ -29,6 +29,9 @@ class ScopedRearranging:
     def room_choosers(self, ids: Sequence[str]) -> dict[str, str]:
         return self._palace.room_choosers([i for i in ids if i in self.find_drawers(ids)])
 
+    def hall_choosers(self, ids: Sequence[str]) -> dict[str, str]:
+        return self._palace.hall_choosers([i for i in ids if i in self.find_drawers(ids)])
+
     @checked_then_written
     def reroom_drawers(self, moves: Sequence[tuple[str, str, str]]) -> int:
         self.grant.check("reroom")

@@ -63,7 +63,7 @@ class ScopedSources:
         return suggest()
 
     def add(self, path: str | os.PathLike[str], wing: str | None = None, format_name: str | None = None,
-            name: str | None = None) -> SourceEntry:
+            name: str | None = None, wing_per_file: bool = False) -> SourceEntry:
         self.grant.check("settings", "*")
         where = Path(path).expanduser().resolve()
         if self.team:
@@ -72,7 +72,7 @@ class ScopedSources:
                 shown = ", ".join(map(str, allowed)) or "none (set source_dirs in the palace's config.toml)"
                 raise AccessDeniedError(f"{where} is not under a folder this palace may read sources from: {shown}.")
         return book_of(self._palace).add(where, wing_name(wing) if wing else None, format_name, name,
-                                         added_by=self.grant.actor.who)
+                                         added_by=self.grant.actor.who, wing_per_file=wing_per_file)
 
     def remove(self, name: str) -> SourceEntry:
         self.grant.check("settings", "*")

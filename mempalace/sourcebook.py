@@ -24,6 +24,7 @@ from .catalog import CATALOG_FILE
 from .errors import InvalidInputError, PlaceNotFoundError
 from .formats.walking import walk
 from .paths import checked_path
+from .naming import wing_name
 from .privacy import owner_file
 
 SOURCES_FILE = "mempalace_sources.sqlite3"
@@ -33,13 +34,16 @@ CREATE TABLE IF NOT EXISTS sources(
     name TEXT PRIMARY KEY, path TEXT NOT NULL UNIQUE, wing TEXT, format TEXT, added_at TEXT NOT NULL,
     added_by TEXT NOT NULL DEFAULT '', last_sync TEXT, last_added INTEGER NOT NULL DEFAULT 0,
     last_conversations INTEGER NOT NULL DEFAULT 0, last_new_at TEXT, last_new_conversations INTEGER NOT NULL DEFAULT 0,
-    last_error TEXT NOT NULL DEFAULT '');
+    last_error TEXT NOT NULL DEFAULT '', wing_per_file INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS files(
     source TEXT NOT NULL, path TEXT NOT NULL, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
     parents TEXT NOT NULL DEFAULT '[]', error TEXT NOT NULL DEFAULT '', gone_at TEXT, ctime_ns INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY(source, path)) WITHOUT ROWID;
 """
-_ADDED_COLUMNS = {"ctime_ns": "ALTER TABLE files ADD COLUMN ctime_ns INTEGER NOT NULL DEFAULT 0"}
+_ADDED_COLUMNS = {("files", "ctime_ns"): "ALTER TABLE files ADD COLUMN ctime_ns INTEGER NOT NULL DEFAULT 0",
+                  ("sources", "wing_per_file"): "ALTER TABLE sources ADD COLUMN wing_per_file INTEGER NOT NULL DEFAULT 0"}
+_ENTRY_COLUMNS = ("name, path, wing, format, added_at, added_by, last_sync, last_added, last_conversations, "
+                  "last_new_at, last_new_conversations, wing_per_file, last_error")
 _NAME = re.compile(r"[^a-z0-9]+")
 
 
@@ -58,9 +62,28 @@ class SourceEntry:
     last_conversations: int
     last_new_at: str | None  # the last sync that filed something, and how many conversations it brought
     last_new_conversations: int
+    wing_per_file: bool  # plain text that names no project: a wing named after each file, not the source's
     files_seen: int
     files_gone: int
     errors: tuple[tuple[str, str], ...]
+
+    @property
+    def text_wing(self) -> str | None:
+        """The wing of the source's plain text that names no project: the source's own (named after it),
+        unless the source files everything in one wing or gives each file a wing of its own."""
+        return None if self.wing or self.wing_per_file else wing_name(self.name)
+
+    def wing_rule(self) -> str:
+        """How the wing of what the source files is chosen, for people."""
+        if self.wing:
+            return f"everything from it goes to wing {self.wing}"
+        text = "a wing named after its file" if self.wing_per_file else f"wing {self.text_wing}, the source's name"
+        return ("chosen per conversation: a coding tool's session goes to its project's wing, an export to its "
+                f"service's or workspace's, and plain text to {text}")
+
+    def wing_shown(self) -> str:
+        """The wing rule in a few words, for a table."""
+        return self.wing or f"per conversation (plain text: {'one per file' if self.wing_per_file else self.text_wing})"
 
 
 class Seen(NamedTuple):
@@ -125,7 +148,8 @@ class SourceBook:
                 owner_file(self.path)
             db.execute("PRAGMA journal_mode=WAL")
             db.executescript(_SCHEMA)
-            have = {row[1] for row in db.execute("PRAGMA table_info(files)")}
+            have = {(table, row[1]) for table in ("files", "sources")
+                    for row in db.execute(f"PRAGMA table_info({table})")}
             for column, statement in _ADDED_COLUMNS.items():
                 if column not in have:
                     try:
@@ -138,11 +162,14 @@ class SourceBook:
             db.close()
 
     def add(self, path: str | os.PathLike[str], wing: str | None = None, format_name: str | None = None,
-            name: str | None = None, added_by: str = "") -> SourceEntry:
-        """Register a file or folder (it must exist); its name defaults to the folder's or file's."""
+            name: str | None = None, added_by: str = "", wing_per_file: bool = False) -> SourceEntry:
+        """Register a file or folder (it must exist); its name defaults to the folder's or file's.
+        `wing_per_file`: its plain text goes to a wing named after each file, not to the source's wing."""
         where = checked_path(Path(path).expanduser())
         if not where.exists():
             raise InvalidInputError(f"{where} does not exist: give a transcript file or a folder of them.")
+        if wing and wing_per_file:
+            raise InvalidInputError("Give a wing for everything, or a wing per file, not both.")
         where = where.resolve()
         name = _source_name(name or where.name or "source")
         with self._db() as db:
@@ -151,8 +178,9 @@ class SourceBook:
                 raise InvalidInputError(f"{where} is already the source {taken[0]!r}.")
             if db.execute("SELECT 1 FROM sources WHERE name = ?", (name,)).fetchone():
                 raise InvalidInputError(f"There is already a source named {name!r}: pick another with --name.")
-            db.execute("INSERT INTO sources(name, path, wing, format, added_at, added_by) VALUES (?, ?, ?, ?, ?, ?)",
-                       (name, str(where), wing, format_name, now(), added_by))
+            db.execute("INSERT INTO sources(name, path, wing, format, added_at, added_by, wing_per_file) "
+                       "VALUES (?, ?, ?, ?, ?, ?, ?)", (name, str(where), wing, format_name, now(), added_by,
+                                                        int(wing_per_file)))
         return self.entry(name)
 
     def remove(self, name: str) -> SourceEntry:
@@ -167,7 +195,7 @@ class SourceBook:
         if not self.path.exists():
             return []
         with self._db() as db:
-            rows = db.execute("SELECT * FROM sources ORDER BY name").fetchall()
+            rows = db.execute(f"SELECT {_ENTRY_COLUMNS} FROM sources ORDER BY name").fetchall()
             return [self._entry(db, row) for row in rows]
 
     def entry(self, name: str) -> SourceEntry:
@@ -236,8 +264,8 @@ class SourceBook:
         seen, gone = db.execute("SELECT COUNT(*), COUNT(gone_at) FROM files WHERE source = ?", (name,)).fetchone()
         errors = tuple(db.execute("SELECT path, error FROM files WHERE source = ? AND error != '' AND gone_at IS NULL "
                                   "ORDER BY path", (name,)).fetchall())
-        own = ((row[1], row[11]),) if row[11] else ()
-        return SourceEntry(*row[:11], files_seen=seen - gone, files_gone=gone,
+        own = ((row[1], row[12]),) if row[12] else ()
+        return SourceEntry(*row[:11], wing_per_file=bool(row[11]), files_seen=seen - gone, files_gone=gone,
                            errors=own + tuple((p, e) for p, e in errors))
 
 

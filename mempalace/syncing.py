@@ -117,7 +117,7 @@ def file_transcript(palace: Palace, path: str | os.PathLike[str], format_name: s
             later = "" if copy is not None else ": file it with `mempalace ingest` later"
             raise PalaceBusyError(f"Another process has been syncing the palace for over {wait_seconds:.0f} s; "
                                   f"{where} was not filed{later}.")
-        place = (owner.wing, owner.format or format_name) if owner else (None, format_name)
+        place = _place_of(owner, format_name)
         if copy is None:
             seen, whole = stat_file(where), _complete(where)
             report = _file_one(palace, where, place)
@@ -129,16 +129,18 @@ def file_transcript(palace: Palace, path: str | os.PathLike[str], format_name: s
         return report
 
 
-def _file_copy(palace: Palace, name: str, data: bytes, place: tuple[str | None, str | None]) -> tuple[IngestReport, bool]:
+def _file_copy(palace: Palace, name: str, data: bytes,
+               place: tuple[str | None, str | None, str | None]) -> tuple[IngestReport, bool]:
     """Ingest a file's copy under the file's name (a JSONL file up to its last complete line), and
     whether the copy was filed whole."""
-    wing, format_name = place
+    wing, format_name, text_wing = place
     if not name.lower().endswith(".jsonl"):
-        return ingest(palace, data, filename=name, wing=wing, format_name=format_name), True
+        return ingest(palace, data, filename=name, wing=wing, format_name=format_name, text_wing=text_wing), True
     complete = _complete_part(data)
     if not complete.strip():
         return IngestReport(source=name, skipped=True, notes=("no complete line yet",)), False
-    return ingest(palace, complete, filename=name, wing=wing, format_name=format_name), complete == data
+    return (ingest(palace, complete, filename=name, wing=wing, format_name=format_name, text_wing=text_wing),
+            complete == data)
 
 
 def _owner(entries: list[SourceEntry], given: Path) -> tuple[SourceEntry | None, Path]:
@@ -215,12 +217,13 @@ def _file_group(palace: Palace, book: SourceBook, entry: SourceEntry, items: lis
             kept.append(item)
     order = iter(kept)  # ingest_paths reports each path given, in order
     ingest_paths(palace, [Path(item.path) for item in kept], wing=entry.wing, format_name=entry.format,
-                 roots=_roots(root), on_report=lambda report: tally.count(book, entry, next(order, None), report))
+                 roots=_roots(root), on_report=lambda report: tally.count(book, entry, next(order, None), report),
+                 text_wing=entry.text_wing)
 
 
 def _file_alone(palace: Palace, path: Path, entry: SourceEntry) -> IngestReport:
     try:
-        return _file_one(palace, path, (entry.wing, entry.format), Path(entry.path))
+        return _file_one(palace, path, _place_of(entry), Path(entry.path))
     except FileNotFoundError:
         return IngestReport(source=path.name, notes=(CHANGED_WHILE_READ,))  # removed since the scan
     except InvalidInputError as exc:  # this file: refused or unreadable
@@ -287,9 +290,17 @@ def _roots(root: Path) -> tuple[Path, ...]:
     return (root,) if root.is_dir() else (root.parent,)
 
 
-def _file_one(palace: Palace, path: Path, place: tuple[str | None, str | None], root: Path | None = None) -> IngestReport:
+def _place_of(entry: SourceEntry | None, format_name: str | None = None) -> tuple[str | None, str | None, str | None]:
+    """(wing, format, wing for plain text) a source's files are filed with; no source: as ingest chooses."""
+    if entry is None:
+        return None, format_name, None
+    return entry.wing, entry.format or format_name, entry.text_wing
+
+
+def _file_one(palace: Palace, path: Path, place: tuple[str | None, str | None, str | None],
+              root: Path | None = None) -> IngestReport:
     """Ingest one file now: a JSONL file up to its last complete line."""
-    wing, format_name = place
+    wing, format_name, text_wing = place
     roots = () if root is None else _roots(root)
     if path.is_file() and path.suffix.lower() == ".jsonl":
         complete = _complete_part(read_file(path, roots, max_bytes=palace.settings.max_ingest_bytes))
@@ -298,11 +309,11 @@ def _file_one(palace: Palace, path: Path, place: tuple[str | None, str | None], 
         if format_name is None and root is not None and not _transcript(Source.from_bytes(complete, path.name,
                                                                                            **_caps(palace))):
             return IngestReport(source=path.name, skipped=True, notes=(NOT_A_TRANSCRIPT,))
-        return ingest(palace, complete, filename=path.name, wing=wing, format_name=format_name)
+        return ingest(palace, complete, filename=path.name, wing=wing, format_name=format_name, text_wing=text_wing)
     if format_name is None and root is not None and root != path and not _transcript(Source.from_path(path,
                                                                                                     **_caps(palace))):
         return IngestReport(source=path.name, skipped=True, notes=(NOT_A_TRANSCRIPT,))
-    [report] = ingest_paths(palace, [path], wing=wing, format_name=format_name, roots=roots) or [
+    [report] = ingest_paths(palace, [path], wing=wing, format_name=format_name, roots=roots, text_wing=text_wing) or [
         IngestReport(source=path.name, skipped=True)]
     return report
 

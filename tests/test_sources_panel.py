@@ -26,6 +26,14 @@ ADMIN_CONTROLS = {"sources_sync", "sources_remove_name", "sources_remove", "sour
 NOT_ALLOWED = "is not under a folder this palace may read sources from"
 
 
+def added(name: str, wing: str | None = None) -> str:
+    """What the panel says once a source is added: how its wing is chosen."""
+    rule = (f"everything from it goes to wing {wing}" if wing else
+            "chosen per conversation: a coding tool's session goes to its project's wing, an export to its service's "
+            f"or workspace's, and plain text to wing {name.replace('-', '_')}, the source's name")
+    return f"Added {name}: the next sync files what it holds. Wing: {rule}."
+
+
 # -- Claude Code session files ---------------------------------------------------------------------
 
 
@@ -127,7 +135,7 @@ def test_the_owner_adds_a_folder_syncs_it_and_the_overview_says_when(settings, t
     assert sources_table(at) == [] and any("No sources yet" in c.value for c in at.main.caption)
 
     add_in_panel(at, folder, "Harbour")
-    assert said(at) == (["Added projects: the next sync files what it holds."], [])
+    assert said(at) == ([added("projects", "harbour")], [])
     [row] = sources_table(at)
     assert (row["source"], row["path"], row["wing"], row["last sync"], row["files"]) == (
         "projects", str(folder.resolve()), "harbour", "never", 0)
@@ -144,6 +152,27 @@ def test_the_owner_adds_a_folder_syncs_it_and_the_overview_says_when(settings, t
     at.switch_page("app_pages/overview.py")
     run(at)
     assert freshness_line(at) == "Kept in sync: projects synced just now, 2 new conversations just now"
+
+
+def test_a_folder_of_text_chats_files_into_the_sources_wing_or_one_wing_per_file_when_asked(settings,
+                                                                                           tmp_path: Path) -> None:
+    for folder in ("chats", "notes"):
+        for topic in ("ferry", "tides"):
+            (tmp_path / folder).mkdir(exist_ok=True)
+            (tmp_path / folder / f"{topic}.txt").write_text(f"User: when does the {topic} table change?\n\n"
+                                                           f"Assistant: the {topic} table changes in {folder}.\n")
+    at = open_page("ingest")
+    add_in_panel(at, tmp_path / "chats")
+    assert said(at) == ([added("chats")], [])
+    at.checkbox(key="sources_wing_per_file").check()
+    add_in_panel(at, tmp_path / "notes")
+    assert said(at)[0][0].endswith("Wing: chosen per conversation: a coding tool's session goes to its project's "
+                                   "wing, an export to its service's or workspace's, and plain text to a wing named "
+                                   "after its file.")
+    assert [(r["source"], r["wing"]) for r in sources_table(at)] == [
+        ("chats", "per conversation (plain text: chats)"), ("notes", "per conversation (plain text: one per file)")]
+    sync_now(at)
+    assert app_palace(at).list_wings() == {"chats": 2, "ferry": 1, "tides": 1}
 
 
 def test_a_broken_file_is_listed_with_its_error_while_the_good_one_is_filed(settings, tmp_path: Path) -> None:
@@ -319,7 +348,7 @@ def test_an_admin_adds_a_folder_under_source_dirs_and_gets_no_suggestions(team: 
     at = goto(team_app("admin"), "ingest")
     assert not {k for k in panel_controls(at) if k.startswith("suggest_")}
     add_in_panel(at, inside)
-    assert said(at) == (["Added more: the next sync files what it holds."], [])
+    assert said(at) == ([added("more")], [])
     assert [r["source"] for r in sources_table(at)] == ["more", "shared-notes"]
     assert book_of(app_palace(at)).entry("more").added_by == ROLES["admin"]
 
@@ -370,7 +399,7 @@ def test_a_claude_code_folder_under_home_is_suggested_and_adds_with_one_click(se
 
     button.click()
     run(at)
-    assert said(at) == (["Added claude-code."], [])
+    assert said(at) == ([added("claude-code")], [])
     [row] = sources_table(at)
     assert (row["source"], row["path"]) == ("claude-code", str(projects))
     assert not [b for b in at.main.button if (b.key or "").startswith("suggest_")]  # added: no longer suggested
@@ -385,7 +414,7 @@ def test_a_suggestion_added_through_a_linked_home_is_no_longer_offered(settings,
     at = open_page("ingest")
     at.button(key="suggest_claude-code").click()
     run(at)
-    assert said(at) == (["Added claude-code."], [])
+    assert said(at) == ([added("claude-code")], [])
     assert not [b for b in at.main.button if (b.key or "").startswith("suggest_")]
 
 

@@ -276,7 +276,7 @@ def reindex(ctx: click.Context, palace: Palace) -> None:
                               "a plain text file's name last).")
 @click.option("--room", help="File everything in this room (default: chosen from each conversation's words).")
 @click.option("--format", "format_name", type=_FormatChoice(), help="Skip detection: read as this format.")
-@click.option("--dry-run", is_flag=True, help="Show what would be filed; write nothing.")
+@click.option("--dry-run", is_flag=True, help="Show what would be filed, with the real run's figures; write nothing.")
 @palace_command(create=True)
 def ingest_command(ctx: click.Context, palace: Palace, paths: tuple[Path, ...], wing: str | None, room: str | None,
                    format_name: str | None, dry_run: bool) -> None:
@@ -289,7 +289,7 @@ def ingest_command(ctx: click.Context, palace: Palace, paths: tuple[Path, ...], 
         bars.close()
         if not ctx.obj["json"]:
             echo(("Error: " if report.errors else "") + report.summary(), err=bool(report.errors))
-            for line in report.by_conversation() if dry_run else ():
+            for line in report.by_conversation():
                 echo("  " + line)
 
     reports = ingest_paths(palace, paths, wing=wing, room=room, format_name=format_name, dry_run=dry_run,

@@ -29,17 +29,22 @@ def sources_group() -> None:
 
 @sources_group.command("add", cls=FormatsListed)
 @click.argument("path", type=click.Path(path_type=Path))
-@click.option("--wing", help="File everything from it in this wing (default: as ingest chooses, per conversation).")
+@click.option("--wing", help="File everything from it in this wing (default: chosen per conversation, plain text "
+                              "in the source's own wing).")
+@click.option("--wing-per-file", is_flag=True, help="File plain text in a wing named after each file, not in the "
+                                                     "source's wing.")
 @click.option("--format", "format_name", type=_FormatChoice(), help="Read every file as this format.")
 @click.option("--name", help="What to call the source (default: the folder's or file's name).")
 @palace_command(create=True)
-def add_command(ctx: click.Context, palace: Palace, path: Path, wing: str | None, format_name: str | None,
-                name: str | None) -> None:
+def add_command(ctx: click.Context, palace: Palace, path: Path, wing: str | None, wing_per_file: bool,
+                format_name: str | None, name: str | None) -> None:
     """Keep PATH (a file or folder ingest can read) in sync; the next sync files what it holds."""
     from ..syncing import book_of
 
-    entry = book_of(palace).add(path, wing_name(wing) if wing else None, format_name, name, added_by=local_user())
-    emit(ctx, entry, lambda: f"Added the source {entry.name} ({entry.path}). "
+    entry = book_of(palace).add(path, wing_name(wing) if wing else None, format_name, name, added_by=local_user(),
+                                wing_per_file=wing_per_file)
+    hint = "" if entry.wing or entry.wing_per_file else " (`--wing-per-file` gives each text file a wing of its own)"
+    emit(ctx, entry, lambda: f"Added the source {entry.name} ({entry.path}).\nWing: {entry.wing_rule()}{hint}.\n"
                              f"`mempalace sources sync {entry.name}` files it now; the palace also syncs it by itself.")
 
 
@@ -57,7 +62,7 @@ def list_command(ctx: click.Context, palace: Palace) -> None:
 def _entry_text(entry: SourceEntry) -> str:
     synced = f"last synced {entry.last_sync}, {counted(entry.last_added, 'drawer')} added" if entry.last_sync else "never synced"
     lines = [f"{entry.name}: {entry.path}", f"  format {entry.format or 'detected per file'}, "
-             f"wing {entry.wing or 'chosen per conversation'}; {synced}; {counted(entry.files_seen, 'file')}"
+             f"wing {entry.wing_shown()}; {synced}; {counted(entry.files_seen, 'file')}"
              + (f", {entry.files_gone} gone (their drawers stay)" if entry.files_gone else "")]
     lines += [f"  error in {path}: {message}" for path, message in entry.errors]
     return "\n".join(lines)

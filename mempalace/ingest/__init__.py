@@ -1,6 +1,7 @@
 """Transcripts in, verbatim drawers out: parse, chunk on message boundaries, place, file idempotently."""
 
-from .pipeline import expand_paths, ingest, ingest_paths
-from .report import IngestReport, PlannedDrawer
+from .pipeline import expand_paths, ingest, ingest_paths, ingest_uploads
+from .report import ConversationPlace, IngestReport, PlannedDrawer
 
-__all__ = ["IngestReport", "PlannedDrawer", "expand_paths", "ingest", "ingest_paths"]
+__all__ = ["ConversationPlace", "IngestReport", "PlannedDrawer", "expand_paths", "ingest", "ingest_paths",
+           "ingest_uploads"]

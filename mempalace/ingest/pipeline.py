@@ -30,7 +30,8 @@ from ..naming import room_slug, wing_name
 from ..palace import Palace
 from .planning import (Plan, Progress, Run, assign_rooms, classify, keep_rooms, needs_room_choice, plan_source,
                        room_choice)
-from .report import IngestReport
+from .imagined import AsIfFiled
+from .report import IngestReport, places_of
 from .topics import TopicRooms
 
 WRITE_BATCH = 2_000
@@ -38,19 +39,18 @@ GROUP_DRAWERS = 512  # small files are embedded and filed together until a group
 Reporter = Callable[[IngestReport], None]
 
 
+Item = tuple[str | os.PathLike[str] | bytes, str | None, bool]  # a source, its name if uploaded, found by a walk
+
+
 def ingest(palace: Palace, source: str | os.PathLike[str] | bytes, filename: str | None = None,
            wing: str | None = None, room: str | None = None, format_name: str | None = None,
-           dry_run: bool = False, progress: Progress | None = None, *,
+           dry_run: bool = False, progress: Progress | None = None, text_wing: str | None = None, *,
            conversation_date: str | None = None) -> IngestReport:
     """Ingest one file, folder (Slack export) or uploaded bytes; problems are reported, not raised.
+    `text_wing`: the wing for plain text that names no project, instead of one named after its file;
     `conversation_date` (YYYY-MM-DD): the day its conversations happened, where the source does not say."""
-    run = Run(wing=wing_name(wing) if wing else None, room=palace.resolve_room(room_slug(room)) if room else None,
-              date=_day(conversation_date))
-    outcome = _prepare(palace, run, source, filename, format_name, dry_run, walked=False)
-    if isinstance(outcome, IngestReport):
-        return outcome
-    report = _finish(palace, [outcome], run, dry_run, progress)[0]
-    keep_rooms(palace, run, dry_run)
+    run = replace(_run(palace, wing, room, text_wing), date=_day(conversation_date))
+    [report] = _ingest_all(palace, [(source, filename, False)], run, format_name, dry_run, progress)
     return report
 
 
@@ -66,41 +66,70 @@ def _day(value: str | None) -> str | None:
 def ingest_paths(palace: Palace, paths: Iterable[str | os.PathLike[str]], wing: str | None = None,
                  room: str | None = None, format_name: str | None = None, dry_run: bool = False,
                  progress: Progress | None = None, on_report: Reporter | None = None,
-                 roots: Sequence[Path] = ()) -> list[IngestReport]:
+                 roots: Sequence[Path] = (), text_wing: str | None = None) -> list[IngestReport]:
     """Ingest files and folders (walked for transcript files; a Slack export is one source), in order.
 
-    `progress` hears (done, total) while a group of files is embedded; `on_report` each final report.
+    `progress` hears (done, total) while a group of files is embedded; `on_report` each report as its
+    group is done (the returned reports name the rooms as they are at the end, after any rename).
     `roots`: when given, every file is read only if the file opened is really inside one of them.
     """
-    run = Run(wing=wing_name(wing) if wing else None, room=palace.resolve_room(room_slug(room)) if room else None)
-    reports: list[IngestReport] = []
+    items = ((path, None, walked) for path, walked in _walk(paths))
+    return _ingest_all(palace, items, _run(palace, wing, room, text_wing), format_name, dry_run, progress,
+                       on_report, tuple(roots))
+
+
+def ingest_uploads(palace: Palace, uploads: Sequence[tuple[str, bytes]], wing: str | None = None,
+                   room: str | None = None, dry_run: bool = False, progress: Progress | None = None,
+                   on_report: Reporter | None = None) -> list[IngestReport]:
+    """Ingest uploaded files, (name, bytes) each, together and in order, as `ingest_paths` does files."""
+    items = [(data, name, False) for name, data in uploads]
+    return _ingest_all(palace, items, _run(palace, wing, room, None), None, dry_run, progress, on_report)
+
+
+def _run(palace: Palace, wing: str | None, room: str | None, text_wing: str | None) -> Run:
+    return Run(wing=wing_name(wing) if wing else None, room=palace.resolve_room(room_slug(room)) if room else None,
+               text_wing=wing_name(text_wing) if text_wing else None)
+
+
+def _ingest_all(palace: Palace, items: Iterable[Item], run: Run, format_name: str | None, dry_run: bool,
+                progress: Progress | None, on_report: Reporter | None = None,
+                roots: tuple[Path, ...] = ()) -> list[IngestReport]:
+    """Plan the sources in order and file them group by group; a dry run plans each group against
+    what the earlier ones would have filed, so its figures are the real run's."""
+    view = AsIfFiled(palace) if dry_run else palace
+    done: list[tuple[IngestReport, int, int]] = []  # each report, and the renames before its group and after it
     pending: list[Plan] = []
 
-    def emit(done: list[IngestReport]) -> None:
-        reports.extend(done)
-        for report in done:
+    def emit(reports: list[IngestReport], before: int) -> None:
+        for report in reports:
+            done.append((report, before, len(run.renames)))
             if on_report:
                 on_report(report)
 
     def flush() -> None:
-        emit(_finish(palace, pending, run, dry_run, progress))
+        before = len(run.renames)
+        reports = _finish(view, pending, run, dry_run, progress)
+        if isinstance(view, AsIfFiled):
+            kept = [plan for plan, report in zip(pending, reports) if report.ok]
+            view.file([d for p in kept for d in p.drafts], [i for p in kept for i in p.replaces], run.renames[before:])
+        emit(reports, before)
         pending.clear()
 
-    for path, walked in _walk(paths):
-        outcome = _prepare(palace, run, path, None, format_name, dry_run, walked, tuple(roots))
+    for source, filename, walked in items:
+        outcome = _prepare(view, run, source, filename, format_name, dry_run, walked, roots)
         if isinstance(outcome, Plan) and any(outcome.parents & p.parents for p in pending):
             flush()  # the same conversation twice: file the first, then plan the second against it
-            outcome = _prepare(palace, run, path, None, format_name, dry_run, walked, tuple(roots))
+            outcome = _prepare(view, run, source, filename, format_name, dry_run, walked, roots)
         if isinstance(outcome, IngestReport):
             flush()
-            emit([outcome])
+            emit([outcome], len(run.renames))
             continue
         pending.append(outcome)
         if sum(len(p.drafts) for p in pending) >= GROUP_DRAWERS:
             flush()
     flush()
     keep_rooms(palace, run, dry_run)
-    return reports
+    return [report.renamed_since(run.renames[before:], run.renames[after:]) for report, before, after in done]
 
 
 def _prepare(palace: Palace, run: Run, source: str | os.PathLike[str] | bytes, filename: str | None,
@@ -157,6 +186,7 @@ def _finish(palace: Palace, plans: list[Plan], run: Run, dry_run: bool, progress
         _stop_reads(aside, nearest)  # waited for (bounded), so the palace is never closed under them
         raise
     aside.shutdown()
+    run.renames += renames.items()
     said = tuple(f"room {old} {'would be' if dry_run else 'is'} renamed {new} (its old name still finds it)"
                  for old, new in sorted(renames.items()))
     if dry_run:
@@ -357,6 +387,6 @@ def _report(plan: Plan, added: tuple[str, ...], near: int, replaced: int, dry_ru
         added=len(added), already_present=len(plan.drawers) - len(new), replaced=replaced,
         near_duplicates=near, notes=notes, dry_run=dry_run, wings=tuple(sorted({d.wing for d in new})),
         rooms=tuple(sorted({d.room for d in new})), drawer_ids=added,
-        drawers=tuple(plan.drawers) if dry_run else (), parents=tuple(sorted(plan.parents)),
+        drawers=tuple(plan.drawers) if dry_run else (), places=places_of(plan.drawers), parents=tuple(sorted(plan.parents)),
         new_conversations=len({d.conversation for d in new}),
     )

@@ -62,12 +62,15 @@ class Pending:
 
 @dataclass
 class Run:
-    """State shared by the sources of one ingest: forced places and the rooms handed out."""
+    """State shared by the sources of one ingest: forced places, the wing for plain text that names no
+    project, the rooms handed out and the stored rooms renamed (in order)."""
 
     wing: str | None = None
     room: str | None = None
     rooms: TopicRooms | None = None
     date: str | None = None  # the day the conversations happened, where their source does not say
+    text_wing: str | None = None
+    renames: list[tuple[str, str]] = field(default_factory=list)
 
 
 def drawer_id(content: str) -> str:
@@ -102,7 +105,7 @@ def plan_source(palace: Palace, src: Source, fmt: str, conversations: list[Conve
         same = bool(replaces or older or set(conversation_ids) & {d.id for d in stored})
         new = [i for i, identity in enumerate(conversation_ids) if identity not in present]
         earlier = _earlier_places(stored, len(chunks)) if same else {}
-        places = _places(run, new, earlier, default_wing(conversation, src, fmt))
+        places = _places(run, new, earlier, default_wing(conversation, src, fmt, run.text_wing))
         choosers = palace.room_choosers([earlier[i][2] for i in new if i in earlier]) if earlier and not run.room else {}
         halls = _persons_halls(palace, stored, replaces)
         waiting: dict[str, Pending] = {}

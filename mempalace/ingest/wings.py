@@ -4,7 +4,8 @@ Each format module says what its files are (`DEFAULT_WING`): the export of one s
 (`service`: ChatGPT, Claude.ai → that service's wing), of one workspace (`workspace`: Slack →
 `slack_<workspace>`), a coding tool's session (`project`: its project, a worktree or sub-agent of
 a project being the project) or any text (`file`). A file's name is the last resort: only plain
-text is named after it, and never after a name a tool gives every file (`conversations.json`).
+text is named after it, and never after a name a tool gives every file (`conversations.json`); a
+synced source's plain text goes to the source's wing instead, unless the source asks for a wing per file.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from ..naming import wing_name
 
 CHOSEN = "chosen for this ingest"
 EARLIER = "where this conversation's earlier drawers are"
+TEXT_WING = "the source's wing for plain text"
 _GENERIC_NAME = re.compile(r"^(conversations?|session[-_].*|rollout-.*|export|chats?|transcript|upload|untitled|state|events|"
                            r"\.aider\.chat\.history|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$",
                            re.IGNORECASE)
@@ -33,8 +35,9 @@ class WingChoice:
     reason: str
 
 
-def default_wing(conversation: Conversation, src: Source, fmt: str) -> WingChoice:
-    """The wing for `conversation` of `src` (format `fmt`) when none is given."""
+def default_wing(conversation: Conversation, src: Source, fmt: str, text_wing: str | None = None) -> WingChoice:
+    """The wing for `conversation` of `src` (format `fmt`) when none is given; `text_wing` (a synced
+    source's) takes the place of the file's name for plain text that names no project."""
     module = FORMATS.get(fmt)
     kind = getattr(module, "DEFAULT_WING", "file")
     label = getattr(module, "LABEL", fmt)
@@ -46,6 +49,8 @@ def default_wing(conversation: Conversation, src: Source, fmt: str) -> WingChoic
         return WingChoice(named, f"workspace {place}") if named else WingChoice(wing_name(fmt), label)
     if place and (named := _wing(place)):
         return WingChoice(named, f"project folder {place}")
+    if kind == "file" and text_wing:
+        return WingChoice(text_wing, TEXT_WING)
     stem = PurePosixPath(src.name).stem if not src.is_dir else src.name
     if kind == "file" and not _GENERIC_NAME.match(stem) and (named := _wing(stem)):
         return WingChoice(named, "file name")

@@ -125,14 +125,17 @@ def test_preview_then_file_two_uploads(page: Page, server: Dashboard) -> None:
     assert drawer_count(page) == before
     expect(main.get_by_role("heading", name="Preview: 0 already in the palace, 2 new")).to_be_visible()
 
-    assert progress_bars, "no progress bar during Preview"  # names arrive Markdown-escaped (archive\-standup\.txt)
-    assert all(re.search(r"(Reading|reading|drawers? embedded|Done)", text) for text in progress_bars), progress_bars
+    assert progress_bars, "no progress bar during Preview"
+    assert all(re.search(r"(Reading|reading|drawers? embedded|files? done|Done)", text) for text in progress_bars), \
+        progress_bars
     progress_bars.clear()
     with rerun(page, 60_000):
         main.get_by_role("button", name="File 2 new drawers").click()
-    # A bar over the files ("<file>: 1 of 1 drawer embedded", then "Done"; the rerun may cut the last ones).
+    # A bar over the files and the embedding ("1 of 2 drawers embedded", "2 of 2 files done", then "Done"; the
+    # rerun may cut the last ones).
     assert progress_bars, "no progress bar while filing"
-    assert all(text == "Done" or re.search(r"(Filing|reading|drawers? embedded)", text) for text in progress_bars), \
+    assert all(text == "Done" or re.search(r"(Filing|reading|drawers? embedded|files? done)", text)
+               for text in progress_bars), \
         progress_bars
     expect(main.get_by_role("heading", name="Filed")).to_be_visible()
     filed = alerts(main, "success")
