@@ -135,8 +135,9 @@ def _duration(seconds: float) -> str:
     return f"{round(seconds)} s"
 
 
-def sync_status(palace: "Palace", watched: int) -> SyncStatus:
-    """Whether `palace`'s sources (`watched` of them, as its viewer sees them) sync by themselves now."""
+def sync_status(palace: "Palace", watched: int, details: bool = True) -> SyncStatus:
+    """Whether `palace`'s sources (`watched` of them, as its viewer sees them) sync by themselves now;
+    without `details`, why its host could not start is not said (it names the server's paths)."""
     if palace.mode == "embedded":
         return SyncStatus(False, watched, by_hand=True, reason="this palace is private (only this process has it "
                           "open), so no host runs its sync timer; Sync now on the Ingest page files its sources")
@@ -151,7 +152,8 @@ def sync_status(palace: "Palace", watched: int) -> SyncStatus:
     if keeper is None:
         reason = "the palace's server is not running; it starts when a MemPalace process needs the palace"
     elif keeper.problem:
-        reason = f"the palace's server could not start ({keeper.problem}); it is tried again in a few minutes"
+        said = f" ({keeper.problem})" if details else ", an admin sees why in its log"
+        reason = f"the palace's server could not start{said}; it is tried again in a few minutes"
     else:
         reason = "the palace's server is starting"
     return SyncStatus(False, watched, reason=reason)

@@ -54,8 +54,9 @@ class ScopedSources:
         return [replace(e, path="", errors=tuple(("", "") for _ in e.errors)) for e in entries if self._may_sync(e)]
 
     def status(self) -> SyncStatus:
-        """Whether the sources this person sees sync by themselves now, and when next."""
-        return sync_status(self._palace, len(self.entries()))
+        """Whether the sources this person sees sync by themselves now, and when next (why not: the
+        server's own details for admins only)."""
+        return sync_status(self._palace, len(self.entries()), details=self.may_change)
 
     def gone_parents(self) -> set[str]:
         """The conversations filed from source files that are gone (their drawers stay)."""

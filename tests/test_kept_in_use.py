@@ -16,7 +16,7 @@ import pytest
 
 from mempalace import Palace
 from mempalace.config import load_settings
-from mempalace.sharing import CLIENTS_DIR, ServerInfo
+from mempalace.sharing import CLIENTS_DIR, SERVER_FILE, ServerInfo, host_alive
 from mempalace.sourcebook import SOURCES_FILE, SourceBook
 from mempalace.syncing import sync_sources
 from _apptest import start
@@ -36,7 +36,7 @@ def shared_home(home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
                                       encoding="utf-8")
     yield home
     info = ServerInfo.read(home / "palace")
-    if info:
+    if info and host_alive(home / "palace", info.pid):  # (never a pid a test's file merely names)
         _kill(info.pid, signal.SIGTERM)
         _wait_gone(info.pid)
 
@@ -129,3 +129,21 @@ def test_the_overview_says_why_a_private_palace_does_not_sync_by_itself(settings
     lines = [c.value.replace("\\", "") for c in at.main.caption]
     assert any(line.startswith("Not syncing by itself: this palace is private") for line in lines), lines
     assert any(line.startswith("Kept in sync: sessions synced never") for line in lines), lines
+
+
+def test_a_host_that_cannot_start_is_said_and_its_details_kept_for_admins(shared_home: Path, tmp_path: Path) -> None:
+    from mempalace.keeping import sync_status
+
+    folder, sources = shared_home / "palace", tmp_path / "sessions"
+    _palace_with_a_source(folder, sources)
+    ServerInfo("http://127.0.0.1:9", 0, "another-machine", "token").write(folder)  # a server file from elsewhere
+    try:
+        with Palace.open(folder) as palace:
+            palace.keep_in_use()
+            assert _eventually(lambda: palace.keeper.problem, seconds=30)
+            said = sync_status(palace, 1).summary()
+            assert said.startswith("Not syncing: the palace's server could not start (") and "another machine" in said
+            hidden = sync_status(palace, 1, details=False).summary()
+            assert "another machine" not in hidden and "an admin sees why" in hidden
+    finally:
+        (folder / SERVER_FILE).unlink()
