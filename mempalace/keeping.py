@@ -94,7 +94,10 @@ class KeptInUse:
     def _host(self) -> None:
         """Start the palace's host if none runs and it has sources to sync (waiting until it serves)."""
         try:
-            if host_alive(self._dir) or time.monotonic() < self._retry_at or not self._book.entries():
+            if host_alive(self._dir):
+                self.problem = ""
+                return
+            if time.monotonic() < self._retry_at or not self._book.entries():
                 return
             shared_server(self._dir, self._idle)
             self.problem = ""
