@@ -5,7 +5,7 @@ import streamlit as st
 
 from dashboard import charts
 from dashboard.render import counts, md
-from dashboard.sources_panel import freshness
+from dashboard.sources_panel import sync_lines
 from dashboard.start import demo_removal, empty_palace
 from dashboard.views import SEARCH_PAGE, key, link_to_search, overview, palace
 from mempalace.wording import counted
@@ -15,14 +15,14 @@ st.title("Palace overview")
 demo_removal(p)
 if p.count() == 0:
     empty_palace(p)
+    sync_lines(p)
     st.stop()
 view = overview(p, key(p))
 stats = view["stats"]
 st.html(counts([(label, f"{value:,}", "") for label, value in [
     ("Drawers", view["count"]), ("Wings", stats.total_wings), ("Rooms", stats.total_rooms),
     ("Tunnel rooms", stats.tunnel_rooms), ("Halls in use", len(view["halls"]))]], columns=5, size="2.25rem"))
-if synced := p.synced.entries():
-    st.caption(md("Kept in sync: " + freshness(synced)))
+sync_lines(p)
 
 left, right = st.columns([3, 2])
 with left:

@@ -1,4 +1,5 @@
-"""The Sources panel of the Ingest page, and the Overview's line on how fresh the palace is.
+"""The Sources panel of the Ingest page, and the Overview's lines on whether the sources sync now and
+how fresh the palace is.
 
 Every source with its path, format, wing, last sync, files seen and gone and each file's error; "Sync
 now"; adding a suggested tool folder or a typed path, and removing one (admins; editors sync).
@@ -17,6 +18,8 @@ from mempalace.sourcebook import SourceEntry
 from mempalace.wording import counted
 
 from .render import md, readable_time, unlinked
+
+SYNC_LINES_SECONDS = 10  # how often the Overview's lines on syncing are redrawn
 
 
 def ago(moment: str | None, now: datetime | None = None) -> str:
@@ -43,6 +46,15 @@ def freshness(entries: list[SourceEntry], now: datetime | None = None) -> str:
             line += f", {counted(entry.last_new_conversations, 'new conversation')} {ago(entry.last_new_at, now)}"
         lines.append(line)
     return "; ".join(lines)
+
+
+@st.fragment(run_every=SYNC_LINES_SECONDS)
+def sync_lines(p: ScopedPalace) -> None:
+    """The Overview's lines on the sources, if it has any: whether they sync now (and when the timer
+    looks next), and how fresh each is; redrawn every few seconds while the page is open."""
+    if entries := p.synced.entries():
+        st.caption(md(p.synced.status().summary()))
+        st.caption(md("Kept in sync: " + freshness(entries)))
 
 
 def show_sources(p: ScopedPalace) -> None:

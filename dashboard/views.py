@@ -34,8 +34,11 @@ def _close(palace: Palace) -> None:
 @st.cache_resource(show_spinner=False, on_release=_close)
 def open_palace(path: str | None, url: str | None, _create: bool = True) -> Palace:
     """The one `Palace` at this resolved path or URL for every session; `_create` (not part of the
-    key) says whether a missing palace may be made. Closed when its entry is cleared (see `hold`)."""
-    return Palace.open(path, url, create=_create)
+    key) says whether a missing palace may be made. Kept in use (its sources syncing) while open,
+    however idle its tabs; closed when its entry is cleared, once no session holds it (see `hold`)."""
+    palace = Palace.open(path, url, create=_create)
+    palace.keep_in_use()
+    return palace
 
 
 class Holders:

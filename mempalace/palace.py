@@ -22,6 +22,7 @@ from .config import Settings, load_settings
 from .embedding import EmbedderLoader
 from .errors import DrawerNotFoundError, InvalidInputError
 from .inventory import PERSON
+from .keeping import KeptInUse
 from .models import (HALL_BY, ROOM_ALIASES, ROOM_BY, AddResult, Drawer, DrawerDraft, PalaceStatus, RoomRename,
                      SearchHit)
 from .naming import hall_change, hall_filter, hall_name, room_slug, wing_name
@@ -62,6 +63,7 @@ class Palace(Likeness, Rearranging, TaxonomyView):
             self._sync.on_use = lease.touch
         self._searcher = Searcher(store, catalog)
         self._closed = False
+        self.keeper: KeptInUse | None = None  # see `keep_in_use`
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
         self._vectors_guard = threading.Lock()  # not the palace's: embedding never waits on its reads
         self.access = AccessBook(access_path(catalog.path))  # the audit log and tokens, opened on first use
@@ -101,6 +103,8 @@ class Palace(Likeness, Rearranging, TaxonomyView):
         if self._closed:
             return
         self._closed = True
+        if self.keeper:
+            self.keeper.stop()
         self._catalog.close()
         self.access.close()
         self._store.close()
@@ -108,6 +112,13 @@ class Palace(Likeness, Rearranging, TaxonomyView):
             self._lock.release()
         if self._lease:
             self._lease.release()
+
+    @serialized
+    def keep_in_use(self) -> None:
+        """Keep a shared palace in use until it is closed, read or not, so its sources go on syncing
+        (for a front end left open, such as the dashboard; see `keeping.KeptInUse`)."""
+        if self._lease and self.keeper is None and not self._closed:
+            self.keeper = KeptInUse(Path(self.location), self._lease, self.settings.server_idle_seconds)
 
     def __enter__(self) -> "Palace":
         return self

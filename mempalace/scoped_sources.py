@@ -15,6 +15,7 @@ from pathlib import Path
 
 from .access import Grant, acting_as
 from .errors import AccessDeniedError
+from .keeping import SyncStatus, sync_status
 from .naming import wing_name
 from .palace import Palace
 from .sourcebook import SourceEntry
@@ -51,6 +52,11 @@ class ScopedSources:
         if self.may_change:
             return entries
         return [replace(e, path="", errors=tuple(("", "") for _ in e.errors)) for e in entries if self._may_sync(e)]
+
+    def status(self) -> SyncStatus:
+        """Whether the sources this person sees sync by themselves now, and when next (why not: the
+        server's own details for admins only)."""
+        return sync_status(self._palace, len(self.entries()), details=self.may_change)
 
     def gone_parents(self) -> set[str]:
         """The conversations filed from source files that are gone (their drawers stay)."""

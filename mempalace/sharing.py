@@ -262,6 +262,13 @@ def host_pid(palace_dir: Path) -> int | None:
     return info.pid if info is not None and info.machine == machine() else _starting_host(palace_dir)
 
 
+def host_alive(palace_dir: Path, pid: int | None = None) -> bool:
+    """Whether this machine runs the folder's host (serving, or still starting); with `pid`, whether
+    that process is it."""
+    found = host_pid(palace_dir)
+    return found is not None and pid in (None, found) and _hosts(found, palace_dir)
+
+
 def _starting_host(palace_dir: Path) -> int | None:
     """The pid of a host that holds the folder's lock and has not written its server's address yet."""
     words = _owner_words(palace_dir)
@@ -310,22 +317,32 @@ class Lease:
     def __init__(self, palace_dir: Path):
         self._path = palace_dir / CLIENTS_DIR / f"{machine()}-{os.getpid()}-{id(self):x}"
         self._touched = float("-inf")
+        self._released = False
+        self._guard = threading.Lock()
         self.touch()
 
     def touch(self) -> None:
         """Mark the palace as in use now (at most every few seconds: it is one small file write)."""
-        now = time.monotonic()
-        if now - self._touched < LEASE_REFRESH_SECONDS:
-            return
-        try:
-            owner_dir(self._path.parent)
-            self._path.touch(mode=OWNER_ONLY_FILE)
-            self._touched = now
-        except OSError:
-            pass  # a lease only keeps the server up; a read-only folder was refused earlier
+        if time.monotonic() - self._touched >= LEASE_REFRESH_SECONDS:
+            self.renew()
+
+    def renew(self) -> None:
+        """Mark the palace as in use now, however recently it was; nothing once released (a renewal
+        racing the release must not leave a lease behind that keeps the host up)."""
+        with self._guard:
+            if self._released:
+                return
+            try:
+                owner_dir(self._path.parent)
+                self._path.touch(mode=OWNER_ONLY_FILE)
+                self._touched = time.monotonic()
+            except OSError:
+                pass  # a lease only keeps the server up; a read-only folder was refused earlier
 
     def release(self) -> None:
-        self._path.unlink(missing_ok=True)
+        with self._guard:
+            self._released = True
+            self._path.unlink(missing_ok=True)
 
 
 def newest_lease(palace_dir: Path, forget_after: float) -> float:

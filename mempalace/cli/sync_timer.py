@@ -1,7 +1,8 @@
 """The shared palace's host syncs its sources while the palace is in use: every `sources_sync_seconds`
 it stats the registered sources (cheap: nothing is read, neither Chroma nor the model is loaded)
 and, when a file is new, grown or gone, runs `mempalace sources sync --auto` as a child process.
-A sync's own use of the palace ends with it, so syncing never keeps an unused palace's host up."""
+A sync's own use of the palace ends with it, so syncing never keeps an unused palace's host up.
+When it looks next, and whether a sync runs, is written for front ends (`keeping.TimerState`)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ..keeping import TimerState
 from ..privacy import NEUTRAL_FOLDER, OWNER_ONLY_UMASK
 from ..sourcebook import SOURCES_FILE, SourceBook
 
@@ -27,12 +29,15 @@ class SyncTimer:
         self._every = every
         self._due = time.monotonic() + min(FIRST_CHECK_SECONDS, every)
         self._child: subprocess.Popen[Any] | None = None
+        self._announce()
 
     def tick(self) -> None:
         """Start a sync if one is due and something changed (at most one sync child at a time)."""
         if self.busy:
             return
-        self._child = None
+        if self._child is not None:  # a sync just ended
+            self._child = None
+            self._announce()
         if time.monotonic() < self._due:
             return
         self._due = time.monotonic() + self._every
@@ -44,6 +49,15 @@ class SyncTimer:
                     umask=OWNER_ONLY_UMASK, env={**os.environ, "MEMPALACE_SHARED": "1"})
             except OSError as exc:  # out of processes or memory: the next check tries again
                 print(f"Starting a sync failed: {exc}", flush=True)
+        self._announce()
+
+    def _announce(self) -> None:
+        """Tell front ends when the timer looks next and whether a sync runs (`keeping.TimerState`)."""
+        try:
+            TimerState(os.getpid(), self._every, time.time() + max(0.0, self._due - time.monotonic()),
+                       self.busy).write(self._dir)
+        except OSError as exc:  # said on the host's log; syncing goes on all the same
+            print(f"Writing the sync timer's state failed: {exc}", flush=True)
 
     @property
     def busy(self) -> bool:
@@ -52,6 +66,7 @@ class SyncTimer:
 
     def stop(self) -> None:
         """Wait briefly for a running sync (it records each file once filed: stopping it loses nothing)."""
+        TimerState.forget(self._dir, os.getpid())
         if self._child is not None and self._child.poll() is None:
             try:
                 self._child.wait(timeout=30)

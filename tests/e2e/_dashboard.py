@@ -19,7 +19,8 @@ Streamlit facts these helpers rely on (checked on 1.67 with Chromium):
   the previous run as `notRunning` until the rerun request is handled, and a fast rerun is often
   never visible in it at all (React batches `running` and `notRunning` into one render). So the
   `page` fixture counts runs on the wire: the `script_finished` messages (other than "finished
-  early for a rerun") that the server sends over the `/_stcore/stream` websocket. `rerun()` and
+  early for a rerun" and a fragment's own run, such as the Overview's lines on syncing redrawn
+  every few seconds) that the server sends over the `/_stcore/stream` websocket. `rerun()` and
   `open_app()` wait for that count to grow, then for the page to settle.
 - Stale elements of the previous run carry `data-stale="true"` until the run that replaces them
   finishes.
@@ -171,7 +172,8 @@ def track_runs(page: Page) -> None:
 
     def count_finished(message) -> None:
         if (message.WhichOneof("type") == "script_finished"
-                and message.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN):
+                and message.script_finished not in (ForwardMsg.FINISHED_EARLY_FOR_RERUN,
+                                                    ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY)):
             count[0] += 1
 
     on_messages(page, count_finished)
