@@ -47,9 +47,10 @@ def test_every_shared_method_takes_the_same_arguments(view, real):
     assert differing == {}
 
 
-# Palace's own business, never a scoped caller's: opening and closing it, its files, its exclusive
-# hold, and its warnings (a view shows them to those who may see its settings: `warnings`, `audit_check`).
-NOT_THROUGH_A_VIEW = {"open", "close", "exclusive", "catalog_path", "known_place", "log_warnings"}
+# Palace's own business, never a scoped caller's: opening, keeping in use and closing it, its files,
+# its exclusive hold, and its warnings (a view shows them to those who may see its settings:
+# `warnings`, `audit_check`).
+NOT_THROUGH_A_VIEW = {"open", "keep_in_use", "close", "exclusive", "catalog_path", "known_place", "log_warnings"}
 
 
 def test_every_public_part_of_palace_is_in_the_view_or_kept_out_on_purpose():
