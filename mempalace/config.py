@@ -35,6 +35,7 @@ class Settings:
     max_ingest_bytes: int = 200 * 1024 * 1024
     max_unzipped_bytes: int = 1024 * 1024 * 1024
     sources_sync_seconds: float = 60.0  # how often registered sources are synced while the palace is in use
+    sources_sync_limit_seconds: float = 600.0  # a sync the host started that runs longer is stopped
     source_dirs: tuple[str, ...] = ()  # folders under which a signed-in admin may add sources (none: no one may)
     server_token: str = ""  # sent as a bearer token to a Chroma server behind a token-checking proxy
     access: tuple[Any, ...] = ()  # the [[access]] rules: who may read or change which wings (mempalace.access)
@@ -155,6 +156,7 @@ _RANGES: dict[str, tuple[float, float]] = {
     "lock_timeout_seconds": (0.0, 3_600.0),
     "server_idle_seconds": (1.0, 7 * 86_400.0),
     "sources_sync_seconds": (1.0, 86_400.0),
+    "sources_sync_limit_seconds": (1.0, 7 * 86_400.0),
     "ingest_drawer_chars": (200, 50_000),
     "max_ingest_bytes": (1, 1 << 40),
     "max_unzipped_bytes": (1, 1 << 40),

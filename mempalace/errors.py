@@ -56,6 +56,10 @@ class SourceRefusedError(InvalidInputError):
     """A file is refused before parsing: binary, too large, or an unsafe or oversized zip."""
 
 
+class NotRegularFileError(SourceRefusedError):
+    """A path names a FIFO, device or socket (never opened to read: a FIFO would wait for a writer)."""
+
+
 class PlaceNotFoundError(MempalaceError, LookupError):
     """No room or wing has the given name."""
 

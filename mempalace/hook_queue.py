@@ -26,7 +26,8 @@ from typing import Any, Literal
 
 from filelock import FileLock, Timeout
 
-from .errors import InvalidInputError, MempalaceError
+from .errors import InvalidInputError, MempalaceError, NotRegularFileError
+from .formats.confined import open_regular
 from .privacy import NEUTRAL_FOLDER, OWNER_ONLY_FILE, OWNER_ONLY_UMASK, owner_dir, owner_file
 from .sourcebook import stat_file
 
@@ -102,16 +103,18 @@ def enqueue(home: str | os.PathLike[str], tool: str, format_name: str, transcrip
     staging = Path(tempfile.mkdtemp(dir=queue, prefix=STAGING_PREFIX))
     try:
         before = stat_file(transcript)
-        shutil.copyfile(transcript, staging / transcript.name)
+        with os.fdopen(open_regular(transcript), "rb") as source, open(staging / transcript.name, "wb") as copy:
+            shutil.copyfileobj(source, copy)  # a FIFO put in the transcript's place is refused, never waited on
         owner_file(staging / transcript.name)
         copied = (before.size, before.mtime_ns, before.ctime_ns) if stat_file(transcript) == before else None
         session = QueuedSession(queue / f"{time.time_ns():020d}-{os.getpid()}", tool, format_name, str(transcript),
                                 palace, url, copied)
         _write_job(staging, session)
         os.rename(staging, session.folder)
-    except OSError as exc:
+    except (OSError, NotRegularFileError) as exc:
         shutil.rmtree(staging, ignore_errors=True)
-        raise InvalidInputError(f"{transcript} could not be queued for filing ({exc.strerror or exc}); "
+        why = getattr(exc, "strerror", None) or exc
+        raise InvalidInputError(f"{transcript} could not be queued for filing ({why}); "
                                 f"file it with `mempalace ingest`.") from None
     return session
 

@@ -14,7 +14,7 @@ import copy
 import json
 import os
 import re
-import shutil
+import stat
 import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -29,6 +29,7 @@ MAX_SETTINGS_BYTES = 10_000_000  # a tool's settings file is a few kilobytes; it
 BACKUP_SUFFIX = ".mempalace-backup"
 HOOK_TIMEOUT_SECONDS = 60  # Claude Code raises its 1.5 s SessionEnd budget to the largest per-hook timeout (max 60)
 NEW_FILE_MODE = 0o644  # a tool's settings file as the tool itself would create it
+_NO_WAIT, _NO_FOLLOW = getattr(os, "O_NONBLOCK", 0), getattr(os, "O_NOFOLLOW", 0)  # a FIFO must not hang `hooks`
 _OURS = re.compile(r"(?:^|\s)-m\s+mempalace(?:\s.*)?\shooks\s+run(?:\s|$)")
 
 
@@ -159,7 +160,7 @@ def uninstall(tool: str, settings_path: str | os.PathLike[str] | None = None) ->
         _write(path, before)
     else:
         _write(path, data)
-    _unlink(_backup(path))
+    _unlink(_backup(path), follow=False)
     return _status(entry, path, data if path.exists() else {}, True)
 
 
@@ -209,9 +210,7 @@ def _status(entry: HookTool, path: Path, data: Any, changed: bool) -> HookStatus
 def _read(path: Path) -> dict[str, Any] | None:
     """The settings file as a JSON object, None when it does not exist; anything else is refused."""
     try:
-        text = _settings_bytes(path).decode("utf-8")
-    except FileNotFoundError:
-        return None
+        text = (_read_plain(path, follow=True) or b"").decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"Cannot read {path}: {exc}") from None
     if not text.strip():
@@ -223,17 +222,6 @@ def _read(path: Path) -> dict[str, Any] | None:
                           "Fix the file and try again.") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path} does not hold a JSON object; nothing was changed.")
-    return data
-
-
-def _settings_bytes(path: Path) -> bytes:
-    """The settings file's bytes; one over MAX_SETTINGS_BYTES is refused before it is read."""
-    with path.open("rb") as handle:
-        size = os.fstat(handle.fileno()).st_size
-        data = b"" if size > MAX_SETTINGS_BYTES else handle.read(MAX_SETTINGS_BYTES + 1)
-    if max(size, len(data)) > MAX_SETTINGS_BYTES:
-        raise ConfigError(f"{path} is larger than {MAX_SETTINGS_BYTES // 1_000_000} MB: it is no settings file; "
-                          "nothing was changed.")
     return data
 
 
@@ -301,8 +289,39 @@ def _drop_mempalace(handlers: list[Any], entry: HookTool) -> bool:
 
 
 def _target(path: Path) -> Path:
-    """The file to write: a symlinked settings file (dotfiles) is written through, never replaced."""
-    return path.resolve() if path.is_symlink() else path
+    """The file to write: a symlinked settings file (dotfiles) is written through, never replaced; a link
+    leading nowhere is refused (one planted in a cloned project would have install create a file anywhere)."""
+    real = path.resolve() if path.is_symlink() else path
+    if real is not path and not real.exists():
+        raise ConfigError(f"{path} is a symbolic link to {real}, which does not exist; nothing was changed. "
+                          "Create that file (or remove the link) and try again.")
+    return real
+
+
+def _read_plain(path: Path, follow: bool) -> bytes | None:
+    """A regular file's bytes, None when there is none. A FIFO, device or socket is refused before it is
+    opened (and the open never waits); without `follow` so is a symbolic link in its place; a file over
+    MAX_SETTINGS_BYTES is refused before it is read."""
+    try:
+        _refuse_odd(path, os.stat(path, follow_symlinks=follow).st_mode)
+    except FileNotFoundError:
+        return None
+    with os.fdopen(os.open(path, os.O_RDONLY | _NO_WAIT | (0 if follow else _NO_FOLLOW)), "rb") as handle:
+        opened = os.fstat(handle.fileno())
+        _refuse_odd(path, opened.st_mode)
+        data = b"" if opened.st_size > MAX_SETTINGS_BYTES else handle.read(MAX_SETTINGS_BYTES + 1)
+    if max(opened.st_size, len(data)) > MAX_SETTINGS_BYTES:
+        raise ConfigError(f"{path} is larger than {MAX_SETTINGS_BYTES // 1_000_000} MB: it is no settings file; "
+                          "nothing was changed.")
+    return data
+
+
+def _refuse_odd(path: Path, mode: int) -> None:
+    """Refuse a symbolic link where none is followed, and a FIFO, device, socket or folder."""
+    if not stat.S_ISREG(mode):
+        what = ("a symbolic link, not a file MemPalace made (a cloned project may hold one)" if stat.S_ISLNK(mode)
+                else "not a regular file (a FIFO, device, socket or folder)")
+        raise ConfigError(f"{path} is {what}; nothing was changed: remove it and try again.")
 
 
 def _backup(path: Path) -> Path:
@@ -328,11 +347,11 @@ def _original(path: Path, entry: HookTool) -> str | None:
     """The settings file's text before MemPalace was installed, from the backup install kept; None when
     there is none (install created the file) or it holds MemPalace's hook (an older MemPalace wrote it)."""
     try:
-        with open(_backup(path), encoding="utf-8", newline="") as kept:  # line endings as they were
-            text = kept.read()
-    except (OSError, UnicodeDecodeError):
+        kept = _read_plain(_backup(path), follow=False)  # a link in its place is never followed
+        text = None if kept is None else kept.decode("utf-8")  # line endings as they were
+    except (OSError, UnicodeDecodeError, ConfigError):
         return None
-    return None if _holds_ours(_parsed(text), entry) else text
+    return None if text is None or _holds_ours(_parsed(text), entry) else text
 
 
 def _write(path: Path, data: dict[str, Any] | str, backup: bool = False) -> None:
@@ -341,11 +360,24 @@ def _write(path: Path, data: dict[str, Any] | str, backup: bool = False) -> None
     target = _target(path)
     try:
         if backup and target.exists():
-            shutil.copy2(target, _backup(path))
+            _keep_backup(target)
         text = data if isinstance(data, str) else json.dumps(data, indent=2, ensure_ascii=False) + "\n"
         _write_atomically(target, text)
     except OSError as exc:
         raise ConfigError(f"Cannot write {path}: {exc.strerror or exc}.") from None
+
+
+def _keep_backup(target: Path) -> None:
+    """Copy the settings file as it is to a backup created exclusively, with its permissions, never through a
+    link (one in the backup's place is refused); an older backup holding MemPalace's hook is replaced."""
+    backup, data = target.with_name(target.name + BACKUP_SUFFIX), _read_plain(target, follow=False) or b""
+    if os.path.lexists(backup):
+        _refuse_odd(backup, os.lstat(backup).st_mode)
+        backup.unlink()
+    descriptor = os.open(backup, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NO_FOLLOW, 0o600)
+    with os.fdopen(descriptor, "wb") as out:
+        os.fchmod(descriptor, target.stat().st_mode & 0o777)
+        out.write(data)
 
 
 def _write_atomically(target: Path, text: str) -> None:
@@ -365,10 +397,10 @@ def _write_atomically(target: Path, text: str) -> None:
         raise
 
 
-def _unlink(path: Path) -> None:
-    """Remove a file MemPalace alone wrote (a settings file, or the backup install kept)."""
+def _unlink(path: Path, follow: bool = True) -> None:
+    """Remove a file MemPalace alone wrote (a settings file, or, not `follow`ing a link, the backup install kept)."""
     try:
-        _target(path).unlink()
+        (_target(path) if follow else path).unlink()
     except FileNotFoundError:
         pass
     except OSError as exc:

@@ -250,6 +250,11 @@ class SourceBook:
                 db.execute("UPDATE sources SET last_new_at = ?, last_new_conversations = ? WHERE name = ?",
                            (at, conversations, name))
 
+    def record_error(self, name: str, error: str) -> None:
+        """A sync of the source that failed as a whole (stopped at its time limit); the next one that ends clears it."""
+        with self._db() as db:
+            db.execute("UPDATE sources SET last_error = ? WHERE name = ?", (error, name))
+
     def gone_parents(self) -> set[str]:
         """The conversations filed from files that are gone (their drawers stay: the palace is the archive)."""
         if not self.path.exists():

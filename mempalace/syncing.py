@@ -21,10 +21,10 @@ from typing import Iterator
 from filelock import FileLock, Timeout
 
 from . import formats
-from .errors import (InvalidInputError, MalformedSourceError, MempalaceError, PalaceBusyError, SourceRefusedError,
-                     UnsupportedFormatError)
+from .errors import (InvalidInputError, MalformedSourceError, MempalaceError, NotRegularFileError, PalaceBusyError,
+                     SourceRefusedError, UnsupportedFormatError)
 from .formats.base import Source
-from .formats.confined import read_file
+from .formats.confined import open_regular, read_file
 from .ingest import IngestReport, ingest, ingest_paths
 from .palace import Palace
 from .paths import checked_path
@@ -231,13 +231,15 @@ def _file_alone(palace: Palace, path: Path, entry: SourceEntry) -> IngestReport:
 
 
 def _unreadable(path: Path) -> str:
-    """Why a source file cannot be read (its permissions), or "" when it can."""
+    """Why a source file cannot be read (its permissions; a FIFO, device or socket is never opened to
+    read), or "" when it can."""
     try:
         if path.is_dir():
             os.listdir(path)
         else:
-            with path.open("rb"):
-                pass
+            os.close(open_regular(path))
+    except NotRegularFileError as exc:
+        return str(exc)
     except OSError as exc:
         return f"{path.name} cannot be read ({exc.strerror or exc}); it is tried again once that changes."
     return ""
@@ -249,14 +251,14 @@ def _complete(path: Path) -> bool:
     if path.suffix.lower() != ".jsonl" or not path.is_file():
         return True
     try:
-        with path.open("rb") as handle:
+        with os.fdopen(open_regular(path), "rb") as handle:
             handle.seek(0, os.SEEK_END)
             size = handle.tell()
             if size == 0:
                 return False
             handle.seek(max(size - TAIL_BYTES, 0))
             tail = handle.read()
-    except OSError:
+    except (OSError, NotRegularFileError):
         return True  # ingest reports it
     if tail.endswith(b"\n"):
         return True

@@ -5,6 +5,7 @@ installed command run with each tool's documented payload against a real palace.
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import stat
 import sys
@@ -250,6 +251,55 @@ def test_a_symlinked_settings_file_is_written_through(claude_settings: Path, tmp
     ok(hooks_cli(palace_path, "install", "claude-code", "--settings", str(link)))
     assert link.is_symlink()
     assert our_commands(json.loads(claude_settings.read_text()), "SessionEnd")
+
+
+def test_a_link_planted_in_the_backups_place_is_refused_and_its_target_never_created(
+        claude_settings: Path, tmp_path: Path, palace_path: Path) -> None:
+    planted = tmp_path / "elsewhere" / "created-by-the-backup"  # a cloned project's .claude/ may hold this link
+    planted.parent.mkdir()
+    backup = claude_settings.with_name("settings.json.mempalace-backup")
+    backup.symlink_to(planted)
+    before = claude_settings.read_bytes()
+    assert_user_error(hooks_cli(palace_path, "install", "claude-code", "--settings", str(claude_settings)),
+                      "settings.json.mempalace-backup is a symbolic link", "nothing was changed")
+    assert not planted.exists() and backup.is_symlink()
+    assert claude_settings.read_bytes() == before
+
+
+def test_uninstall_never_removes_or_reads_what_a_link_in_the_backups_place_leads_to(
+        claude_settings: Path, tmp_path: Path, palace_path: Path) -> None:
+    ok(hooks_cli(palace_path, "install", "claude-code", "--settings", str(claude_settings)))
+    victim = tmp_path / "victim.json"
+    victim.write_text(json.dumps(OWN_SETTINGS))
+    backup = claude_settings.with_name("settings.json.mempalace-backup")
+    backup.unlink()
+    backup.symlink_to(victim)
+    ok(hooks_cli(palace_path, "uninstall", "claude-code", "--settings", str(claude_settings)))
+    assert json.loads(victim.read_text()) == OWN_SETTINGS and not backup.is_symlink()
+    assert json.loads(claude_settings.read_text()) == OWN_SETTINGS
+
+
+def test_a_settings_link_leading_nowhere_is_refused_and_nothing_is_created(tmp_path: Path,
+                                                                          palace_path: Path) -> None:
+    link = tmp_path / "project" / ".claude" / "settings.json"
+    link.parent.mkdir(parents=True)
+    planted = tmp_path / "elsewhere" / "autostart.json"
+    link.symlink_to(planted)
+    assert_user_error(hooks_cli(palace_path, "install", "claude-code", "--settings", str(link)),
+                      "is a symbolic link to", "which does not exist")
+    assert not planted.exists() and not planted.parent.exists()
+
+
+def test_a_settings_file_that_is_a_fifo_or_a_device_is_refused_at_once(tmp_path: Path, palace_path: Path) -> None:
+    from test_special_files import finishes
+
+    fifo = tmp_path / "fifo-settings.json"
+    os.mkfifo(fifo)
+    device = tmp_path / "device-settings.json"
+    device.symlink_to("/dev/zero")  # read to its end, it never ends
+    for path in (fifo, device):
+        result = finishes(lambda: hooks_cli(palace_path, "status", "claude-code", "--settings", str(path)), [fifo])
+        assert_user_error(result, "not a regular file")
 
 
 def test_status_of_every_tool_reads_the_default_locations(tmp_path: Path, palace_path: Path,

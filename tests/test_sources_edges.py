@@ -41,15 +41,15 @@ def test_an_unreadable_file_is_reported_and_tried_again_once_its_permissions_cha
     path = session(tmp_path / "src" / "a.jsonl", 1)
     (tmp_path / "src" / "b.md").write_text("User: is neap tide low?\n\nAssistant: It is the smallest range.\n")
     book_of(palace).add(tmp_path / "src")
-    real_open = Path.open
+    real_open = syncing.open_regular
 
-    def refused(self: Path, *args, **kwargs):
-        if self == path:
-            raise PermissionError(13, "Permission denied", str(self))
-        return real_open(self, *args, **kwargs)
+    def refused(opened: Path, *args, **kwargs):
+        if opened == path:
+            raise PermissionError(13, "Permission denied", str(opened))
+        return real_open(opened, *args, **kwargs)
 
     with monkeypatch.context() as patch:  # tests run as root here, which chmod cannot lock out
-        patch.setattr(Path, "open", refused)
+        patch.setattr(syncing, "open_regular", refused)
         [report] = sync_sources(palace)
     assert report.errors == ((str(path), "a.jsonl cannot be read (Permission denied); it is tried again once "
                                          "that changes."),)

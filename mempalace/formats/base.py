@@ -7,6 +7,7 @@ import io
 import json
 import os
 import re
+import stat
 import zipfile
 import zlib
 from collections.abc import Callable, Iterator, Mapping
@@ -17,7 +18,7 @@ from typing import Any, Literal
 
 from ..errors import MalformedSourceError, SourceRefusedError
 from ..paths import checked_path
-from .confined import Roots, read_file, refuse_over
+from .confined import Roots, read_file, refuse_over, refuse_unless_regular
 
 Role = Literal["user", "assistant", "tool", "other"]
 HEAD_BYTES = 64 * 1024
@@ -98,10 +99,12 @@ class Source:
     @classmethod
     def from_path(cls, path: str | os.PathLike[str], **caps: Any) -> "Source":
         where = checked_path(Path(path).expanduser())
-        if not where.exists():
-            raise SourceRefusedError(f"{where} does not exist.")
-        if not (where.is_file() or where.is_dir()):
-            raise SourceRefusedError(f"{where} is not a regular file or folder (a device, pipe or socket).")
+        try:
+            mode = where.stat().st_mode
+        except (FileNotFoundError, NotADirectoryError):
+            raise SourceRefusedError(f"{where} does not exist.") from None
+        if not stat.S_ISDIR(mode):
+            refuse_unless_regular(where, mode)
         return cls(name=where.name or str(where), path=where, **caps)
 
     @classmethod
@@ -293,7 +296,8 @@ def _folder_members(root: Path, max_bytes: int, roots: Roots = ()) -> dict[str, 
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for file in sorted(files):
             path = Path(folder) / file
-            found[path.relative_to(root).as_posix()] = _file_reader(path, max_bytes, roots)
+            if path.is_file():  # a FIFO, device or socket is no member (its reader refuses one put there later)
+                found[path.relative_to(root).as_posix()] = _file_reader(path, max_bytes, roots)
     return found
 
 

@@ -21,7 +21,8 @@ from pathlib import Path
 import numpy as np
 
 from .. import blobs, formats
-from ..errors import InvalidInputError, MalformedSourceError, MempalaceError, SourceRefusedError, UnsupportedFormatError
+from ..errors import (InvalidInputError, MalformedSourceError, MempalaceError, NotRegularFileError, SourceRefusedError,
+                      UnsupportedFormatError)
 from ..formats.base import Conversation, Source
 from ..formats.walking import walk as _walk
 from ..inventory import INGEST
@@ -144,10 +145,10 @@ def _prepare(palace: Palace, run: Run, source: str | os.PathLike[str] | bytes, f
         detected, conversations = _parse(src, format_name)
         _refuse_blobs(name, conversations)
         return plan_source(palace, src, detected, conversations, run)
-    except UnsupportedFormatError as exc:
+    except (NotRegularFileError, UnsupportedFormatError) as exc:  # found in a folder: passed over (a FIFO unread)
         if walked:
-            return IngestReport(source=name, notes=("skipped, not a transcript",), skipped=True,
-                                dry_run=dry_run)
+            note = str(exc) if isinstance(exc, NotRegularFileError) else "skipped, not a transcript"
+            return IngestReport(source=name, notes=(note,), skipped=True, dry_run=dry_run)
         return IngestReport(source=name, errors=(str(exc),), dry_run=dry_run)
     except MempalaceError as exc:
         return IngestReport(source=name, format=detected, errors=(str(exc),), dry_run=dry_run,
