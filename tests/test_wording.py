@@ -41,7 +41,7 @@ def test_a_sync_of_one_file_reads_in_the_singular():
 def test_a_source_listed_with_one_file_and_one_drawer_reads_in_the_singular():
     entry = SourceEntry(name="notes", path="/tmp/notes", wing=None, format=None, added_at="", added_by="",
                         last_sync="2026-01-01T10:00:00Z", last_added=1, last_conversations=1, last_new_at=None,
-                        last_new_conversations=0, files_seen=1, files_gone=0, errors=())
+                        last_new_conversations=0, files_seen=1, files_gone=0, errors=(), wing_per_file=False)
     text = _entry_text(entry)
     assert "1 drawer added" in text and text.endswith("; 1 file")
 

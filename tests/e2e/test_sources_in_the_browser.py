@@ -109,7 +109,7 @@ def test_a_typed_folder_is_added_synced_and_its_new_session_filed_by_the_next_sy
     assert (row["source"], row["path"], row["files"], row["last sync"]) == (SOURCE, str(folder), "0", "never")
 
     first = sync_now(page)
-    assert first.startswith(f"{SOURCE}: 1 files, ")
+    assert first.startswith(f"{SOURCE}: 1 file, ")
     row = source_row(main, until=lambda row: row["last sync"] != "never")
     assert (row["files"], row["failed"], row["gone"]) == ("1", "0", "0") and row["last sync"] != "never"
     filed_first = int(row["filed by last sync"])  # 0 when the host's first look (2 s after it starts) filed it
