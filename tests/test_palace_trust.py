@@ -68,9 +68,12 @@ def test_a_server_file_of_another_user_is_refused(other_user: str, shared: Path)
         palace.add_drawer("The staging vault unseal keys live in the blue binder.", "wing_ops", "vault")
     ServerInfo("http://127.0.0.1:9", os.getpid(), machine(), "planted").write(shared)
     _give(shared / SERVER_FILE, other_user)
-    with pytest.raises(PalaceUnavailableError, match=f"{SERVER_FILE} belongs to user {other_user}"):
-        with Palace.open(shared) as palace:
-            palace.search("vault keys")
+    try:
+        with pytest.raises(PalaceUnavailableError, match=f"{SERVER_FILE} belongs to user {other_user}"):
+            with Palace.open(shared) as palace:
+                palace.search("vault keys")
+    finally:
+        (shared / SERVER_FILE).unlink()
 
 
 PLANTED = ["mempalace-server.log", "mempalace.start.lock", "mempalace.lock", "mempalace.owner", SERVER_FILE,
