@@ -178,8 +178,10 @@ def _server_env(where: Path, token: str) -> dict[str, str]:
 
 def _listening_socket() -> socket.socket:
     """A loopback socket on a port the system picks, listening already (connections wait in its queue
-    until the server accepts them)."""
+    until the server accepts them). Its connections inherit TCP_NODELAY: uvicorn takes a socket it is
+    handed for a Unix one and would leave Nagle's delay on (40 ms a request)."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sock.bind((LOOPBACK, 0))
     sock.listen(BACKLOG)
     return sock
