@@ -123,8 +123,8 @@ def _with_catalog(store: ChromaStore, settings: Settings, catalog: Callable[[], 
 def _open_shared(where: Path, settings: Settings, create: bool) -> tuple[Any, ...]:
     """The shared catalog in the folder and a store that finds (or starts) the folder's server when
     Chroma is first needed; the embedder is checked against the catalog's record, else Chroma's."""
-    check_palace_dir(where, create)
     refuse_untrusted(where)
+    check_palace_dir(where, create)
     if create:
         owner_dir(where)
     check_writable(where)
@@ -151,8 +151,8 @@ def _open_shared(where: Path, settings: Settings, create: bool) -> tuple[Any, ..
 def _open_embedded(where: Path, ef: Any, settings: Settings,
                    create: bool) -> tuple[ChromaStore, Any]:
     """Lock the palace directory first, then let Chroma open it."""
-    check_palace_dir(where, create)
     refuse_untrusted(where)
+    check_palace_dir(where, create)
     from .locking import PalaceLock  # only a private palace takes the lock itself
 
     lock = PalaceLock(where, settings.lock_timeout_seconds)

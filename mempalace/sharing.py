@@ -110,7 +110,7 @@ def _running(palace_dir: Path) -> str | None:
     if info is None:
         return None
     if info.machine != machine():  # its pid cannot be checked from here, so the file counts as live
-        if _proven(palace_dir, info) == "ours":
+        if who_answers(info.url, info.token) == "ours":
             return info.url
         raise PalaceUnavailableError(
             f"The palace at {palace_dir} is served by another machine ({info.machine}, pid {info.pid}), "
@@ -136,7 +136,9 @@ def serving(palace_dir: Path, url: str) -> bool:
     info = ServerInfo.read(palace_dir)
     if info is None or info.url != url:
         return False
-    return (info.machine != machine() or _hosts(info.pid, palace_dir)) and _proven(palace_dir, info) == "ours"
+    if info.machine != machine():
+        return who_answers(url, info.token) == "ours"
+    return _hosts(info.pid, palace_dir) and _proven(palace_dir, info) == "ours"
 
 
 def _proven(palace_dir: Path, info: ServerInfo) -> str:
