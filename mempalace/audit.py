@@ -24,7 +24,7 @@ from typing import Any
 from .access import Actor, check_role, wing_patterns
 from .audit_anchor import AnchorLock, anchor_path, disagreement, first_anchor, read_anchor, write_anchor
 from .errors import AccessDeniedError, InvalidInputError
-from .privacy import owner_file
+from .privacy import owner_file, refuse_linked_database
 from .wording import counted
 
 ACCESS_FILE = "mempalace_access.sqlite3"
@@ -120,6 +120,7 @@ class AccessBook:
 
     def _conn(self) -> sqlite3.Connection:
         if self._db is None:
+            refuse_linked_database(self.path)
             db = sqlite3.connect(str(self.path), timeout=30, check_same_thread=False, isolation_level=None)
             db.execute("PRAGMA journal_mode=WAL")
             owner_file(self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-shm"))

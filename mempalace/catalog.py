@@ -20,7 +20,7 @@ from .dates import DATE_FILTERS, DateCounts
 from .errors import PalaceBusyError
 from .filters import FILING_ORDER, place_tokens, where_clause
 from .lexical import LexicalSearch
-from .privacy import owner_dir, owner_file
+from .privacy import owner_dir, owner_file, refuse_linked_database
 from .vector_reads import VectorReads
 from .vocabulary import WordCounts, WordTokens
 from .write_journal import JournalEntry, WriteJournal  # noqa: F401 (JournalEntry: sync's and tests' name for it here)
@@ -118,6 +118,7 @@ class Catalog(WordCounts, DateCounts, VectorReads, WriteJournal, LexicalSearch):
             self._db = self._connect()
 
     def _connect(self) -> sqlite3.Connection:
+        refuse_linked_database(self.path)
         db = sqlite3.connect(str(self.path), timeout=30, check_same_thread=False, isolation_level=None)
         try:
             db.execute("PRAGMA journal_mode=WAL")

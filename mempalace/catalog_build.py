@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .privacy import owner_file
+from .errors import MempalaceError
+from .privacy import read_own, write_own
 from .wording import counted
 
 PROGRESS_SUFFIX = ".building.json"
@@ -45,9 +46,9 @@ def progress_path(catalog: Path) -> Path:
 def read_progress(catalog: Path) -> BuildProgress | None:
     """The build under way for this catalog, if its builder still runs."""
     try:
-        found = BuildProgress(**json.loads(progress_path(catalog).read_text(encoding="utf-8")))
+        found = BuildProgress(**json.loads(read_own(progress_path(catalog))))
         os.kill(found.pid, 0)
-    except (OSError, ValueError, TypeError):
+    except (OSError, ValueError, TypeError, MempalaceError):
         return None
     return found
 
@@ -89,13 +90,9 @@ class ProgressFile:
         if self._closed.is_set() or not self._total or (not force and time.monotonic() - self._told < WRITE_EVERY_SECONDS):
             return  # an empty palace has nothing to tell
         self._told = time.monotonic()
-        fresh = self._path.with_name(self._path.name + f".{os.getpid()}")
         try:
-            fresh.write_text(json.dumps({"pid": os.getpid(), "done": done, "total": self._total, "at": time.time()}),
-                             encoding="utf-8")
-            owner_file(fresh)
-            os.replace(fresh, self._path)
-        except OSError:
+            write_own(self._path, json.dumps({"pid": os.getpid(), "done": done, "total": self._total, "at": time.time()}))
+        except (OSError, MempalaceError):
             pass  # progress is a courtesy: a build never fails for want of it
 
     def close(self) -> None:

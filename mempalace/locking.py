@@ -1,17 +1,75 @@
-"""One process per embedded palace: an exclusive lock held while a Palace is open."""
+"""One process per embedded palace: an exclusive lock held while a Palace is open; and the lock files
+beside a palace (OS locks on files opened without following links)."""
 
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
-from filelock import FileLock, Timeout
-
-from .errors import PalaceBusyError
-from .privacy import OWNER_ONLY_FILE, owner_file
+from .errors import MempalaceError, PalaceBusyError
+from .privacy import open_own, owner_file, read_own, write_own
 
 LOCK_FILE = "mempalace.lock"
 OWNER_FILE = "mempalace.owner"
+POLL_SECONDS = 0.05
+
+
+class LockTimeout(Exception):
+    """The lock was not had within the time given."""
+
+
+class OwnLock:
+    """An exclusive OS lock (flock) on a file of MemPalace's beside a palace, released by the OS if the
+    process dies; the file is made 0600 and never opened through a link planted in its place."""
+
+    def __init__(self, path: Path | str, timeout: float = -1):
+        self.path = Path(path)
+        self.timeout = timeout  # seconds; negative: wait as long as it takes
+        self._held: int | None = None
+
+    @property
+    def is_locked(self) -> bool:
+        return self._held is not None
+
+    def acquire(self, timeout: float | None = None) -> None:
+        import fcntl
+
+        if self._held is not None:
+            return
+        wait = self.timeout if timeout is None else timeout
+        deadline = time.monotonic() + wait
+        descriptor = open_own(self.path, os.O_RDWR | os.O_CREAT)
+        while True:
+            try:
+                fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                self._held = descriptor
+                return
+            except BlockingIOError:
+                if wait >= 0 and time.monotonic() >= deadline:
+                    os.close(descriptor)
+                    raise LockTimeout(f"{self.path} is held by another process") from None
+                time.sleep(POLL_SECONDS)
+
+    def release(self) -> None:
+        if self._held is not None:
+            os.close(self._held)  # (closing lets go of the lock)
+            self._held = None
+
+    def __enter__(self) -> "OwnLock":
+        self.acquire()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.release()
+
+
+def owner_text(palace_dir: Path) -> str:
+    """What the holder of the palace's lock announced (see `PalaceLock.announce`); "" if nothing is."""
+    try:
+        return read_own(palace_dir / OWNER_FILE)
+    except (OSError, MempalaceError):
+        return ""
 
 
 class PalaceLock:
@@ -19,39 +77,31 @@ class PalaceLock:
 
     def __init__(self, palace_dir: Path, timeout: float):
         self._dir = palace_dir
-        self._lock = FileLock(str(palace_dir / LOCK_FILE), timeout=timeout, mode=OWNER_ONLY_FILE,
-                              is_singleton=False, thread_local=False)
+        self._lock = OwnLock(palace_dir / LOCK_FILE, timeout=timeout)
 
     def acquire(self, served_at: str | None = None) -> None:
         """Hold the palace; `served_at` is the URL of the server `mempalace serve` runs on it."""
         try:
             self._lock.acquire()
-        except Timeout:
+        except LockTimeout:
             raise PalaceBusyError(self._busy_message()) from None
         self.announce(served_at)
 
     def announce(self, served_at: str | None, shared: bool = False) -> None:
         """Record who holds the palace (and the URL it is served at) for the busy message of others."""
         owner = " ".join([str(os.getpid()), *([served_at] if served_at else []), *(["shared"] if shared else [])])
-        (self._dir / OWNER_FILE).write_text(owner, encoding="utf-8")
-        owner_file(self._dir / OWNER_FILE, self._dir / LOCK_FILE)
+        write_own(self._dir / OWNER_FILE, owner)
+        owner_file(self._dir / LOCK_FILE)
 
     def release(self) -> None:
-        if self._lock.is_locked:
-            self._lock.release()
+        self._lock.release()
 
     def held_by_shared_server(self) -> bool:
         """Whether the holder recorded itself as a shared palace's host (see `announce`)."""
-        try:
-            return (self._dir / OWNER_FILE).read_text(encoding="utf-8").split()[-1:] == ["shared"]
-        except OSError:
-            return False
+        return owner_text(self._dir).split()[-1:] == ["shared"]
 
     def _busy_message(self) -> str:
-        try:
-            pid, url, shared = ((self._dir / OWNER_FILE).read_text(encoding="utf-8").split() + ["", ""])[:3]
-        except OSError:
-            pid, url, shared = "", "", ""
+        pid, url, shared = (owner_text(self._dir).split() + ["", "", ""])[:3]
         holder = f" (pid {pid})" if pid.isdigit() else ""
         if shared:
             return (f"The palace at {self._dir} is shared by MemPalace's own server at {url}{holder}, so it "

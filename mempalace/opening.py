@@ -14,7 +14,7 @@ from .catalog_build import catalog_built
 from .config import Settings
 from .errors import ConfigError, InvalidInputError, NotAPalaceError, PalaceNotFoundError, PalaceUnavailableError
 from .paths import checked_path
-from .privacy import owner_dir, refuse_if_others_can_write
+from .privacy import owner_dir, refuse_untrusted
 from .sharing import Lease, check_writable, host_started, shared_server
 from .store import CHROMA_FILE, ChromaStore
 from .store.shared import SharedStore
@@ -124,8 +124,8 @@ def _with_catalog(store: ChromaStore, settings: Settings, catalog: Callable[[], 
 def _open_shared(where: Path, settings: Settings, create: bool) -> tuple[Any, ...]:
     """The shared catalog in the folder and a store that finds (or starts) the folder's server when
     Chroma is first needed; the embedder is checked against the catalog's record, else Chroma's."""
+    refuse_untrusted(where)
     check_palace_dir(where, create)
-    refuse_if_others_can_write(where)
     if create:
         owner_dir(where)
     check_writable(where)
@@ -152,9 +152,9 @@ def _open_shared(where: Path, settings: Settings, create: bool) -> tuple[Any, ..
 def _open_embedded(where: Path, ef: Any, settings: Settings,
                    create: bool) -> tuple[ChromaStore, Any]:
     """Lock the palace directory first, then let Chroma open it."""
+    refuse_untrusted(where)
     check_palace_dir(where, create)
-    refuse_if_others_can_write(where)
-    from .locking import PalaceLock  # filelock: only a private palace takes the lock itself
+    from .locking import PalaceLock  # only a private palace takes the lock itself
 
     lock = PalaceLock(where, settings.lock_timeout_seconds)
     try:

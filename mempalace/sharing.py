@@ -1,15 +1,15 @@
 """One Chroma server per shared palace folder: found through a file in the folder, started on demand.
 
 The first process that needs a palace's Chroma starts `python -m mempalace.cli.host` for it, which holds
-the palace's lock, runs Chroma's server on a free loopback port and writes `mempalace.server.json`.
-Later processes read that file and connect. Each process using the palace keeps a lease file fresh
+the palace's lock, runs Chroma's server on a loopback socket it holds and writes `mempalace.server.json`.
+Later processes read that file and connect once the server proved it is the palace's own
+(`mempalace.own_server`). Each process using the palace keeps a lease file fresh
 in `mempalace.clients/`; the host stops once no lease has been touched for `server_idle_seconds`.
 Nothing here imports chromadb: finding the server must stay cheap for short commands.
 """
 
 from __future__ import annotations
 
-import http.client
 import json
 import os
 import socket
@@ -19,11 +19,10 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 from pathlib import Path
-from urllib.parse import urlparse
-
 
 from .errors import PalaceBusyError, PalaceUnavailableError
-from .privacy import NEUTRAL_FOLDER, OWNER_ONLY_FILE, OWNER_ONLY_UMASK, owner_dir, owner_file
+from .own_server import who_answers
+from .privacy import NEUTRAL_FOLDER, OWNER_ONLY_UMASK, open_own, owner_dir, owner_file, read_own, refuse_links, write_own
 
 SERVER_FILE = "mempalace.server.json"
 START_LOCK = "mempalace.start.lock"
@@ -31,7 +30,6 @@ CLIENTS_DIR = "mempalace.clients"
 HOST_LOG = "mempalace-server.log"
 START_SECONDS = 60.0
 LEASE_REFRESH_SECONDS = 5.0
-HEARTBEAT = "/api/v2/heartbeat"
 LOG_KEPT_BYTES = 5 * 1024 * 1024  # a longer server log is set aside as .old when a server starts
 
 
@@ -47,36 +45,21 @@ class ServerInfo:
 
     @classmethod
     def read(cls, palace_dir: Path) -> "ServerInfo | None":
+        """The file's word, None if there is none; a link or another user's file there is refused."""
         try:
-            data = json.loads((palace_dir / SERVER_FILE).read_text(encoding="utf-8"))
+            data = json.loads(read_own(palace_dir / SERVER_FILE))
             return cls(str(data["url"]), int(data["pid"]), str(data["machine"]), str(data.get("token", "")))
         except (OSError, ValueError, KeyError, TypeError):
             return None
 
     def write(self, palace_dir: Path) -> None:
-        """Replace the file in one step, so a reader never sees half of it."""
-        temporary = palace_dir / f"{SERVER_FILE}.{os.getpid()}"
-        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, OWNER_ONLY_FILE)  # 0600 from birth
-        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-            handle.write(json.dumps({"url": self.url, "pid": self.pid, "machine": self.machine, "token": self.token}))
-        os.replace(temporary, palace_dir / SERVER_FILE)
+        """Replace the file in one step (0600 from birth), so a reader never sees half of it."""
+        write_own(palace_dir / SERVER_FILE,
+                  json.dumps({"url": self.url, "pid": self.pid, "machine": self.machine, "token": self.token}))
 
 
 def machine() -> str:
     return socket.gethostname()
-
-
-def answers(url: str, timeout: float = 1.0) -> bool:
-    """Whether a Chroma server answers its heartbeat at `url` (an http://host:port of ours)."""
-    parts = urlparse(url)
-    connection = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=timeout)
-    try:
-        connection.request("GET", HEARTBEAT)
-        return connection.getresponse().status == 200
-    except (OSError, http.client.HTTPException):
-        return False
-    finally:
-        connection.close()
 
 
 def shared_server(palace_dir: Path, idle_seconds: float) -> str:
@@ -97,22 +80,22 @@ def _host(palace_dir: Path, idle_seconds: float, enough: Callable[[], bool] | No
     if running:
         return running
     check_writable(palace_dir)
-    from filelock import FileLock, Timeout  # only a process that may start the server needs it
+    from .locking import LockTimeout, OwnLock
 
-    lock = FileLock(str(palace_dir / START_LOCK), mode=OWNER_ONLY_FILE, is_singleton=False, thread_local=False)
+    lock = OwnLock(palace_dir / START_LOCK)
     try:
         while True:
             try:
                 lock.acquire(timeout=START_SECONDS)
                 break
-            except Timeout:
+            except LockTimeout:
                 if not (_building(palace_dir) or _starting_host(palace_dir)):  # a large palace's host is
                     raise  # building its catalog or loading Chroma's index for another process: wait on
         try:
             return _running(palace_dir) or _start(palace_dir, idle_seconds, enough)
         finally:
             lock.release()
-    except Timeout:
+    except LockTimeout:
         raise PalaceUnavailableError(
             f"Another process has been starting the server of the palace at {palace_dir} for over "
             f"{START_SECONDS:.0f} s; see {palace_dir / HOST_LOG}."
@@ -127,7 +110,7 @@ def _running(palace_dir: Path) -> str | None:
     if info is None:
         return None
     if info.machine != machine():  # its pid cannot be checked from here, so the file counts as live
-        if answers(info.url):
+        if who_answers(info.url, info.token) == "ours":
             return info.url
         raise PalaceUnavailableError(
             f"The palace at {palace_dir} is served by another machine ({info.machine}, pid {info.pid}), "
@@ -136,7 +119,7 @@ def _running(palace_dir: Path) -> str | None:
         )
     deadline = time.monotonic() + START_SECONDS
     while _hosts(info.pid, palace_dir):
-        if answers(info.url):
+        if _proven(palace_dir, info) == "ours":
             return info.url
         if time.monotonic() > deadline:
             raise PalaceUnavailableError(
@@ -153,13 +136,31 @@ def serving(palace_dir: Path, url: str) -> bool:
     info = ServerInfo.read(palace_dir)
     if info is None or info.url != url:
         return False
-    return (info.machine != machine() or _hosts(info.pid, palace_dir)) and answers(url)
+    if info.machine != machine():
+        return who_answers(url, info.token) == "ours"
+    return _hosts(info.pid, palace_dir) and _proven(palace_dir, info) == "ours"
+
+
+def _proven(palace_dir: Path, info: ServerInfo) -> str:
+    """"ours" once the server at `info.url` proved it knows the palace's token (see `own_server`), "silent"
+    while nothing answers; something else answering is refused, and is sent nothing but a challenge."""
+    answer = who_answers(info.url, info.token)
+    if answer == "impostor":
+        raise PalaceUnavailableError(
+            f"What answers at {info.url}, where {palace_dir / SERVER_FILE} says the palace's server is, is not "
+            "the palace's own server (it cannot prove it knows the palace's secret, or its socket is another "
+            "user's), so MemPalace sent it nothing. If a MemPalace from before this check still serves the "
+            f"palace, stop it (`kill {info.pid}`); otherwise delete {palace_dir / SERVER_FILE} and try again.")
+    return answer
 
 
 def _hosts(pid: int, palace_dir: Path) -> bool:
-    """Whether process `pid` is alive and is the host of `palace_dir` (read from /proc on Linux)."""
+    """Whether process `pid` is alive, this user's, and is the host of `palace_dir` (read from /proc on
+    Linux: another user's process may have been given a dead host's pid, and named itself alike)."""
     try:
         command = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        if os.stat(f"/proc/{pid}").st_uid != os.geteuid():
+            return False
     except OSError:
         try:
             os.kill(pid, 0)
@@ -171,12 +172,9 @@ def _hosts(pid: int, palace_dir: Path) -> bool:
 
 def _owner_words(palace_dir: Path) -> list[str]:
     """What the lock's holder announced: its pid, its server's address, "shared" (see `PalaceLock.announce`)."""
-    from .locking import OWNER_FILE
+    from .locking import owner_text
 
-    try:
-        return (palace_dir / OWNER_FILE).read_text(encoding="utf-8").split()
-    except OSError:
-        return []
+    return owner_text(palace_dir).split()
 
 
 def _private_holder(palace_dir: Path) -> int | None:
@@ -216,9 +214,10 @@ def _start(palace_dir: Path, idle_seconds: float, enough: Callable[[], bool] | N
         )
 
     log = palace_dir / HOST_LOG
+    refuse_links(log)
     if log.exists() and log.stat().st_size > LOG_KEPT_BYTES:
         os.replace(log, log.with_name(log.name + ".old"))
-    with open(log, "ab") as out:
+    with os.fdopen(open_own(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT), "ab") as out:
         owner_file(log)
         host = subprocess.Popen(  # -P and a neutral folder: nothing in the palace folder is ever imported
             [sys.executable, "-P", "-m", "mempalace.cli.host", str(palace_dir.resolve()), "--idle-seconds",
@@ -242,7 +241,7 @@ def _served_by(palace_dir: Path, pid: int, alive: Callable[[], bool], give_up: C
         elif enough is not None and enough():  # (not asked while it builds: a reader slows the writer)
             return None
         info = ServerInfo.read(palace_dir)
-        if info and info.pid == pid and answers(info.url):
+        if info and info.pid == pid and _proven(palace_dir, info) == "ours":
             return info.url
         if not alive():
             raise PalaceUnavailableError(
@@ -280,15 +279,12 @@ def _starting_host(palace_dir: Path) -> int | None:
 
 def _lock_held(palace_dir: Path) -> bool:
     """Whether some process holds the folder's palace lock now."""
-    from filelock import FileLock, Timeout
+    from .locking import LOCK_FILE, LockTimeout, OwnLock
 
-    from .locking import LOCK_FILE
-
-    probe = FileLock(str(palace_dir / LOCK_FILE), timeout=0, mode=OWNER_ONLY_FILE, is_singleton=False,
-                     thread_local=False)
+    probe = OwnLock(palace_dir / LOCK_FILE, timeout=0)
     try:
         probe.acquire()
-    except Timeout:
+    except LockTimeout:
         return True
     probe.release()
     return False
@@ -328,13 +324,20 @@ class Lease:
 
     def renew(self) -> None:
         """Mark the palace as in use now, however recently it was; nothing once released (a renewal
-        racing the release must not leave a lease behind that keeps the host up)."""
+        racing the release must not leave a lease behind that keeps the host up). The lease is never
+        written through a link."""
         with self._guard:
             if self._released:
                 return
             try:
                 owner_dir(self._path.parent)
-                self._path.touch(mode=OWNER_ONLY_FILE)
+                folder = _clients_folder(self._path.parent)
+                try:
+                    descriptor = os.open(self._path.name, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o600, dir_fd=folder)
+                    os.utime(descriptor)
+                    os.close(descriptor)
+                finally:
+                    os.close(folder)
                 self._touched = time.monotonic()
             except OSError:
                 pass  # a lease only keeps the server up; a read-only folder was refused earlier
@@ -345,20 +348,30 @@ class Lease:
             self._path.unlink(missing_ok=True)
 
 
+def _clients_folder(path: Path) -> int:
+    """A descriptor of the leases' folder: refused if a link was planted in its place (the host removes
+    old files from it)."""
+    return open_own(path, os.O_RDONLY | os.O_DIRECTORY)
+
+
 def newest_lease(palace_dir: Path, forget_after: float) -> float:
     """The wall-clock time the palace was last used by any process (0 if never); leases untouched for
     `forget_after` seconds (of processes that were killed) are removed."""
     newest = 0.0
     try:
-        entries = list(os.scandir(palace_dir / CLIENTS_DIR))
-    except OSError:
+        folder = _clients_folder(palace_dir / CLIENTS_DIR)
+    except (OSError, PalaceUnavailableError):
         return newest
-    for entry in entries:
-        try:
-            touched = entry.stat().st_mtime
-            if time.time() - touched > forget_after:
-                os.unlink(entry.path)
-            newest = max(newest, touched)
-        except OSError:
-            continue
+    try:
+        entries = list(os.scandir(folder))
+        for entry in entries:
+            try:
+                touched = entry.stat(follow_symlinks=False).st_mtime
+                if time.time() - touched > forget_after:
+                    os.unlink(entry.name, dir_fd=folder)
+                newest = max(newest, touched)
+            except OSError:
+                continue
+    finally:
+        os.close(folder)
     return newest

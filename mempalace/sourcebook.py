@@ -25,7 +25,7 @@ from .errors import InvalidInputError, PlaceNotFoundError
 from .formats.walking import walk
 from .paths import checked_path
 from .naming import wing_name
-from .privacy import owner_file
+from .privacy import owner_file, refuse_linked_database
 
 SOURCES_FILE = "mempalace_sources.sqlite3"
 SQLITE_STORES = {".vscdb", ".sqlite", ".sqlite3", ".db"}  # a tool's SQLite store: its -wal log counts too
@@ -141,6 +141,7 @@ class SourceBook:
         if self._held is not None:
             yield self._held
             return
+        refuse_linked_database(self.path)
         fresh = not self.path.exists()
         db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
         try:

@@ -33,7 +33,6 @@ from .catalog_build import ProgressFile
 from .dates import first_day
 from .errors import MempalaceError
 from .models import ROOM_ALIASES
-from .privacy import OWNER_ONLY_FILE
 from .store import SEQ_KEY, ChromaStore, Record
 
 LAG_MICROSECONDS = 60_000_000
@@ -240,10 +239,9 @@ class CatalogSync:
     def _rebuild_shared(self, stale: str | None) -> None:
         """Rebuild a shared catalog once, however many processes find it missing at the same time:
         the others wait for the first and then use what it built."""
-        from filelock import FileLock
+        from .locking import OwnLock
 
-        with FileLock(f"{self.catalog.path}.rebuild-lock", mode=OWNER_ONLY_FILE, is_singleton=False,
-                      thread_local=False):
+        with OwnLock(f"{self.catalog.path}.rebuild-lock"):
             self.store.reach()  # the server first: its host builds a missing catalog before it serves
             if self.catalog.get_state("collection") == stale:
                 self.rebuild()

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from filelock import FileLock, Timeout
 
 from . import formats
 from .errors import (InvalidInputError, MalformedSourceError, MempalaceError, NotRegularFileError, PalaceBusyError,
@@ -29,7 +28,7 @@ from .ingest import IngestReport, ingest, ingest_paths
 from .palace import Palace
 from .paths import checked_path
 from .sourcebook import Seen, SourceBook, SourceEntry, sources_path, stat_file
-from .privacy import OWNER_ONLY_FILE
+from .locking import LockTimeout, OwnLock
 from .wording import counted
 
 SYNC_LOCK_SUFFIX = ".sync.lock"
@@ -75,10 +74,10 @@ def book_of(palace: Palace) -> SourceBook:
 def sync_turn(palace: Palace, wait_seconds: float) -> Iterator[bool]:
     """Hold the palace's sync lock for the block; yields False when another process holds it and
     did not let go within `wait_seconds`."""
-    lock = FileLock(str(sources_path(palace.catalog_path)) + SYNC_LOCK_SUFFIX, mode=OWNER_ONLY_FILE)
+    lock = OwnLock(str(sources_path(palace.catalog_path)) + SYNC_LOCK_SUFFIX)
     try:
         lock.acquire(timeout=wait_seconds)
-    except Timeout:
+    except LockTimeout:
         yield False
         return
     try:

@@ -4,6 +4,9 @@ asks for the real model, the deterministic `hash` embedder."""
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -74,3 +77,26 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     if report.skipped and _in_ci() and "shared" in reason.lower() and ("absent" in reason or "not found" in reason):
         report.outcome = "failed"
         report.longrepr = f"CI=true but the shared data is missing: {reason}"
+
+
+def _cannot(why: str) -> None:
+    """Skip, saying why; under CI (run as root) a cross-user test that cannot run fails instead."""
+    if _in_ci():
+        pytest.fail(why)
+    pytest.skip(why)
+
+
+@pytest.fixture
+def other_user():
+    """A second local account for the length of a test (needs root to create one; CI runs as root, so
+    there a missing one fails the test)."""
+    if os.geteuid() != 0 or not shutil.which("useradd"):
+        _cannot("creating a second local user needs root and useradd: run the tests as root to check this")
+    name = f"mp-other-{uuid.uuid4().hex[:8]}"
+    made = subprocess.run(["useradd", "--no-create-home", "--shell", "/usr/sbin/nologin", name], capture_output=True)
+    if made.returncode != 0:
+        _cannot(f"useradd could not create a second local user: {made.stderr.decode(errors='replace')}")
+    try:
+        yield name
+    finally:
+        subprocess.run(["userdel", name], capture_output=True)

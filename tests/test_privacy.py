@@ -105,24 +105,6 @@ def test_status_warns_when_a_palace_or_the_home_is_open_to_others(tmp_path: Path
         assert palace.status().warnings == ()
 
 
-@pytest.fixture
-def other_user():
-    """A second local account for the length of a test (needs root to create one)."""
-    import shutil
-    import uuid
-
-    if os.geteuid() != 0 or not shutil.which("useradd"):
-        pytest.skip("creating a second local user needs root and useradd: run the tests as root to check this")
-    name = f"mp-other-{uuid.uuid4().hex[:8]}"
-    made = subprocess.run(["useradd", "--no-create-home", "--shell", "/usr/sbin/nologin", name], capture_output=True)
-    if made.returncode != 0:
-        pytest.skip(f"useradd could not create a second local user: {made.stderr.decode(errors='replace')}")
-    try:
-        yield name
-    finally:
-        subprocess.run(["userdel", name], capture_output=True)
-
-
 def test_another_local_user_can_neither_read_nor_plant_files_in_a_palace(other_user: str, monkeypatch) -> None:
     import tempfile
 

@@ -207,7 +207,7 @@ def test_clear_messages_where_sharing_cannot_work(shared: Path, monkeypatch: pyt
         info = ServerInfo.read(shared)
     _kill(info.pid, signal.SIGTERM)
     assert _wait_gone(info.pid)
-    ServerInfo("http://10.255.255.1:9", 4242, "another-machine").write(shared)
+    ServerInfo("http://127.0.0.1:9", 4242, "another-machine").write(shared)  # (its loopback: nothing here)
     with pytest.raises(PalaceUnavailableError, match="served by another machine .another-machine"):
         Palace.open(shared).search("anything")
     (shared / SERVER_FILE).unlink()

@@ -1,9 +1,10 @@
 """`python -m mempalace.cli.host PALACE`: the background process that serves one shared palace.
 
 It holds the palace's lock (so nothing opens the folder as a private palace meanwhile), runs Chroma's
-own server on a free loopback port as a child process, with a fresh token every request must carry,
-announces both in `mempalace.server.json` (its owner's alone), and stops, taking the server with it,
-once no process has used the palace for a while or the server dies.
+own server as a child process on a loopback socket it made itself and holds until it stops (so no
+other process can take the port meanwhile), with a fresh token every request must carry, announces
+both in `mempalace.server.json` (its owner's alone), and stops, taking the server with it, once no
+process has used the palace for a while or the server dies.
 Clients start it (see `mempalace.sharing`); a person never needs to.
 """
 
@@ -22,13 +23,14 @@ from typing import Any
 
 from ..errors import MempalaceError
 from ..locking import PalaceLock
-from ..privacy import NEUTRAL_FOLDER, OWNER_ONLY_UMASK, owner_dir, refuse_if_others_can_write
-from ..sharing import CLIENTS_DIR, SERVER_FILE, ServerInfo, answers, machine, newest_lease
+from ..own_server import who_answers
+from ..privacy import NEUTRAL_FOLDER, OWNER_ONLY_UMASK, owner_dir, refuse_links, refuse_untrusted
+from ..sharing import CLIENTS_DIR, SERVER_FILE, ServerInfo, machine, newest_lease
 from .serve import die_with_parent, reap
 from .sync_timer import SyncTimer
 
 LOOPBACK = "127.0.0.1"
-PORT_TRIES = 5
+BACKLOG = 2048  # uvicorn's own
 UP_SECONDS = 20.0
 POLL_SECONDS = 0.5
 HANDOVER_SECONDS = 20.0
@@ -44,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     where = args.palace.resolve()
     try:
-        refuse_if_others_can_write(where)
+        refuse_untrusted(where)
     except MempalaceError as exc:
         print(f"Not serving {where}: {exc}", flush=True)
         return 3
@@ -69,20 +71,26 @@ def main(argv: list[str] | None = None) -> int:
 def _serve(where: Path, lock: PalaceLock, idle_seconds: float) -> int:
     _build_missing_catalog(where)
     token = secrets.token_urlsafe(32)
-    server, url = _start_chroma(where, token)
-    if server is None:
-        return 4
-    info = ServerInfo(url, os.getpid(), machine(), token)
-    info.write(where)  # first: until it is there, clients see a host starting (and wait for it)
-    lock.announce(url, shared=True)
-    owner_dir(where / CLIENTS_DIR)
-    print(f"Serving {where} on {url} for every MemPalace process on this machine.", flush=True)
+    with _listening_socket() as listening:  # held until the host stops: the port is never free meanwhile
+        server, url = _start_chroma(where, token, listening)
+        if server is None:
+            return 4
+        return _watch(where, lock, idle_seconds, server, ServerInfo(url, os.getpid(), machine(), token))
+
+
+def _watch(where: Path, lock: PalaceLock, idle_seconds: float, server: subprocess.Popen[Any], info: ServerInfo) -> int:
+    """Announce the answering server and keep it while the palace is used; stop it after."""
     stopping: list[int] = []
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, lambda number, _frame: stopping.append(number))
     started = time.time()
     timer = SyncTimer(where, _sync_seconds())
     try:
+        refuse_links(where / CLIENTS_DIR)
+        owner_dir(where / CLIENTS_DIR)
+        info.write(where)  # before the lock's note: until it is there, clients see a host starting (and wait)
+        lock.announce(info.url, shared=True)
+        print(f"Serving {where} on {info.url} for every MemPalace process on this machine.", flush=True)
         while not stopping and server.poll() is None:
             timer.tick()
             if ServerInfo.read(where) != info:
@@ -98,7 +106,7 @@ def _serve(where: Path, lock: PalaceLock, idle_seconds: float) -> int:
             print(f"Chroma's server exited by itself (code {server.returncode}).", flush=True)
     finally:
         timer.stop()
-        _forget(where, url)
+        _forget(where, info.url)
         reap(server)
     return 0
 
@@ -132,26 +140,25 @@ def _sync_seconds() -> float:
         return Settings(home=Path.home()).sources_sync_seconds
 
 
-def _start_chroma(where: Path, token: str) -> tuple[subprocess.Popen[Any] | None, str]:
-    """Chroma's server on a free loopback port, answering; a port taken meanwhile is tried again. It is
-    Chroma's own server with its token authentication, so a request without `token` (another local
-    user, a web page that reached the port) gets 403 and no data."""
-    for _ in range(PORT_TRIES):
-        port = _free_port()
-        url = f"http://{LOOPBACK}:{port}"
-        server = subprocess.Popen(
-            [sys.executable, "-P", "-m", "uvicorn", SERVER_APP, "--host", LOOPBACK, "--port", str(port),
-             "--workers", "1", "--log-level", "warning", "--timeout-keep-alive", "30"],
-            stdin=subprocess.DEVNULL, stdout=sys.stdout, stderr=subprocess.STDOUT,
-            preexec_fn=_die_at_once_with_host, cwd=NEUTRAL_FOLDER, umask=OWNER_ONLY_UMASK, env=_server_env(where, token),
-        )
-        deadline = time.monotonic() + UP_SECONDS
-        while server.poll() is None and time.monotonic() < deadline:
-            if answers(url, timeout=0.5):
-                return server, url
-            time.sleep(0.02)
-        reap(server)
-        print(f"Chroma's server did not come up on port {port}.", flush=True)
+def _start_chroma(where: Path, token: str, listening: socket.socket) -> tuple[subprocess.Popen[Any] | None, str]:
+    """Chroma's server on the `listening` socket (handed over as a file descriptor, so the port is never
+    free between its choice and the server's start), once it proves it knows `token`. It is Chroma's
+    own server with its token authentication, so a request without `token` (another local user, a web
+    page that reached the port) gets 403 and no data."""
+    url = f"http://{LOOPBACK}:{listening.getsockname()[1]}"
+    server = subprocess.Popen(
+        [sys.executable, "-P", "-m", "uvicorn", SERVER_APP, "--fd", str(listening.fileno()),
+         "--workers", "1", "--log-level", "warning", "--timeout-keep-alive", "30"],
+        stdin=subprocess.DEVNULL, stdout=sys.stdout, stderr=subprocess.STDOUT, pass_fds=(listening.fileno(),),
+        preexec_fn=_die_at_once_with_host, cwd=NEUTRAL_FOLDER, umask=OWNER_ONLY_UMASK, env=_server_env(where, token),
+    )
+    deadline = time.monotonic() + UP_SECONDS
+    while server.poll() is None and time.monotonic() < deadline:
+        if who_answers(url, token, timeout=0.5) == "ours":
+            return server, url
+        time.sleep(0.02)
+    reap(server)
+    print(f"Chroma's server did not come up on {url}.", flush=True)
     return None, ""
 
 
@@ -169,15 +176,23 @@ def _server_env(where: Path, token: str) -> dict[str, str]:
             "CHROMA_SERVER_AUTHN_CREDENTIALS": token, "CHROMA_AUTH_TOKEN_TRANSPORT_HEADER": "Authorization"}
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((LOOPBACK, 0))
-        return int(sock.getsockname()[1])
+def _listening_socket() -> socket.socket:
+    """A loopback socket on a port the system picks, listening already (connections wait in its queue
+    until the server accepts them). Its connections inherit TCP_NODELAY: uvicorn takes a socket it is
+    handed for a Unix one and would leave Nagle's delay on (40 ms a request)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    sock.bind((LOOPBACK, 0))
+    sock.listen(BACKLOG)
+    return sock
 
 
 def _forget(where: Path, url: str) -> None:
     """Remove the server file if it still names this server."""
-    info = ServerInfo.read(where)
+    try:
+        info = ServerInfo.read(where)
+    except MempalaceError:  # a link or another user's file in its place: not ours to remove
+        return
     if info is not None and info.url == url and info.pid == os.getpid():
         (where / SERVER_FILE).unlink(missing_ok=True)
 

@@ -7,6 +7,7 @@ as an embedded palace meanwhile; they connect with `--url` (or MEMPALACE_URL) in
 from __future__ import annotations
 
 import ctypes
+import os
 import shutil
 import signal
 import socket
@@ -23,7 +24,7 @@ from ..config import load_settings
 from ..locking import PalaceLock
 from ..palace import Palace
 from ..paths import checked_path
-from ..privacy import NEUTRAL_FOLDER, OWNER_ONLY_UMASK, owner_file
+from ..privacy import NEUTRAL_FOLDER, OWNER_ONLY_UMASK, open_own, owner_file, refuse_links, refuse_untrusted
 from ..store import CHROMA_FILE
 from .support import is_loopback, user_errors
 
@@ -53,6 +54,8 @@ def serve_command(ctx: click.Context, palace_dir: Path | None, host: str, port: 
     with user_errors():
         where = checked_path(Path(palace_dir or ctx.obj["palace"] or settings.default_palace).expanduser()).resolve()
         lock = PalaceLock(where, settings.lock_timeout_seconds)
+        refuse_untrusted(where)
+        refuse_links(where / LOG_FILE)
         if not (where / CHROMA_FILE).exists():
             Palace.open(where, settings=settings, private=True).close()  # a new palace, in our format
         lock.acquire(served_at=url)
@@ -77,7 +80,7 @@ def _run_chroma(where: Path, host: str, port: int, url: str) -> int:
     if not _port_free(host, port):
         raise click.ClickException(f"{host}:{port} is already in use: pick another port with --port.")
     log_path = where / LOG_FILE
-    with open(log_path, "ab") as log:
+    with os.fdopen(open_own(log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT), "ab") as log:
         owner_file(log_path)
         process = subprocess.Popen([chroma, "run", "--path", str(where), "--host", host, "--port", str(port)],
                                    stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,

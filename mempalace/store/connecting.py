@@ -20,10 +20,13 @@ def missing(exc: Exception) -> bool:
 _REFUSALS = ("401", "403", "unauthorized", "forbidden")  # chromadb keeps only the reply's text
 
 
-def http_client(url: str, token: str = "") -> Any:
+def http_client(url: str, token: str = "", own: bool = False) -> Any:
     """A chromadb client of the server at `url`, which has answered its heartbeat; `token` goes in
-    an `Authorization: Bearer` header (for a reverse proxy that checks it: Chroma has no auth)."""
+    an `Authorization: Bearer` header (for a reverse proxy that checks it: Chroma has no auth). An
+    `own` server (a shared palace's) is sent nothing on a connection whose far end is another user's."""
     import chromadb
+
+    from ..own_server import guard_chroma_client
 
     parts = urlparse(url if "://" in url else f"http://{url}")
     if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -32,6 +35,8 @@ def http_client(url: str, token: str = "") -> Any:
         headers = {"Authorization": f"Bearer {token}"} if token else None
         client = chromadb.HttpClient(host=parts.hostname, port=parts.port or (443 if parts.scheme == "https" else 8000),
                                      ssl=parts.scheme == "https", headers=headers)
+        if own:
+            guard_chroma_client(client)
         client.heartbeat()
     except Exception as exc:
         if type(exc).__name__ == "ChromaAuthError" or any(w in str(exc).lower() for w in _REFUSALS):

@@ -21,6 +21,7 @@ from urllib.parse import urlparse
 import numpy as np
 
 from ..errors import PalaceUnavailableError
+from ..own_server import OwnServerConnection
 from ..sharing import ServerInfo, serving
 from . import CHROMA_FILE, INDEX_RETRIES, ChromaStore, http_client, palace_collection
 
@@ -57,7 +58,7 @@ class SharedStore(ChromaStore):
             if self._handles is None:
                 if self._url is None or not serving(Path(self.location), self._url):  # it may be gone
                     self._url, self._secret = self._locate(), None
-                client = http_client(self._url, self._token())
+                client = http_client(self._url, self._token(), own=True)
                 ef = self._ef()
                 collection = palace_collection(client, ef, self._create, self.location)
                 self._handles = (client, collection)
@@ -176,7 +177,7 @@ class SharedStore(ChromaStore):
             if self._rest is None:
                 self._url = self._url or self._locate()
                 parts = urlparse(self._url)
-                self._rest = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
+                self._rest = OwnServerConnection(parts.hostname, parts.port, timeout=60)
             for attempt in (1, 2):
                 try:
                     self._rest.request("POST", path, body, {"Content-Type": "application/json",
