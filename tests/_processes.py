@@ -63,3 +63,13 @@ def chroma_run(folder: Path, log_path: Path, startup_seconds: float = 30) -> Ite
         yield port
     finally:
         stop(process)
+
+
+def eventually(check, seconds: float = 30.0) -> bool:
+    """Whether `check()` comes true within `seconds` (asked every 0.2 s)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.2)
+    return False

@@ -20,6 +20,7 @@ from mempalace.sharing import CLIENTS_DIR, SERVER_FILE, ServerInfo, host_alive
 from mempalace.sourcebook import SOURCES_FILE, SourceBook
 from mempalace.syncing import sync_sources
 from _apptest import start
+from _processes import eventually
 from test_sharing import _kill, _wait_gone
 from test_sources import session
 
@@ -39,15 +40,6 @@ def shared_home(home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     if info and host_alive(home / "palace", info.pid):  # (never a pid a test's file merely names)
         _kill(info.pid, signal.SIGTERM)
         _wait_gone(info.pid)
-
-
-def _eventually(check, seconds: float = 60.0) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.2)
-    return False
 
 
 def _palace_with_a_source(folder: Path, sources: Path) -> None:
@@ -91,7 +83,7 @@ def test_an_idle_open_dashboard_keeps_syncing_and_lets_go_once_no_tab_holds_the_
     assert at.session_state["palace"].mode == "shared"
     time.sleep(4 * IDLE_SECONDS)  # far longer than the host waits for an unused palace
     dropped = session(sources / "dropped.jsonl", 2, session_number=2)
-    assert _eventually(lambda: _filed(folder, dropped))  # the host's timer filed it, nobody searched
+    assert eventually(lambda: _filed(folder, dropped), 60.0)  # the host's timer filed it, nobody searched
     assert _host_alive(folder) and _our_leases(folder)
 
     host = ServerInfo.read(folder)
@@ -105,7 +97,7 @@ def test_the_overview_says_syncing_runs_now_and_when_it_checks_next(shared_home:
     folder, sources = shared_home / "palace", tmp_path / "sessions"
     _palace_with_a_source(folder, sources)
     at = start()
-    assert _eventually(lambda: _host_alive(folder))
+    assert eventually(lambda: _host_alive(folder), 60.0)
     lines = []
     for _ in range(100):  # the host's first look at the sources comes a moment after it started
         at.run()
@@ -140,7 +132,7 @@ def test_a_host_that_cannot_start_is_said_and_its_details_kept_for_admins(shared
     try:
         with Palace.open(folder) as palace:
             palace.keep_in_use()
-            assert _eventually(lambda: palace.keeper.problem, seconds=30)
+            assert eventually(lambda: palace.keeper.problem, seconds=30)
             said = sync_status(palace, 1).summary()
             assert said.startswith("Not syncing: the palace's server could not start (") and "another machine" in said
             hidden = sync_status(palace, 1, details=False).summary()

@@ -9,7 +9,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -23,6 +22,7 @@ from mempalace.sharing import ServerInfo
 from mempalace.suggest import suggest
 from mempalace import syncing
 from mempalace.syncing import book_of, file_transcript, sync_sources, sync_turn
+from _processes import eventually
 
 SESSION = "9f1c2a3b-0000-4000-8000-00000000000{n}"
 
@@ -210,23 +210,14 @@ def test_the_shared_palaces_host_syncs_new_and_grown_files_by_itself(home: Path,
     try:
         with Palace.open(folder, create=True) as palace:
             book_of(palace).add(src)
-            assert _eventually(lambda: palace.status().drawers > 0)  # no command: the host's timer filed it
+            assert eventually(lambda: palace.status().drawers > 0)  # no command: the host's timer filed it
             session(first, 1, start=1)  # grown
             session(src / "two.jsonl", 1, 2)  # and new
-            assert _eventually(lambda: _said(palace, "Question 1 of session 1") and _said(palace, "of session 2"))
+            assert eventually(lambda: _said(palace, "Question 1 of session 1") and _said(palace, "of session 2"))
     finally:
         info = ServerInfo.read(folder)
         if info:
             os.kill(info.pid, signal.SIGTERM)
-
-
-def _eventually(check, seconds: float = 30.0) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.2)
-    return False
 
 
 def test_a_sync_killed_part_way_files_the_rest_next_time_and_nothing_twice(tmp_path: Path) -> None:
@@ -238,7 +229,7 @@ def test_a_sync_killed_part_way_files_the_rest_next_time_and_nothing_twice(tmp_p
     cli = [sys.executable, "-m", "mempalace", "--palace", str(palace_dir)]
     subprocess.run([*cli, "sources", "add", str(src)], check=True, env=env, capture_output=True)
     sync = subprocess.Popen([*cli, "sources", "sync"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _eventually(lambda: len(_recorded(palace_dir)) >= 5, 120)
+    eventually(lambda: len(_recorded(palace_dir)) >= 5, 120)
     sync.send_signal(signal.SIGKILL)
     sync.wait()
     part = len(_recorded(palace_dir))
