@@ -63,27 +63,29 @@ def check_peer(sock: socket.socket) -> None:
     (where the system cannot tell, as off Linux, the server's proof is what is relied on)."""
     owner = _peer_owner(sock)
     if owner is not None and owner != os.geteuid():
+        host, port = sock.getpeername()[:2]
         sock.close()
-        raise NotOurs(f"the process listening at {sock.getpeername()[0]}:{sock.getpeername()[1]} is another "
-                      "user's, not the palace's own server")
+        raise NotOurs(f"the process listening at {host}:{port} is another user's, not the palace's own server")
 
 
 def _peer_owner(sock: socket.socket) -> int | None:
-    """The uid owning the far end of an IPv4 TCP connection on this machine, from /proc/net/tcp; -1 if
-    it is not listed there (not on this machine), None where it cannot be told."""
+    """The uid owning the far end of an IPv4 TCP connection on this machine, from /proc/net/tcp; None
+    where it cannot be told (not IPv4, no such table, or the connection not listed in it: the table is
+    no snapshot, and some systems list only part of it)."""
     if sock.family != socket.AF_INET:
         return None
     try:
         far, near = _proc_address(*sock.getpeername()), _proc_address(*sock.getsockname())
-        with open(PROC_TCP, encoding="ascii") as table:
-            next(table)
-            for line in table:
-                fields = line.split()
-                if fields[1] == far and fields[2] == near:
-                    return int(fields[7])
+        for _ in range(2):  # a row missed by a torn read is looked for once more
+            with open(PROC_TCP, encoding="ascii") as table:
+                next(table)
+                for line in table:
+                    fields = line.split()
+                    if fields[1] == far and fields[2] == near:
+                        return int(fields[7])
     except (OSError, StopIteration, ValueError, IndexError):
         return None
-    return -1
+    return None
 
 
 def _proc_address(host: str, port: int) -> str:

@@ -213,3 +213,40 @@ def test_the_server_proves_it_knows_the_secret_without_being_sent_it(shared: Pat
         assert answer.status == 200
         assert proof == hmac.new(info.token.encode(), b"mempalace-proof:" + b"ab" * 16, hashlib.sha256).hexdigest()
         assert info.token not in proof
+
+
+@pytest.fixture
+def connected() -> tuple[socket.socket, socket.socket]:
+    """Both ends of a loopback TCP connection (the client's first)."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    client = socket.create_connection(listener.getsockname())
+    server, _ = listener.accept()
+    listener.close()
+    yield client, server
+    client.close()
+    server.close()
+
+
+def test_a_peer_of_another_user_is_refused_with_its_address(connected, monkeypatch) -> None:
+    from mempalace import own_server
+
+    client, server = connected
+    port = server.getsockname()[1]
+    monkeypatch.setattr(own_server, "_peer_owner", lambda sock: os.geteuid() + 1)
+    with pytest.raises(own_server.NotOurs, match=f"127.0.0.1:{port} is another user's"):
+        own_server.check_peer(client)
+    assert client.fileno() == -1  # closed: nothing can be sent on it
+
+
+def test_a_connection_the_table_does_not_list_cannot_be_told_and_is_not_refused(connected, monkeypatch, tmp_path) -> None:
+    from mempalace import own_server
+
+    client, _ = connected
+    header_only = tmp_path / "tcp"
+    header_only.write_text("  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid\n")
+    monkeypatch.setattr(own_server, "PROC_TCP", str(header_only))
+    assert own_server._peer_owner(client) is None
+    own_server.check_peer(client)  # the server's proof is what is relied on there
+    if Path("/proc/net/tcp").exists():
+        monkeypatch.setattr(own_server, "PROC_TCP", "/proc/net/tcp")
+        assert own_server._peer_owner(client) == os.geteuid()
