@@ -108,14 +108,22 @@ class OwnServerConnection(http.client.HTTPConnection):
 def guard_chroma_client(client: Any) -> None:
     """Make chromadb's HTTP client `client` (and its admin client, which has its own connections) check
     every connection it opens from now on (see `check_peer`), and drop the ones opened while it was
-    made (they carried no palace data). chromadb offers no way to choose its transport, so this reaches
-    into its httpx sessions' pools."""
+    made (they asked for the tenant and database only, moments after the server proved itself).
+    chromadb offers no way to choose its transport, so this reaches into its httpx sessions' pools;
+    a chromadb or httpx whose insides differ is a clear error, never an unguarded client."""
+    from .errors import PalaceUnavailableError
+
     for part in (client, getattr(client, "_admin_client", None)):
         if part is None:
             continue
-        pool = part._server._session._transport._pool
-        if not isinstance(pool._network_backend, _CheckedBackend):
-            pool._network_backend = _CheckedBackend(pool._network_backend)
+        try:
+            pool = part._server._session._transport._pool
+            if not isinstance(pool._network_backend, _CheckedBackend):
+                pool._network_backend = _CheckedBackend(pool._network_backend)
+        except AttributeError as exc:
+            raise PalaceUnavailableError(
+                f"This chromadb's client cannot be checked connection by connection ({exc}): install the "
+                "chromadb and httpx versions MemPalace was tested with (pip install -e . in its folder).") from None
         pool.close()
 
 

@@ -250,3 +250,13 @@ def test_a_connection_the_table_does_not_list_cannot_be_told_and_is_not_refused(
     if Path("/proc/net/tcp").exists():
         monkeypatch.setattr(own_server, "PROC_TCP", "/proc/net/tcp")
         assert own_server._peer_owner(client) == os.geteuid()
+
+
+def test_a_chroma_client_that_cannot_be_guarded_is_a_clear_error_not_an_unguarded_client() -> None:
+    from types import SimpleNamespace
+
+    from mempalace.own_server import guard_chroma_client
+
+    changed = SimpleNamespace(_server=SimpleNamespace(_session=SimpleNamespace()))  # insides of another version
+    with pytest.raises(PalaceUnavailableError, match="cannot be checked connection by connection"):
+        guard_chroma_client(changed)

@@ -38,6 +38,8 @@ def http_client(url: str, token: str = "", own: bool = False) -> Any:
         if own:
             guard_chroma_client(client)
         client.heartbeat()
+    except PalaceUnavailableError:
+        raise
     except Exception as exc:
         if type(exc).__name__ == "ChromaAuthError" or any(w in str(exc).lower() for w in _REFUSALS):
             raise PalaceUnavailableError(
