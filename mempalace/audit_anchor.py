@@ -107,8 +107,11 @@ def write_anchor(path: Path, anchor: Anchor) -> None:
 def disagreement(anchor: Anchor | None, db: sqlite3.Connection, path: Path) -> str:
     """Why the log in `db` is not the one its anchor describes ("" when it is)."""
     if anchor is None:
-        if db.execute("SELECT 1 FROM audit_anchored").fetchone() is None:
+        marked = db.execute("SELECT since FROM audit_anchored").fetchone()
+        if marked is None:
             return ""  # never anchored: a new log, or one from before anchors
+        if marked[0] == db.execute("SELECT max(seq) FROM audit").fetchone()[0]:
+            return ""  # the first anchored entry is the newest: its anchor was not written yet (a crash)
         return (f"its anchor ({path.name}) was deleted, so a deletion of the newest entries or an older copy "
                 "of the log put back could go unseen.")
     if anchor.broken:

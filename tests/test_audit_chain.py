@@ -171,6 +171,27 @@ def test_an_older_copy_put_back_shows_refuses_tokens_and_is_accepted_only_on_pur
         book.accept(CLI)
 
 
+def test_a_crash_before_the_first_anchor_is_written_is_no_break(tmp_path: Path, monkeypatch) -> None:
+    """The first anchored entry is committed before its anchor is written: a process that dies (or whose
+    anchor write fails) in between leaves a log that is still whole, and tokens keep working."""
+    from mempalace import audit
+
+    fresh = AccessBook(tmp_path / ACCESS_FILE)
+
+    def dies(*args, **kwargs):
+        raise OSError("killed between the commit and the anchor")
+
+    monkeypatch.setattr(audit, "write_anchor", dies)
+    with pytest.raises(OSError):
+        fresh.record(ANN, "add", ["d0"])
+    monkeypatch.undo()
+    assert not _anchor(fresh).exists()
+    assert fresh.verify().intact, fresh.verify().summary()
+    fresh.record(ANN, "add", ["d1"])
+    assert fresh.verify().intact and _anchor(fresh).exists(), fresh.verify().summary()
+    fresh.close()
+
+
 def test_a_deleted_anchor_is_reported_and_not_made_anew_as_intact(book: AccessBook) -> None:
     _anchor(book).unlink()
     assert not book.verify().intact and "anchor" in book.verify().summary()
