@@ -75,11 +75,13 @@ def _serve(where: Path, lock: PalaceLock, idle_seconds: float) -> int:
         server, url = _start_chroma(where, token, listening)
         if server is None:
             return 4
-        return _watch(where, lock, idle_seconds, server, ServerInfo(url, os.getpid(), machine(), token))
+        return _watch(where, lock, idle_seconds, server, ServerInfo(url, os.getpid(), machine(), token), listening)
 
 
-def _watch(where: Path, lock: PalaceLock, idle_seconds: float, server: subprocess.Popen[Any], info: ServerInfo) -> int:
-    """Announce the answering server and keep it while the palace is used; stop it after."""
+def _watch(where: Path, lock: PalaceLock, idle_seconds: float, server: subprocess.Popen[Any], info: ServerInfo,
+           listening: socket.socket) -> int:
+    """Announce the answering server and keep it while the palace is used; stop it after (a server that
+    died is forgotten and its socket closed first, so clients are refused at once, not queued)."""
     stopping: list[int] = []
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, lambda number, _frame: stopping.append(number))
@@ -105,6 +107,9 @@ def _watch(where: Path, lock: PalaceLock, idle_seconds: float, server: subproces
         if server.poll() is not None:
             print(f"Chroma's server exited by itself (code {server.returncode}).", flush=True)
     finally:
+        if server.poll() is not None:
+            _forget(where, info.url)
+            listening.close()
         timer.stop()
         _forget(where, info.url)
         reap(server)
