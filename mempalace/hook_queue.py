@@ -26,8 +26,8 @@ from typing import Any, Literal
 
 from filelock import FileLock, Timeout
 
-from .errors import InvalidInputError, MempalaceError, NotRegularFileError
-from .formats.confined import open_regular
+from .errors import InvalidInputError, MempalaceError, SourceRefusedError
+from .formats.confined import open_regular, refuse_over
 from .privacy import NEUTRAL_FOLDER, OWNER_ONLY_FILE, OWNER_ONLY_UMASK, owner_dir, owner_file
 from .sourcebook import stat_file
 
@@ -97,13 +97,16 @@ def filing_lock(home: str | os.PathLike[str]) -> FileLock:
 
 
 def enqueue(home: str | os.PathLike[str], tool: str, format_name: str, transcript: Path,
-            palace: str | None, url: str | None) -> QueuedSession:
-    """Copy the transcript into the queue with where it goes; the copy appears whole or not at all."""
+            palace: str | None, url: str | None, max_bytes: int | None = None) -> QueuedSession:
+    """Copy the transcript into the queue with where it goes; the copy appears whole or not at all. A
+    transcript over `max_bytes` (the palace could not file it) is refused before anything is copied."""
     queue = owner_dir(hooks_folder(home) / QUEUE_DIR)
     staging = Path(tempfile.mkdtemp(dir=queue, prefix=STAGING_PREFIX))
     try:
         before = stat_file(transcript)
         with os.fdopen(open_regular(transcript), "rb") as source, open(staging / transcript.name, "wb") as copy:
+            if max_bytes is not None:
+                refuse_over(transcript.name, os.fstat(source.fileno()).st_size, max_bytes)
             shutil.copyfileobj(source, copy)  # a FIFO put in the transcript's place is refused, never waited on
         owner_file(staging / transcript.name)
         copied = (before.size, before.mtime_ns, before.ctime_ns) if stat_file(transcript) == before else None
@@ -111,7 +114,7 @@ def enqueue(home: str | os.PathLike[str], tool: str, format_name: str, transcrip
                                 palace, url, copied)
         _write_job(staging, session)
         os.rename(staging, session.folder)
-    except (OSError, NotRegularFileError) as exc:
+    except (OSError, SourceRefusedError) as exc:
         shutil.rmtree(staging, ignore_errors=True)
         why = getattr(exc, "strerror", None) or exc
         raise InvalidInputError(f"{transcript} could not be queued for filing ({why}); "
@@ -218,7 +221,11 @@ def _settle(session: QueuedSession, status: Literal["filed", "waiting", "failed"
     if status == "waiting" and tried.attempts < MAX_ATTEMPTS:
         _write_job(session.folder, tried)
         return FilingOutcome(tried, status, detail)
-    aside = owner_dir(session.folder.parent.parent / FAILED_DIR) / session.folder.name
+    failed = owner_dir(session.folder.parent.parent / FAILED_DIR)
+    for older in _sessions(failed):  # the newest failed copy of a transcript is kept, not one per turn
+        if (older.transcript, older.palace, older.url) == (session.transcript, session.palace, session.url):
+            shutil.rmtree(older.folder, ignore_errors=True)
+    aside = failed / session.folder.name
     _write_job(session.folder, tried)
     os.replace(session.folder, aside)
     return FilingOutcome(replace(tried, folder=aside), "failed", detail)

@@ -359,3 +359,31 @@ def test_a_filing_that_raises_is_logged_and_kept(tmp_path: Path, palace_path: Pa
     (line,) = file_here(home)
     assert f"{transcript} not filed yet: RuntimeError: disk full while filing;" in line
     assert queue_state(home).waiting == 1
+
+
+def test_a_transcript_over_the_size_cap_is_refused_before_it_is_copied(tmp_path: Path, home: Path) -> None:
+    from mempalace.errors import InvalidInputError
+    from mempalace.hook_queue import enqueue, queue_state
+
+    transcript = tmp_path / "huge.jsonl"
+    with open(transcript, "wb") as out:
+        out.truncate(5_000_000)  # sparse: no disk used
+    with pytest.raises(InvalidInputError, match=r"huge\.jsonl is 5\.0 MB; the limit is 1 MB"):
+        enqueue(home, "claude-code", "claude_code", transcript, str(tmp_path / "palace"), None, max_bytes=1_000_000)
+    assert (queue_state(home).waiting, list((home / "hooks" / "queue").iterdir())) == (0, [])
+
+
+def test_a_transcript_failing_turn_after_turn_keeps_one_failed_copy(tmp_path: Path, palace_path: Path,
+                                                                    home: Path, started: list[Path]) -> None:
+    from mempalace.hook_queue import queue_state
+
+    transcript = tmp_path / "user" / "broken.jsonl"
+    transcript.parent.mkdir()
+    for turn in range(3):  # Codex and Copilot hooks run at the end of every turn
+        transcript.write_bytes(f"this is no transcript, turn {turn}\n".encode())
+        hooks_cli(palace_path, "run", "claude-code", stdin=json.dumps({"transcript_path": str(transcript)}).encode())
+        file_here(home)
+    state = queue_state(home)
+    assert (state.waiting, state.failed) == (0, 1)
+    (kept,) = Path(state.failed_folder).glob("*/broken.jsonl")
+    assert kept.read_bytes() == transcript.read_bytes()  # the newest

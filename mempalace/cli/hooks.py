@@ -159,8 +159,10 @@ def _queue_session(tool: str, palace: Path | None, url: str | None) -> str:
     from ..config import load_settings
 
     path = transcript_from_payload(tool, sys.stdin.buffer.read(MAX_PAYLOAD_BYTES + 1))
-    home = load_settings().home
-    hook_queue.enqueue(home, tool, hook_tool(tool).format_name, path, *palace_in_use(palace, url))
+    settings = load_settings()
+    home = settings.home
+    hook_queue.enqueue(home, tool, hook_tool(tool).format_name, path, *palace_in_use(palace, url),
+                       max_bytes=settings.max_ingest_bytes)
     hook_queue.start_filing(home)
     return (f"{path.name} is being filed in the background; what could not be filed is logged in "
             f"{hook_queue.log_path(home)}.")
