@@ -7,7 +7,7 @@ import os
 import time
 from pathlib import Path
 
-from .errors import MempalaceError, PalaceBusyError
+from .errors import MempalaceError, PalaceBusyError, PalaceUnavailableError
 from .privacy import open_own, owner_file, read_own, write_own
 
 LOCK_FILE = "mempalace.lock"
@@ -50,6 +50,12 @@ class OwnLock:
                     os.close(descriptor)
                     raise LockTimeout(f"{self.path} is held by another process") from None
                 time.sleep(POLL_SECONDS)
+            except BaseException as exc:  # a file system without locks (some network shares), or interrupted
+                os.close(descriptor)
+                if isinstance(exc, OSError):
+                    raise PalaceUnavailableError(
+                        f"{self.path} cannot be locked ({exc.strerror or exc}): keep the palace on a local disk.") from None
+                raise
 
     def release(self) -> None:
         if self._held is not None:

@@ -74,3 +74,21 @@ def test_busy_open_changes_nothing(holder, palace_path):
         _run(TRY_OPEN, palace_path)
     time.sleep(0.1)
     assert sorted(p.name for p in palace_path.iterdir()) == before
+
+
+def test_a_file_system_without_locks_is_a_clear_error_and_leaks_no_descriptor(tmp_path, monkeypatch) -> None:
+    import fcntl
+    import errno as errnos
+
+    from mempalace.errors import PalaceUnavailableError
+    from mempalace.locking import OwnLock
+
+    def no_locks(fd, operation):
+        raise OSError(errnos.ENOLCK, "No locks available")
+
+    monkeypatch.setattr(fcntl, "flock", no_locks)
+    before = len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else None
+    with pytest.raises(PalaceUnavailableError, match="cannot be locked .No locks available.: keep the palace"):
+        OwnLock(tmp_path / "mempalace.lock", timeout=1).acquire()
+    if before is not None:
+        assert len(os.listdir("/proc/self/fd")) == before
