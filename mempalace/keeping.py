@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from .errors import MempalaceError
 from .privacy import OWNER_ONLY_FILE
-from .sharing import Lease, host_alive, shared_server
+from .sharing import Lease, host_alive, host_started
 from .sourcebook import SOURCES_FILE, SourceBook
 
 if TYPE_CHECKING:
@@ -97,9 +97,9 @@ class KeptInUse:
             if host_alive(self._dir):
                 self.problem = ""
                 return
-            if time.monotonic() < self._retry_at or not self._book.entries():
+            if self._stopping.is_set() or time.monotonic() < self._retry_at or not self._book.entries():
                 return
-            shared_server(self._dir, self._idle)
+            host_started(self._dir, self._idle, self._stopping.is_set)  # given up once no tab holds the palace
             self.problem = ""
         except MempalaceError as exc:
             self.problem, self._retry_at = str(exc), time.monotonic() + RETRY_SECONDS
