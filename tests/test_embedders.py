@@ -74,6 +74,7 @@ def test_a_use_m3_palace_finds_a_chinese_drawer_with_an_english_question(tmp_pat
                              mode="semantic", limit=3)
         filed = palace.status().drawers
     assert hits and Path(hits[0].source_file).name == "leak.txt"
+    assert list((home / "cache").glob("hall_model_use-m3_*.npy")), "halls fit and keep their own classifier"
     monkeypatch.setenv("MEMPALACE_EMBEDDER", "minilm-int8")
     with pytest.raises(ConfigError, match=r"built with the 'use-m3' embedder but 'minilm-int8' is configured"):
         Palace.open(tmp_path / "palace", settings=load_settings(home))
