@@ -11,7 +11,6 @@ while the palace has sources, starts the host when none runs. The timer tells wh
 from __future__ import annotations
 
 import json
-import os
 import threading
 import time
 from dataclasses import dataclass
@@ -19,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .errors import MempalaceError
-from .privacy import OWNER_ONLY_FILE
+from .privacy import read_own, write_own
 from .sharing import Lease, host_alive, host_started
 from .sourcebook import SOURCES_FILE, SourceBook
 
@@ -42,20 +41,17 @@ class TimerState:
     syncing: bool = False
 
     def write(self, palace_dir: Path) -> None:
-        """Replace the file in one step (a reader never sees half of it), its owner's alone."""
-        temporary = palace_dir / f"{TIMER_FILE}.{os.getpid()}"
-        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, OWNER_ONLY_FILE)
-        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-            json.dump({"pid": self.pid, "every": self.every, "next_check": self.next_check,
-                       "syncing": self.syncing}, handle)
-        os.replace(temporary, palace_dir / TIMER_FILE)
+        """Replace the file in one step (a reader never sees half of it), its owner's alone, never
+        written through a link."""
+        write_own(palace_dir / TIMER_FILE, json.dumps({"pid": self.pid, "every": self.every,
+                                                        "next_check": self.next_check, "syncing": self.syncing}))
 
     @classmethod
     def read(cls, palace_dir: Path) -> "TimerState | None":
         try:
-            data = json.loads((palace_dir / TIMER_FILE).read_text(encoding="utf-8"))
+            data = json.loads(read_own(palace_dir / TIMER_FILE))
             return cls(int(data["pid"]), float(data["every"]), float(data["next_check"]), bool(data["syncing"]))
-        except (OSError, ValueError, KeyError, TypeError):
+        except (OSError, MempalaceError, ValueError, KeyError, TypeError):  # a link or another user's: none
             return None
 
     @staticmethod

@@ -77,7 +77,7 @@ def test_a_server_file_of_another_user_is_refused(other_user: str, shared: Path)
 
 
 PLANTED = ["mempalace-server.log", "mempalace.start.lock", "mempalace.lock", "mempalace.owner", SERVER_FILE,
-           "mempalace_catalog.sqlite3-wal", "mempalace_catalog.sqlite3.rebuild-lock"]
+           "mempalace_catalog.sqlite3-wal", "mempalace_catalog.sqlite3.rebuild-lock", "mempalace.sync.json"]
 
 
 def test_links_planted_where_a_palace_writes_its_own_files_are_never_followed(shared: Path, tmp_path: Path) -> None:
