@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from _apptest import closed_cards, start
 from dashboard.render import highlight, query_terms
 from mempalace import Palace
 from mempalace.catalog import CATALOG_FILE
@@ -86,6 +87,18 @@ def test_the_dashboard_highlights_chinese_and_japanese_words_inside_runs():
     assert highlight("把数仓从CDH迁移到MaxCompute", query_terms("maxcompute 迁移")) == \
         "把数仓从CDH<mark>迁移</mark>到<mark>MaxCompute</mark>"
     assert highlight("We migrated <b>it</b>", query_terms("migrate")) == "We <mark>migrated</mark> &lt;b&gt;it&lt;/b&gt;"
+
+
+def test_the_search_page_lists_a_chinese_match_with_its_word_marked(settings):
+    with Palace.open(settings=settings) as palace:
+        for text in (GREYHOUND, "我们家的猫不喜欢洗澡", "The greyhound sleeps all day"):
+            palace.add_drawer(text, "wing_lin", "pets")
+    at = start(q="灰狗")
+    at.switch_page("app_pages/search.py").run()
+    assert not at.exception, at.exception
+    cards = closed_cards(at.main, "hit")
+    assert cards and "我们领养了一只<mark>灰狗</mark>，它很怕冷" in cards[0]
+    assert at.caption[0].value.startswith("1 close match")
 
 
 def test_the_index_text_keeps_every_cjk_character_a_token_character():
