@@ -11,7 +11,7 @@ import pytest
 from _apptest import closed_cards, start
 from dashboard.render import highlight, query_terms
 from mempalace import Palace
-from mempalace.catalog import CATALOG_FILE
+from mempalace.catalog import CATALOG_FILE, Catalog, Row
 from mempalace.cjk import _CJK_CLASS, index_text, index_words
 from mempalace.vocabulary import TOKENIZER
 
@@ -50,6 +50,22 @@ def test_a_mixed_query_finds_the_drawer_with_both_words_first(cjk):
     found = keyword(cjk, "MaxCompute 迁移")
     assert found[0] == MIGRATION and "MaxCompute 的账单比预期高" in found
     assert keyword(cjk, "CDH") == [MIGRATION]  # a Latin word written against Chinese characters
+
+
+def test_a_korean_word_with_its_particle_attached_is_found(palace):
+    palace.add_drawer("내일회의를 준비했다", "wing_lin", "work")
+    assert keyword(palace, "회의") == ["내일회의를 준비했다"]
+
+
+def test_a_bulk_load_indexes_cjk_text_as_row_by_row_writes_do(tmp_path: Path) -> None:
+    """A first open's bulk load, and its whole rebuild when a row repeats across pages."""
+    made = [Row(f"d{i}", text, "wing_lin", "pets", "", "f.txt", i, "p", "2026-01-01", i, None)
+            for i, text in enumerate([GREYHOUND, SHIBA, "English only"])]
+    for pages in ([made], [made[:2], made[1:]]):
+        catalog = Catalog(tmp_path / f"c{len(pages)}.sqlite3")
+        catalog.load(pages)
+        assert sorted(i for i, _ in catalog.lexical("灰狗 柴犬", {}, 5)) == ["d0", "d1"]
+        catalog.close()
 
 
 def test_english_keyword_search_still_stems(cjk):
