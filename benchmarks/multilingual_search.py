@@ -39,11 +39,11 @@ def use_jieba() -> None:
         return [w for w in rjieba.cut(run) if w.strip()]
 
     def index_text(text: str) -> str:
-        found = cjk._CJK_RUN.search(text)
-        return cjk._CJK_RUN.sub(lambda m: " " + " ".join(words_of(m.group(0))) + " ", text) if found else ""
+        found = cjk.CJK_RUN.search(text)
+        return cjk.CJK_RUN.sub(lambda m: " " + " ".join(words_of(m.group(0))) + " ", text) if found else ""
 
     def index_words(text: str) -> list[str]:
-        return [w for word in cjk._WORD.findall(text) for w in (words_of(word) if cjk.is_cjk(word) else [word])]
+        return [w for word in cjk.WORD.findall(text) for w in (words_of(word) if cjk.is_cjk(word) else [word])]
 
     def match_of(word: str) -> str:
         return '"' + (" ".join(words_of(word)) if cjk.is_cjk(word) else word).replace('"', '""') + '"'

@@ -13,24 +13,24 @@ from __future__ import annotations
 import re
 
 # Han (with 々〆〇〻), kana and Hangul: letters the index's tokenizer keeps together with their neighbours.
-_CJK_CLASS = ("\u1100-\u11ff\u3005-\u3007\u303b\u3041-\u3096\u309d-\u309f\u30a1-\u30fa\u30fc-\u30ff"
-              "\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff"
-              "\uff66-\uff9f\U00020000-\U0003134f")
-_CJK_RUN = re.compile(f"[{_CJK_CLASS}]+")
+CJK_CLASS = ("\u1100-\u11ff\u3005-\u3007\u303b\u3041-\u3096\u309d-\u309f\u30a1-\u30fa\u30fc-\u30ff"
+             "\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff"
+             "\uff66-\uff9f\U00020000-\U0003134f")
+CJK_RUN = re.compile(f"[{CJK_CLASS}]+")
 # A run of these scripts, or a word of any other (the tokenizer's `\w` runs, split where the script changes).
-_WORD = re.compile(f"[{_CJK_CLASS}]+|(?:(?![{_CJK_CLASS}])\\w)+")
+WORD = re.compile(f"[{CJK_CLASS}]+|(?:(?![{CJK_CLASS}])\\w)+")
 
 
 # A word character of another script: what must not stand right before or after a whole word of one.
-OTHER_WORD_CHAR = f"(?![{_CJK_CLASS}])\\w"
+OTHER_WORD_CHAR = f"(?![{CJK_CLASS}])\\w"
 
 
 def index_text(text: str) -> str:
     """What the keyword index reads for `text`: each run of CJK characters as its character pairs and
     last character, apart from the words around it; "" when `text` has none (it is indexed as it is)."""
-    if _CJK_RUN.search(text) is None:
+    if CJK_RUN.search(text) is None:
         return ""
-    return _CJK_RUN.sub(_run_tokens, text)
+    return CJK_RUN.sub(_run_tokens, text)
 
 
 def _run_tokens(found: re.Match[str]) -> str:
@@ -47,28 +47,28 @@ def index_words(text: str) -> list[str]:
     """The words of `text` as keyword search looks them up: other scripts' words whole, each CJK run
     as its overlapping pairs (a lone character alone)."""
     words: list[str] = []
-    for word in _WORD.findall(text):
-        words += pairs(word) if _CJK_RUN.fullmatch(word) else [word]
+    for word in WORD.findall(text):
+        words += pairs(word) if CJK_RUN.fullmatch(word) else [word]
     return words
 
 
 def match_of(word: str) -> str:
     """The FTS5 expression matching `word` in the index: a phrase of its tokens (a CJK run's pairs),
     or, for a single CJK character, any token starting with it."""
-    if _CJK_RUN.fullmatch(word) is None:
+    if CJK_RUN.fullmatch(word) is None:
         return '"' + word.replace('"', '""') + '"'
     return f'"{word}"*' if len(word) == 1 else '"' + " ".join(pairs(word)) + '"'
 
 
 def query_form(word: str) -> str:
     """`word` as the text whose tokens stand for it in the index (a CJK run: its pairs)."""
-    return " ".join(pairs(word)) if _CJK_RUN.fullmatch(word) else word
+    return " ".join(pairs(word)) if CJK_RUN.fullmatch(word) else word
 
 
 def cjk_spans(text: str, terms: list[str]) -> list[tuple[int, int]]:
     """Where in `text` the CJK `terms` occur, overlapping and touching occurrences merged: (start, end)
     in order (a query's pairs found side by side mark the longer stretch they spell)."""
-    spans = sorted((m.start(), m.start() + len(t)) for t in terms if t and _CJK_RUN.fullmatch(t)
+    spans = sorted((m.start(), m.start() + len(t)) for t in terms if t and CJK_RUN.fullmatch(t)
                    for m in re.finditer(re.escape(t), text))
     merged: list[tuple[int, int]] = []
     for start, end in spans:
@@ -81,7 +81,7 @@ def cjk_spans(text: str, terms: list[str]) -> list[tuple[int, int]]:
 
 def is_cjk(word: str) -> bool:
     """Whether `word` is wholly CJK characters."""
-    return _CJK_RUN.fullmatch(word) is not None
+    return CJK_RUN.fullmatch(word) is not None
 
 
 def single_cjk(word: str) -> bool:

@@ -12,7 +12,7 @@ from _apptest import closed_cards, start
 from dashboard.render import highlight, query_terms
 from mempalace import Palace
 from mempalace.catalog import CATALOG_FILE, Catalog, Row
-from mempalace.cjk import _CJK_CLASS, index_text, index_words
+from mempalace.cjk import CJK_CLASS, index_text, index_words
 from mempalace.vocabulary import TOKENIZER
 
 GREYHOUND = "我们领养了一只灰狗，它很怕冷"
@@ -89,7 +89,7 @@ def test_a_catalog_of_the_older_schema_is_rebuilt_on_open(palace_path: Path, set
     db.executescript("UPDATE state SET value = '6' WHERE key = 'schema';"
                      "INSERT INTO drawers_fts(drawers_fts) VALUES ('delete-all');"
                      "INSERT INTO drawers_fts(rowid, content, place) SELECT rowid, content, place FROM drawers;"
-                     "UPDATE drawers SET terms = '';")
+                     "UPDATE drawers SET terms = NULL;")
     db.close()
     with Palace.open(palace_path, settings=settings) as palace:
         assert palace.count() == 1  # a read: the catalog is made afresh from Chroma
@@ -102,7 +102,8 @@ def test_the_dashboard_highlights_chinese_and_japanese_words_inside_runs():
     assert highlight(SHIBA, query_terms("柴犬")) == "私たちは先月<mark>柴犬</mark>を飼い始めました。"
     assert highlight("把数仓从CDH迁移到MaxCompute", query_terms("maxcompute 迁移")) == \
         "把数仓从CDH<mark>迁移</mark>到<mark>MaxCompute</mark>"
-    assert highlight("We migrated <b>it</b>", query_terms("migrate")) == "We <mark>migrated</mark> &lt;b&gt;it&lt;/b&gt;"
+    english = highlight("We migrated <b>it</b>", query_terms("migrate"))
+    assert english == "We <mark>migrated</mark> &lt;b&gt;it&lt;/b&gt;"
 
 
 def test_the_search_page_lists_a_chinese_match_with_its_word_marked(settings):
@@ -123,7 +124,7 @@ def test_the_index_text_keeps_every_cjk_character_a_token_character():
     db = sqlite3.connect(":memory:")
     db.executescript(f"CREATE VIRTUAL TABLE t USING fts5(x, tokenize='{TOKENIZER}');"
                      "CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance');")
-    chars = [chr(c) for lo, hi in _ranges(_CJK_CLASS) for c in range(lo, hi + 1, max(1, (hi - lo) // 300))]
+    chars = [chr(c) for lo, hi in _ranges(CJK_CLASS) for c in range(lo, hi + 1, max(1, (hi - lo) // 300))]
     db.executemany("INSERT INTO t(rowid, x) VALUES (?, ?)", [(i, f"a{c}a") for i, c in enumerate(chars, 1)])
     split = [chars[doc - 1] for doc, n in db.execute("SELECT doc, count(*) FROM v GROUP BY doc") if n != 1]
     assert split == [] and len(chars) > 1000
