@@ -14,6 +14,7 @@ from urllib.parse import quote, unquote
 
 from lemminflect import getAllInflections, getAllLemmas
 
+from mempalace.cjk import OTHER_WORD_CHAR, cjk_spans, index_words, is_cjk
 from mempalace.vocabulary import content_words
 from mempalace.wording import counted
 
@@ -22,7 +23,6 @@ JOINER = "\u2060"  # WORD JOINER: invisible, and breaks a pattern Streamlit woul
 # Where GFM would still see a web or mail address once escapes are read: after "www", between ":"
 # and "//", and before "@".
 _ADDRESS_START = re.compile(r"(?<=www)(?=\\\.)|(?<=\\:)(?=//)|(?=@)", re.IGNORECASE)
-_WORD = re.compile(r"\w+", re.UNICODE)
 # "hover me", after a text with a title: a lettered circle drawn by CSS (U+24D8 is missing from common fonts)
 INFO_MARK = ('<sup class="mp-info" style="opacity:0.6;border:1px solid currentColor;border-radius:50%;'
              'padding:0 0.3em;font-size:0.65em;font-style:italic;font-family:serif" aria-hidden="true">i</sup>')
@@ -63,8 +63,8 @@ def unlinked(text: object) -> str:
 
 def query_terms(query: str) -> list[str]:
     """The words of a query worth highlighting: those keyword search looks up (no stop words such as
-    "does" or "have"), none of one letter."""
-    return [t for t in content_words(_WORD.findall(query)) if len(t) > 1]
+    "does" or "have"; a CJK run's character pairs), none of one Latin letter."""
+    return [t for t in content_words(index_words(query)) if len(t) > 1 or is_cjk(t)]
 
 
 def word_forms(terms: list[str]) -> set[str]:
@@ -83,14 +83,29 @@ def highlight(text: str, terms: list[str], limit: int | None = None) -> str:
     shown = text if limit is None or len(text) <= limit else text[:limit] + "…"
     if not terms:
         return html.escape(shown)
-    forms = sorted(word_forms(terms), key=len, reverse=True)
-    pattern = re.compile(r"(?<!\w)(" + "|".join(map(re.escape, forms)) + r")(?!\w)", re.IGNORECASE | re.UNICODE)
     out, last = [], 0
-    for found in pattern.finditer(shown):
-        out += [html.escape(shown[last:found.start()]), "<mark>", html.escape(found.group(0)), "</mark>"]
-        last = found.end()
+    for start, end in _marked_spans(shown, terms):
+        out += [html.escape(shown[last:start]), "<mark>", html.escape(shown[start:end]), "</mark>"]
+        last = end
     out.append(html.escape(shown[last:]))
     return "".join(out)
+
+
+def _marked_spans(text: str, terms: list[str]) -> list[tuple[int, int]]:
+    """Where `text` holds a term: whole words for most scripts (inflections too), anywhere for CJK terms
+    (written without spaces), in order and never overlapping."""
+    words = [t for t in terms if not is_cjk(t)]
+    spans = cjk_spans(text, [t for t in terms if is_cjk(t)])
+    forms = sorted(word_forms(words), key=len, reverse=True)
+    if forms:
+        pattern = re.compile(f"(?<!{OTHER_WORD_CHAR})(" + "|".join(map(re.escape, forms)) + f")(?!{OTHER_WORD_CHAR})",
+                             re.IGNORECASE | re.UNICODE)
+        spans += [found.span() for found in pattern.finditer(text)]
+    kept: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if not kept or start >= kept[-1][1]:
+            kept.append((start, end))
+    return kept
 
 
 HALL_MEANING = {

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from .dates import DATE_FILTERS, DateCounts
+from .cjk import index_text
 from .errors import PalaceBusyError
 from .filters import FILING_ORDER, place_tokens, where_clause
 from .lexical import LexicalSearch
@@ -27,7 +28,7 @@ from .write_journal import JournalEntry, WriteJournal  # noqa: F401 (JournalEntr
 
 CATALOG_FILE = "mempalace_catalog.sqlite3"  # in a palace folder (a server's palace: named after it in the cache)
 
-SCHEMA_VERSION = "6"
+SCHEMA_VERSION = "7"
 WHOLE_TABLE_MMAP_BYTES = 2 << 30  # (SQLite caps it at its own limit, 2 GB by default)
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS drawers(
@@ -36,7 +37,8 @@ CREATE TABLE IF NOT EXISTS drawers(
     source_file TEXT NOT NULL DEFAULT '', chunk_index INTEGER NOT NULL DEFAULT 0,
     parent_id TEXT NOT NULL DEFAULT '', filed_at TEXT NOT NULL DEFAULT '',
     seq INTEGER NOT NULL DEFAULT 0, vector BLOB, place TEXT NOT NULL DEFAULT '', dated TEXT NOT NULL DEFAULT '',
-    said TEXT NOT NULL DEFAULT '', title TEXT NOT NULL DEFAULT '', aliases TEXT NOT NULL DEFAULT '');
+    said TEXT NOT NULL DEFAULT '', title TEXT NOT NULL DEFAULT '', aliases TEXT NOT NULL DEFAULT '',
+    terms TEXT);  -- what the keyword index reads instead of content (CJK text: cjk.index_text), else NULL
 CREATE INDEX IF NOT EXISTS drawers_place ON drawers(wing, room, hall);
 CREATE INDEX IF NOT EXISTS drawers_source ON drawers(source_file, chunk_index);
 CREATE INDEX IF NOT EXISTS drawers_room ON drawers(room, dated);
@@ -55,22 +57,26 @@ CREATE TABLE IF NOT EXISTS room_counts(
 CREATE TABLE IF NOT EXISTS state(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS writes(
     token TEXT PRIMARY KEY, owner TEXT NOT NULL, kind TEXT NOT NULL, stamp INTEGER NOT NULL, ids TEXT NOT NULL);
+CREATE VIEW IF NOT EXISTS drawers_indexed AS
+    SELECT rowid AS rowid, coalesce(terms, content) AS content, place FROM drawers;
 CREATE VIRTUAL TABLE IF NOT EXISTS drawers_fts USING fts5(
-    content, place, content='drawers', content_rowid='rowid', tokenize='porter unicode61 remove_diacritics 2');
+    content, place, content='drawers_indexed', content_rowid='rowid', tokenize='porter unicode61 remove_diacritics 2');
 CREATE VIRTUAL TABLE IF NOT EXISTS drawers_vocab USING fts5vocab(drawers_fts, 'row');
 CREATE TRIGGER IF NOT EXISTS drawers_ai AFTER INSERT ON drawers BEGIN
-    INSERT INTO drawers_fts(rowid, content, place) VALUES (new.rowid, new.content, new.place);
+    INSERT INTO drawers_fts(rowid, content, place) VALUES (new.rowid, coalesce(new.terms, new.content), new.place);
     INSERT INTO room_counts VALUES (new.wing, new.room, new.hall, 1)
         ON CONFLICT(wing, room, hall) DO UPDATE SET n = n + 1;
 END;
 CREATE TRIGGER IF NOT EXISTS drawers_ad AFTER DELETE ON drawers BEGIN
-    INSERT INTO drawers_fts(drawers_fts, rowid, content, place) VALUES ('delete', old.rowid, old.content, old.place);
+    INSERT INTO drawers_fts(drawers_fts, rowid, content, place)
+        VALUES ('delete', old.rowid, coalesce(old.terms, old.content), old.place);
     UPDATE room_counts SET n = n - 1 WHERE wing = old.wing AND room = old.room AND hall = old.hall;
     DELETE FROM room_counts WHERE n <= 0;
 END;
 CREATE TRIGGER IF NOT EXISTS drawers_au AFTER UPDATE OF wing, room, hall ON drawers BEGIN
-    INSERT INTO drawers_fts(drawers_fts, rowid, content, place) VALUES ('delete', old.rowid, old.content, old.place);
-    INSERT INTO drawers_fts(rowid, content, place) VALUES (new.rowid, new.content, new.place);
+    INSERT INTO drawers_fts(drawers_fts, rowid, content, place)
+        VALUES ('delete', old.rowid, coalesce(old.terms, old.content), old.place);
+    INSERT INTO drawers_fts(rowid, content, place) VALUES (new.rowid, coalesce(new.terms, new.content), new.place);
     UPDATE room_counts SET n = n - 1 WHERE wing = old.wing AND room = old.room AND hall = old.hall;
     DELETE FROM room_counts WHERE n <= 0;
     INSERT INTO room_counts VALUES (new.wing, new.room, new.hall, 1)
@@ -128,6 +134,7 @@ class Catalog(WordCounts, DateCounts, VectorReads, WriteJournal, LexicalSearch):
             version = found and db.execute("SELECT value FROM state WHERE key = 'schema'").fetchall()
             if found and version != [(SCHEMA_VERSION,)]:
                 db.executescript("DROP TABLE IF EXISTS drawers_vocab; DROP TABLE IF EXISTS drawers_fts;"
+                                 "DROP VIEW IF EXISTS drawers_indexed;"
                                  "DROP TABLE IF EXISTS drawers; DROP TABLE IF EXISTS room_counts;"
                                  "DROP TABLE IF EXISTS state;")
             db.executescript(_SCHEMA)
@@ -185,8 +192,8 @@ class Catalog(WordCounts, DateCounts, VectorReads, WriteJournal, LexicalSearch):
                 with self._transaction():
                     self._db.executemany(_INSERT.replace("INSERT INTO", "INSERT OR REPLACE INTO"),
                                          (_values(row, places) for row in rows))
-                    indexed += self._db.execute("INSERT INTO drawers_fts(rowid, content, place) SELECT rowid, content,"
-                                                " place FROM drawers WHERE rowid > ?", (last,)).rowcount
+                    indexed += self._db.execute("INSERT INTO drawers_fts(rowid, content, place) SELECT rowid,"
+                                                " content, place FROM drawers_indexed WHERE rowid > ?", (last,)).rowcount
                     last = self._db.execute("SELECT coalesce(max(rowid), 0) FROM drawers").fetchone()[0]
                 newest = max([newest, *(row.seq for row in rows)])
         finally:
@@ -354,7 +361,7 @@ _TRIGGER_NAMES = ("drawers_ai", "drawers_ad", "drawers_au")
 _INDEXES = tuple(re.findall(r"CREATE INDEX IF NOT EXISTS .*?;", _SCHEMA))
 _INDEX_NAMES = tuple(re.findall(r"CREATE INDEX IF NOT EXISTS (\w+) ", _SCHEMA))
 _INSERT = ("INSERT INTO drawers(id, content, wing, room, hall, source_file, chunk_index, parent_id, filed_at, seq,"
-           " vector, place, dated, said, title, aliases) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
+           " vector, place, dated, said, title, aliases, terms) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
 
 
 def _busy(exc: sqlite3.DatabaseError) -> bool:
@@ -376,7 +383,7 @@ def _values(row: Row, places: dict[tuple[str, ...], str] | None = None) -> tuple
         tokens = " ".join(filter(None, (places[key], places[source])))
     return (row.id, row.content, row.wing, row.room, row.hall, row.source_file, row.chunk_index, row.parent_id,
             row.filed_at, row.seq, None if row.vector is None else np.asarray(row.vector, np.float32).tobytes(),
-            tokens, row.dated, row.said, row.title, row.aliases)
+            tokens, row.dated, row.said, row.title, row.aliases, index_text(row.content) or None)
 
 
 class _Transaction:

@@ -7,6 +7,7 @@ import sqlite3
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from .cjk import match_of
 from .dates import date_clause
 from .filters import FILTERS, place_token
 
@@ -33,7 +34,7 @@ class LexicalSearch:
         terms = self.query_terms(query)
         if not terms:
             return []
-        match = "content : (" + " OR ".join('"' + t.replace('"', '""') + '"' for t in terms) + ")"
+        match = "content : (" + " OR ".join(match_of(t) for t in terms) + ")"
         place = self.place_match(filters)
         if place:
             match += " AND " + place

@@ -1,7 +1,8 @@
 """How many drawers hold a word: exact counts from the keyword index, for skipping common words.
 
-Words are turned into the index's own tokens (Porter stems, accents off) by a private in-memory
-FTS5 table with the same tokenizer, then looked up in the index's vocabulary. Search uses the counts
+Words are turned into the index's own tokens (Porter stems, accents off; a CJK word's character
+pairs, as `cjk` indexes them) by a private in-memory FTS5 table with the same tokenizer, then looked
+up in the index's vocabulary. Search uses the counts
 to leave very common words out of keyword search and out of the embedded query; room naming uses
 them to pass over words every wing has.
 """
@@ -12,6 +13,8 @@ import re
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
+
+from .cjk import index_words, match_of, query_form, single_cjk
 
 TOKENIZER = "porter unicode61 remove_diacritics 2"  # the tokenizer of the catalog's drawers_fts
 _TERM = re.compile(r"\w+", re.UNICODE)
@@ -55,7 +58,8 @@ class WordTokens:
             missing = [w for w in dict.fromkeys(words) if w not in self._memo]
             if missing:
                 self._db.execute("DELETE FROM words")
-                self._db.executemany("INSERT INTO words(rowid, w) VALUES (?, ?)", list(enumerate(missing, 1)))
+                self._db.executemany("INSERT INTO words(rowid, w) VALUES (?, ?)",
+                                     [(i, query_form(w)) for i, w in enumerate(missing, 1)])
                 found: dict[int, list[str]] = {}
                 for doc, term in self._db.execute("SELECT doc, term FROM tokens ORDER BY doc, offset"):
                     found.setdefault(doc, []).append(term)
@@ -75,7 +79,7 @@ class WordCounts:
 
     def query_terms(self, query: str) -> list[str]:
         """The words of `query` worth a keyword lookup: no stop words, none found in most drawers."""
-        terms = content_words(_TERM.findall(query))
+        terms = content_words(index_words(query))
         total = self.count()
         if not terms or total <= COMMON_MIN:
             return terms
@@ -152,7 +156,7 @@ class WordCounts:
             marks = ",".join("?" * len(chunk))
             counts.update(self._db.execute(f"SELECT term, doc FROM drawers_vocab WHERE term IN ({marks})", chunk))
         found = {w: min((counts.get(t, 0) for t in tokens[w]), default=0) for w in words}
-        for word in (w for w in words if len(tokens[w]) > 1 and found[w]):  # a_b: the phrase, not its parts
+        for word in (w for w in words if (len(tokens[w]) > 1 and found[w]) or single_cjk(w)):  # a_b: the phrase
             found[word] = self._count(_phrase(word))
         return found
 
@@ -179,5 +183,5 @@ def _most_frequent_first(words: list[str], documents: Mapping[str, int], above: 
 
 
 def _phrase(word: str) -> str:
-    return 'content : "' + word.replace('"', '""') + '"'
+    return "content : " + match_of(word)
 
