@@ -14,8 +14,6 @@ import copy
 import json
 import os
 import re
-import stat
-import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,13 +21,10 @@ from typing import Any
 
 from .errors import ConfigError, InvalidInputError
 from .paths import checked_path
+from .settings_file import BACKUP_SUFFIX, keep_backup, read_plain, remove_file, target_file, write_atomically
 
 MAX_PAYLOAD_BYTES = 1_000_000  # a hook's stdin JSON is a few hundred bytes; anything this large is not one
-MAX_SETTINGS_BYTES = 10_000_000  # a tool's settings file is a few kilobytes; it is refused unread past this
-BACKUP_SUFFIX = ".mempalace-backup"
 HOOK_TIMEOUT_SECONDS = 60  # Claude Code raises its 1.5 s SessionEnd budget to the largest per-hook timeout (max 60)
-NEW_FILE_MODE = 0o644  # a tool's settings file as the tool itself would create it
-_NO_WAIT, _NO_FOLLOW = getattr(os, "O_NONBLOCK", 0), getattr(os, "O_NOFOLLOW", 0)  # a FIFO must not hang `hooks`
 _OURS = re.compile(r"(?:^|\s)-m\s+mempalace(?:\s.*)?\shooks\s+run(?:\s|$)")
 
 
@@ -155,12 +150,12 @@ def uninstall(tool: str, settings_path: str | os.PathLike[str] | None = None) ->
         data.pop("hooks", None)
     before = _original(path, entry)
     if (entry.own_file or before is None) and data in ({}, dict(entry.skeleton or {})):
-        _unlink(path)
+        remove_file(path)
     elif before is not None and (_parsed(before) or {}) == data:
         _write(path, before)
     else:
         _write(path, data)
-    _unlink(_backup(path), follow=False)
+    remove_file(_backup(path), follow=False)
     return _status(entry, path, data if path.exists() else {}, True)
 
 
@@ -210,7 +205,7 @@ def _status(entry: HookTool, path: Path, data: Any, changed: bool) -> HookStatus
 def _read(path: Path) -> dict[str, Any] | None:
     """The settings file as a JSON object, None when it does not exist; anything else is refused."""
     try:
-        text = (_read_plain(path, follow=True) or b"").decode("utf-8")
+        text = (read_plain(path, follow=True) or b"").decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"Cannot read {path}: {exc}") from None
     if not text.strip():
@@ -288,44 +283,8 @@ def _drop_mempalace(handlers: list[Any], entry: HookTool) -> bool:
     return removed
 
 
-def _target(path: Path) -> Path:
-    """The file to write: a symlinked settings file (dotfiles) is written through, never replaced; a link
-    leading nowhere is refused (one planted in a cloned project would have install create a file anywhere)."""
-    real = path.resolve() if path.is_symlink() else path
-    if real is not path and not real.exists():
-        raise ConfigError(f"{path} is a symbolic link to {real}, which does not exist; nothing was changed. "
-                          "Create that file (or remove the link) and try again.")
-    return real
-
-
-def _read_plain(path: Path, follow: bool) -> bytes | None:
-    """A regular file's bytes, None when there is none. A FIFO, device or socket is refused before it is
-    opened (and the open never waits); without `follow` so is a symbolic link in its place; a file over
-    MAX_SETTINGS_BYTES is refused before it is read."""
-    try:
-        _refuse_odd(path, os.stat(path, follow_symlinks=follow).st_mode)
-    except FileNotFoundError:
-        return None
-    with os.fdopen(os.open(path, os.O_RDONLY | _NO_WAIT | (0 if follow else _NO_FOLLOW)), "rb") as handle:
-        opened = os.fstat(handle.fileno())
-        _refuse_odd(path, opened.st_mode)
-        data = b"" if opened.st_size > MAX_SETTINGS_BYTES else handle.read(MAX_SETTINGS_BYTES + 1)
-    if max(opened.st_size, len(data)) > MAX_SETTINGS_BYTES:
-        raise ConfigError(f"{path} is larger than {MAX_SETTINGS_BYTES // 1_000_000} MB: it is no settings file; "
-                          "nothing was changed.")
-    return data
-
-
-def _refuse_odd(path: Path, mode: int) -> None:
-    """Refuse a symbolic link where none is followed, and a FIFO, device, socket or folder."""
-    if not stat.S_ISREG(mode):
-        what = ("a symbolic link, not a file MemPalace made (a cloned project may hold one)" if stat.S_ISLNK(mode)
-                else "not a regular file (a FIFO, device, socket or folder)")
-        raise ConfigError(f"{path} is {what}; nothing was changed: remove it and try again.")
-
-
 def _backup(path: Path) -> Path:
-    target = _target(path)
+    target = target_file(path)
     return target.with_name(target.name + BACKUP_SUFFIX)
 
 
@@ -347,7 +306,7 @@ def _original(path: Path, entry: HookTool) -> str | None:
     """The settings file's text before MemPalace was installed, from the backup install kept; None when
     there is none (install created the file) or it holds MemPalace's hook (an older MemPalace wrote it)."""
     try:
-        kept = _read_plain(_backup(path), follow=False)  # a link in its place is never followed
+        kept = read_plain(_backup(path), follow=False)  # a link in its place is never followed
         text = None if kept is None else kept.decode("utf-8")  # line endings as they were
     except (OSError, UnicodeDecodeError, ConfigError):
         return None
@@ -357,51 +316,13 @@ def _original(path: Path, entry: HookTool) -> str | None:
 def _write(path: Path, data: dict[str, Any] | str, backup: bool = False) -> None:
     """Write the settings file (a JSON object, or the exact text to restore), first copying it as it is
     to its backup when `backup`; or say in the user's words why it cannot be written."""
-    target = _target(path)
+    target = target_file(path)
     try:
         if backup and target.exists():
-            _keep_backup(target)
+            keep_backup(target)
         text = data if isinstance(data, str) else json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-        _write_atomically(target, text)
+        write_atomically(target, text)
     except OSError as exc:
         raise ConfigError(f"Cannot write {path}: {exc.strerror or exc}.") from None
 
 
-def _keep_backup(target: Path) -> None:
-    """Copy the settings file as it is to a backup created exclusively, with its permissions, never through a
-    link (one in the backup's place is refused); an older backup holding MemPalace's hook is replaced."""
-    backup, data = target.with_name(target.name + BACKUP_SUFFIX), _read_plain(target, follow=False) or b""
-    if os.path.lexists(backup):
-        _refuse_odd(backup, os.lstat(backup).st_mode)
-        backup.unlink()
-    descriptor = os.open(backup, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NO_FOLLOW, 0o600)
-    with os.fdopen(descriptor, "wb") as out:
-        os.fchmod(descriptor, target.stat().st_mode & 0o777)
-        out.write(data)
-
-
-def _write_atomically(target: Path, text: str) -> None:
-    """Write through a temporary file and a rename, keeping the file's permissions."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    mode = target.stat().st_mode & 0o7777 if target.exists() else NEW_FILE_MODE
-    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
-        os.chmod(temporary, mode)
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
-def _unlink(path: Path, follow: bool = True) -> None:
-    """Remove a file MemPalace alone wrote (a settings file, or, not `follow`ing a link, the backup install kept)."""
-    try:
-        (_target(path) if follow else path).unlink()
-    except FileNotFoundError:
-        pass
-    except OSError as exc:
-        raise ConfigError(f"Cannot remove {path}: {exc}") from None

@@ -17,7 +17,8 @@ from mempalace import Palace
 from mempalace.cli import main
 from mempalace.config import load_settings
 from mempalace.errors import ConfigError, SourceRefusedError
-from mempalace.hooks import MAX_SETTINGS_BYTES, status
+from mempalace.hooks import status
+from mempalace.settings_file import MAX_SETTINGS_BYTES
 from mempalace.syncing import book_of, file_transcript, sync_sources
 
 from _cli import assert_user_error
