@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import socket
 import sys
 import threading
@@ -120,12 +119,8 @@ def _running(palace_dir: Path) -> str | None:
         )
     deadline = time.monotonic() + START_SECONDS
     while _hosts(info.pid, palace_dir):
-        answer = who_answers(info.url, info.token)
-        if answer == "ours":
+        if _proven(palace_dir, info) == "ours":
             return info.url
-        if answer == "impostor" and Path(f"/proc/{info.pid}").exists():
-            _retire(info.pid, palace_dir)  # this user's own host that cannot prove itself: one from before
-            return None  # the proof (its port may be anyone's by now); a new host is started instead
         if time.monotonic() > deadline:
             raise PalaceUnavailableError(
                 f"The server of the palace at {palace_dir} (pid {info.pid}) has not answered for "
@@ -157,18 +152,6 @@ def _proven(palace_dir: Path, info: ServerInfo) -> str:
             "user's), so MemPalace sent it nothing. If a MemPalace from before this check still serves the "
             f"palace, stop it (`kill {info.pid}`); otherwise delete {palace_dir / SERVER_FILE} and try again.")
     return answer
-
-
-def _retire(pid: int, palace_dir: Path) -> None:
-    """Stop this user's host `pid` of `palace_dir` and wait (bounded) until it is gone."""
-    os.kill(pid, signal.SIGTERM)
-    deadline = time.monotonic() + START_SECONDS
-    while _hosts(pid, palace_dir) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    if _hosts(pid, palace_dir):
-        raise PalaceUnavailableError(
-            f"The palace's older server host (pid {pid}) did not stop when asked; stop it (`kill -9 {pid}`) and "
-            "try again.")
 
 
 def _hosts(pid: int, palace_dir: Path) -> bool:
