@@ -100,13 +100,15 @@ def demo_drawers(palace: "Palaceish") -> list[Drawer]:
 
 def demo_rooms(palace: "Palaceish") -> frozenset[str]:
     """The rooms holding a demo drawer: ingest never files into them, nor renames them."""
-    return frozenset(d.room for d in demo_drawers(palace))
+    return demo_places(palace)[0]
 
 
-def demo_only_wings(palace: "Palaceish") -> frozenset[str]:
-    """The wings that hold nothing but demo drawers."""
-    held = Counter(d.wing for d in demo_drawers(palace))
-    return frozenset(w for w, n in palace.list_wings().items() if held[w] == n)
+def demo_places(palace: "Palaceish") -> tuple[frozenset[str], frozenset[str]]:
+    """The demo's rooms (see `demo_rooms`) and the wings that hold nothing but demo drawers, from one read."""
+    found = demo_drawers(palace)
+    held = Counter(d.wing for d in found)
+    return (frozenset(d.room for d in found),
+            frozenset(w for w, n in palace.list_wings().items() if held[w] == n))
 
 
 def remove_demo(palace: Palace) -> DemoRemoval:

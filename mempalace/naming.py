@@ -80,3 +80,11 @@ def closest_names(name: str, known: object) -> str:
     """A " Did you mean …?" sentence naming up to three of `known` close to `name`, or nothing."""
     close = difflib.get_close_matches(name, list(known), n=3, cutoff=0.6)  # type: ignore[call-overload]
     return f" Did you mean {', '.join(close)}?" if close else ""
+
+
+def alias_of(name: str) -> str:
+    """A room name as an alias: its slug, or as stored when it has none (another tool's odd name)."""
+    try:
+        return room_slug(name)
+    except InvalidInputError:
+        return name

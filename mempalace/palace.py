@@ -25,7 +25,7 @@ from .inventory import PERSON
 from .keeping import KeptInUse
 from .models import (HALL_BY, ROOM_ALIASES, ROOM_BY, AddResult, Drawer, DrawerDraft, PalaceStatus, RoomRename,
                      SearchHit)
-from .naming import hall_change, hall_filter, hall_name, room_slug, wing_name
+from .naming import alias_of, hall_change, hall_filter, hall_name, room_slug, wing_name
 from .records import (access_path, best_first, check_content, draft_metadata, drawer_from_record, drawer_from_row,
                       drawer_id_of, extra_metadata, id_list, match)
 from .search import Searcher
@@ -246,7 +246,7 @@ class Palace(Likeness, Rearranging, TaxonomyView):
         wings = tuple(sorted({w for w, room, _, _ in self._catalog.room_counts() if room in rooms}))
         if ids:
             earlier = self._catalog.aliases_of(ids + self._catalog.ids_where({"room": target}))
-            aliases = (earlier | {_slug_or_name(r) for r in id_list(rooms)}) - {target}
+            aliases = (earlier | {alias_of(r) for r in id_list(rooms)}) - {target}
             self._move(ids, {"room": target}, action="move-rooms", aliases=" ".join(sorted(aliases)))
         return len(ids), wings
 
@@ -263,7 +263,7 @@ class Palace(Likeness, Rearranging, TaxonomyView):
             raise InvalidInputError(f"Room {target!r} exists already: `mempalace merge-rooms {old} {target}` "
                                     "joins the two rooms.")
         ids = self._catalog.ids_where({"room": old})
-        aliases = (self._catalog.aliases_of(ids) | {_slug_or_name(old)}) - {target}
+        aliases = (self._catalog.aliases_of(ids) | {alias_of(old)}) - {target}
         wings = tuple(sorted({w for w, r, _, _ in self._catalog.room_counts() if r == old}))
         self._move(ids, {"room": target}, chosen_by, "rename-room", aliases=" ".join(sorted(aliases)), was=old)
         return RoomRename(old, target, len(ids), wings, tuple(sorted(aliases)))
@@ -397,11 +397,3 @@ class Palace(Likeness, Rearranging, TaxonomyView):
         if already > 0:
             self.access.record(current_actor(), "log-start", [], drawers_already=already)
         self.access.record(current_actor(), action, ids, **detail)
-
-
-def _slug_or_name(name: str) -> str:
-    """A room name as an alias: its slug, or as stored when it has none (another tool's odd name)."""
-    try:
-        return room_slug(name)
-    except InvalidInputError:
-        return name

@@ -366,8 +366,7 @@ class ScopedPalace(ScopedRearranging):
 
     @checked_then_written
     def remove_demo(self) -> Any:
-        """As `Palace.remove_demo`, for an admin of every wing holding a demo drawer (an editor who
-        loaded the demo may not: it is a delete of many drawers, not taking back one ingest)."""
+        """As `Palace.remove_demo`, for an admin of every wing holding a demo drawer (not an editor who loaded it)."""
         from .demo_data import demo_drawers
 
         for wing in sorted({d.wing for d in demo_drawers(self._palace)}) or [None]:
@@ -382,12 +381,10 @@ class ScopedPalace(ScopedRearranging):
 
     # -- this person's sign-in, the audit log (admins of every wing) --------------------------------
 
-    def sign_out(self, issued_at: float) -> None:
-        """Record that the grant's person signed out of the sign-in issued at `issued_at`."""
+    def sign_out(self, issued_at: float) -> None:  # of the sign-in issued at `issued_at`
         self._palace.access.record_sign_out(self.grant.actor.who, issued_at)
 
-    def signed_out(self, issued_at: float) -> bool:
-        """Whether the grant's person signed out after the sign-in issued at `issued_at`."""
+    def signed_out(self, issued_at: float) -> bool:  # since the sign-in issued at `issued_at`
         return self._palace.access.signed_out(self.grant.actor.who, issued_at)
 
     def audit_entries(self, **filters: Any) -> list[Any]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from .. import blobs
-from ..demo_data import demo_only_wings, demo_rooms
+from ..demo_data import demo_places
 from ..formats.base import Conversation, Source, conversation_key
 from ..inventory import PERSON
 from ..models import DrawerDraft
@@ -262,7 +262,7 @@ def topic_rooms(palace: Palace) -> TopicRooms:
     """Room choice that knows the palace's rooms (from a sample of each one's drawers) and wings. The
     demo's rooms are no candidates (their names stay taken, so no room of real chats is a tunnel to
     the demo) and its wings do not count into what the palace's chats share."""
-    demo, demo_wings = demo_rooms(palace), demo_only_wings(palace)
+    demo, demo_wings = demo_places(palace)  # the demo's drawers read once
     wing_vectors = {w: v for w, v in palace.wing_vectors(WING_SAMPLE).items() if w not in demo_wings}
     rooms = TopicRooms(RoomChooser(palace.list_rooms(), palace.widespread_words),
                        wing_vectors=wing_vectors, embed=remembering_embed(palace) if palace.embeds_meaning else None,
