@@ -15,6 +15,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -82,6 +83,13 @@ def _listening_inode(port: int) -> str:
     raise AssertionError(f"nothing listens on port {port}")
 
 
+def _wait_for_command(pid: int, word: bytes, seconds: float = 10.0) -> None:
+    deadline = time.monotonic() + seconds
+    while word not in Path(f"/proc/{pid}/cmdline").read_bytes():
+        assert time.monotonic() < deadline, f"process {pid} never ran its command"
+        time.sleep(0.01)
+
+
 def _open_sockets(pid: int) -> set[str]:
     found = set()
     for fd in os.listdir(f"/proc/{pid}/fd"):
@@ -114,6 +122,7 @@ def test_a_client_sends_nothing_to_a_server_that_cannot_prove_it_is_the_palaces(
     threading.Thread(target=impostor.serve_forever, daemon=True).start()
     decoy = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)", "mempalace.cli.host",
                               str(shared.resolve())])  # looks like the folder's host to /proc
+    _wait_for_command(decoy.pid, b"mempalace.cli.host")  # until exec, /proc shows pytest's own command
     try:
         ServerInfo(f"http://127.0.0.1:{impostor.server_address[1]}", decoy.pid, machine(),
                    "the-palace-secret").write(shared)
