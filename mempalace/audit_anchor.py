@@ -12,12 +12,12 @@ import os
 import secrets
 import sqlite3
 import stat
+import threading
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from filelock import FileLock, Timeout
-
 from .errors import PalaceBusyError, PalaceUnavailableError
+from .locking import LockTimeout, OwnLock
 from .privacy import OWNER_ONLY_FILE
 
 _NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -45,23 +45,37 @@ def anchor_path(book: Path) -> Path:
     return book.with_suffix(".anchor")
 
 
+BUSY = "Another process has been writing this palace's audit log for too long; try again in a moment."
+
+
 class AnchorLock:
     """One append (entry and anchor) at a time across processes: the log's own write lock ends at its
     COMMIT, and an anchor written after it must not be overtaken by an older one."""
 
     def __init__(self, book: Path, timeout: float):
-        self._lock = FileLock(str(book.with_suffix(".anchor.lock")), timeout=timeout, mode=OWNER_ONLY_FILE,
-                              is_singleton=False, thread_local=False)
+        self._lock = OwnLock(book.with_suffix(".anchor.lock"), timeout=timeout)
+        self._in_process = threading.RLock()  # flock shuts out other processes; this, this one's threads
+        self._depth = 0  # an append inside `accept` holds it again
 
     def __enter__(self) -> None:
+        if not self._in_process.acquire(timeout=self._lock.timeout):
+            raise PalaceBusyError(BUSY)
         try:
-            self._lock.acquire()
-        except Timeout:
-            raise PalaceBusyError("Another process has been writing this palace's audit log for too long; "
-                                  "try again in a moment.") from None
+            if self._depth == 0:
+                self._lock.acquire()
+        except LockTimeout:
+            self._in_process.release()
+            raise PalaceBusyError(BUSY) from None
+        except BaseException:
+            self._in_process.release()
+            raise
+        self._depth += 1
 
     def __exit__(self, *exc: object) -> None:
-        self._lock.release()
+        self._depth -= 1
+        if self._depth == 0:
+            self._lock.release()
+        self._in_process.release()
 
 
 def read_anchor(path: Path) -> Anchor | None:

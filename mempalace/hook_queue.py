@@ -24,11 +24,11 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from filelock import FileLock, Timeout
 
 from .errors import InvalidInputError, MempalaceError, SourceRefusedError
 from .formats.confined import open_regular, refuse_over
-from .privacy import NEUTRAL_FOLDER, OWNER_ONLY_FILE, OWNER_ONLY_UMASK, owner_dir, owner_file
+from .locking import LockTimeout, OwnLock
+from .privacy import NEUTRAL_FOLDER, OWNER_ONLY_UMASK, owner_dir, owner_file
 from .sourcebook import stat_file
 
 HOOKS_DIR = "hooks"
@@ -91,9 +91,9 @@ def log_path(home: str | os.PathLike[str]) -> Path:
     return hooks_folder(home) / LOG_FILE
 
 
-def filing_lock(home: str | os.PathLike[str]) -> FileLock:
+def filing_lock(home: str | os.PathLike[str]) -> OwnLock:
     """The lock a background filing holds: one files the queue at a time."""
-    return FileLock(str(owner_dir(hooks_folder(home)) / LOCK_FILE), mode=OWNER_ONLY_FILE, is_singleton=False)
+    return OwnLock(owner_dir(hooks_folder(home)) / LOCK_FILE)
 
 
 def enqueue(home: str | os.PathLike[str], tool: str, format_name: str, transcript: Path,
@@ -155,7 +155,7 @@ def file_queue(home: str | os.PathLike[str],
     while _untried(home, tried):
         try:
             lock.acquire(timeout=LOCK_WAIT_SECONDS)
-        except Timeout:
+        except LockTimeout:
             break
         try:
             with ExitStack() as palaces_open:
@@ -274,10 +274,10 @@ def _running(folder: Path) -> bool:
     """Whether a background filing holds the lock now (probed without making anything)."""
     if not (folder / LOCK_FILE).exists():
         return False
-    probe = FileLock(str(folder / LOCK_FILE), mode=OWNER_ONLY_FILE, is_singleton=False)
+    probe = OwnLock(folder / LOCK_FILE)
     try:
         probe.acquire(timeout=0)
-    except Timeout:
+    except LockTimeout:
         return True
     probe.release()
     return False

@@ -121,3 +121,23 @@ def test_links_planted_where_a_palace_writes_its_own_files_are_never_followed(sh
         assert stat.S_IMODE(target.stat().st_mode) == 0o644, name
     assert old.exists() and sorted(p.name for p in elsewhere.iterdir() if not p.name.endswith(".precious")) == \
         ["old-notes.txt"]
+
+
+def test_the_audit_and_hook_queue_locks_never_open_a_planted_link(tmp_path: Path) -> None:
+    from mempalace.audit_anchor import AnchorLock
+    from mempalace.hook_queue import filing_lock, hooks_folder
+
+    precious = tmp_path / "precious.txt"
+    precious.write_text("keep me", encoding="utf-8")
+    home = tmp_path / "home"
+    hooks = hooks_folder(home)
+    hooks.mkdir(parents=True)
+    (hooks / "filing.lock").symlink_to(precious)
+    book = tmp_path / "mempalace_access.sqlite3"
+    book.with_suffix(".anchor.lock").symlink_to(precious)
+    with pytest.raises(PalaceUnavailableError, match="symbolic link"):
+        filing_lock(home).acquire(timeout=0)
+    with pytest.raises(PalaceUnavailableError, match="symbolic link"):
+        with AnchorLock(book, timeout=1):
+            pass
+    assert precious.read_text(encoding="utf-8") == "keep me"  # filelock opened these with O_TRUNC
