@@ -18,6 +18,8 @@ from mempalace.cjk import OTHER_WORD_CHAR, cjk_spans, index_words, is_cjk
 from mempalace.vocabulary import content_words
 from mempalace.wording import counted
 
+from .widths import LATIN_EM, prefix_within
+
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:&])")
 JOINER = "\u2060"  # WORD JOINER: invisible, and breaks a pattern Streamlit would act on
 # Where GFM would still see a web or mail address once escapes are read: after "www", between ":"
@@ -79,8 +81,10 @@ def word_forms(terms: list[str]) -> set[str]:
 
 
 def highlight(text: str, terms: list[str], limit: int | None = None) -> str:
-    """`text` as escaped HTML with each whole word that is a term or an inflection of one in <mark>."""
-    shown = text if limit is None or len(text) <= limit else text[:limit] + "…"
+    """`text` as escaped HTML with each whole word that is a term or an inflection of one in <mark>; with
+    `limit`, only as much as `limit` Latin letters take (half as many Chinese characters) and "…"."""
+    shown = text if limit is None else prefix_within(text, limit * LATIN_EM)
+    shown += "…" if len(shown) < len(text) else ""
     if not terms:
         return html.escape(shown)
     out, last = [], 0
@@ -138,7 +142,7 @@ def badge(text: str, kind: str) -> str:
 
 
 def snippet_block(text: str, terms: list[str], limit: int = 600) -> str:
-    """A drawer's text (first `limit` characters) with matches highlighted, whitespace kept."""
+    """A drawer's text (as much as `limit` Latin letters take) with matches highlighted, whitespace kept."""
     return (f'<div style="white-space:pre-wrap;font-size:0.92em;line-height:1.45">'
             f"{highlight(text, terms, limit)}</div>")
 
