@@ -133,12 +133,15 @@ def hall_help(counts: Mapping[str, int]) -> str:
 
 
 def badge(text: str, kind: str) -> str:
-    """A small coloured label (wing, room or hall) as escaped HTML; a hall's says on hover what it means."""
+    """A small coloured label (wing, room or hall) as escaped HTML; a hall's says on hover what it means.
+    A line breaks between labels, inside one only if it is longer than the line (Chinese may break
+    between any two characters, a Latin name at its hyphens)."""
     colours = {"wing": "#e8e1fb", "room": "#dff3e4", "hall": "#fdf1d6", "source": "#eceff3"}
     meaning = HALL_MEANING.get(text) if kind == "hall" else None
     title = f' title="{attr(f"{meaning[0].upper()}{meaning[1:]}. {HALLS_ARE_CLEAR}")}"' if meaning else ""
     return (f'<span style="background:{colours.get(kind, "#eee")};border-radius:0.6em;padding:0.1em 0.55em;'
-            f'margin-right:0.3em;font-size:0.85em"{title}>{html.escape(text)}</span>')
+            f'margin:0.1em 0.3em 0.1em 0;font-size:0.85em;display:inline-block;max-width:100%;overflow-wrap:anywhere"'
+            f'{title}>{html.escape(text)}</span>')
 
 
 def snippet_block(text: str, terms: list[str], limit: int = 600) -> str:

@@ -23,6 +23,7 @@ pytestmark = pytest.mark.e2e
 XSS = '<img src=x onerror="window.__xss=1">'
 LIMING, KAI, PLANS, NATASHA = "wing_李明", "wing_kai", "李明和王芳的家庭与工作计划", "наташа"
 GREYHOUND = "我们上周末领养了一只灰狗，它特别怕冷，冬天出门要给它穿衣服。"
+PICNIC = "周末带孩子去公园野餐和放风筝的计划"
 MOVE = "Переезд в новую квартиру назначен на субботу, грузчики придут в девять."
 DRAWERS = (  # (text, wing, room): 数据库升级 is a tunnel between 李明's wing and Kai's
     ("数据库升级到 PostgreSQL 16 之前，先在 staging 环境跑一遍 migration 脚本。", LIMING, "数据库升级"),
@@ -32,7 +33,7 @@ DRAWERS = (  # (text, wing, room): 数据库升级 is a tunnel between 李明's 
     ("今年的个税 app 里要记得申报专项附加扣除，三月一日开始。", PLANS, "个税"),
     ("我们在招聘一个后端工程师，要求熟悉 Go 和 Kubernetes。", PLANS, "招聘"),
     ("Kubernetes 集群迁移到新的节点池，周五晚上十点操作。", KAI, "kubernetes-集群迁移"),
-    ("周末带孩子去公园野餐，顺便放风筝，记得带防晒霜和水。", PLANS, "周末带孩子去公园野餐和放风筝的计划"),
+    ("周末带孩子去公园野餐，顺便放风筝，记得带防晒霜和水。", PLANS, PICNIC),
     ("孩子的钢琴课改到每周三下午四点。", PLANS, "钢琴课"),
     ("看了三套房子，第二套离地铁最近，月供大概一万二。", PLANS, "买房"),
     ("装修公司报价太高了，打算自己找工长，厨房先做。", PLANS, "装修"),
@@ -129,6 +130,18 @@ def test_the_room_filter_lists_and_chooses_a_chinese_room(page: Page, server: Da
     assert GREYHOUND in [card["text"] for card in shown], shown  # the text whole, as stored
     assert any(XSS in card["text"] for card in shown), shown  # markup shown as written...
     assert page.evaluate("() => window.__xss") is None  # ...and never run
+
+
+def test_a_narrow_page_wraps_a_card_between_names_not_inside_one(page: Page, server: Dashboard) -> None:
+    page.set_viewport_size({"width": 360, "height": 800})  # a phone: Chinese may break between any two characters
+    open_app(page, server, f"drawers?room={quote(PICNIC)}")
+    expect(main_block(page).locator(CARD)).to_have_count(1)
+    badges = main_block(page).locator(f"{CARD} .mp-place span").evaluate_all("""(badges) => badges.map((b) => ({
+        name: b.textContent, lines: b.getClientRects().length,
+        fits: [...b.getClientRects()].reduce((width, line) => width + line.width, 0)
+            < b.closest('.mp-place').getBoundingClientRect().width}))""")
+    assert [b["name"] for b in badges] == [PLANS, PICNIC, f"{PICNIC}.txt"], badges
+    assert all(b["lines"] == 1 for b in badges if b["fits"]), badges  # a name that fits a line keeps to one
 
 
 def test_a_chinese_or_russian_keyword_is_marked_inside_its_sentence(page: Page, server: Dashboard) -> None:
