@@ -8,7 +8,6 @@ import bisect
 import json
 import math
 import re
-import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
@@ -19,6 +18,7 @@ from mempalace.wording import counted
 
 from .colours import named_colours, text_on
 from .network_space import apart
+from .widths import LATIN_EM, cut_to, em_width, prefix_within
 
 MAX_ROOMS = 300
 MAX_RADIUS = 40  # px: a dot's largest radius (its room's drawers are on hover)
@@ -110,14 +110,15 @@ def _room_extent(room: RoomNode, r: float) -> tuple[float, float, float, float]:
 
 
 def room_label(room: RoomNode) -> str:
-    """A room's label under its dot: its name, cut at LABEL_CHARS characters so one long name cannot
-    take the whole drawing (whole on hover)."""
-    return room.room if len(room.room) <= LABEL_CHARS else room.room[:LABEL_CHARS - 1] + "…"
+    """A room's label under its dot: its name, cut to LABEL_EMS wide so one long name cannot take the
+    whole drawing (whole on hover)."""
+    return cut_to(room.room, LABEL_EMS)
 
 
 def label_width(text: str, size: float = ROOM_PX) -> float:
-    """An estimate of a label's width in px: CHAR_EM a character, a whole em for a wide (CJK) one."""
-    return sum(1.0 if unicodedata.east_asian_width(c) in "WF" else CHAR_EM for c in text) * size
+    """An estimate of a label's width in px, each character by its script (dashboard.widths): a CJK
+    one a whole em, a Latin one CHAR_EM."""
+    return em_width(text) * size
 
 
 def network_page(rooms: list[RoomNode], matched: int, height: int = 620, palette: Iterable[str] = ()) -> Drawn:
@@ -173,8 +174,9 @@ BOX_MARGIN, HALO = 6, 3  # px: a wing box's padding; the white outline that keep
 _FIT, _GAP = 1.1, 8  # vis-network's fit leaves a 10 % margin round the drawing; px between wing boxes
 _INWARD = 0.45  # a tunnel room sits at this share of its wings' centre, inside the ring
 _LABEL_HALF = (50, 14)  # px: half a typical room label's width, and its height below the dot
-CHAR_EM, LINE_EM = 0.56, 1.25  # a character's width and a line's height, in em: estimates for the layout
-LABEL_CHARS = 48  # characters of a room's label under its dot; a longer name ends in "…" there (whole on hover)
+CHAR_EM, LINE_EM = LATIN_EM, 1.25  # a Latin character's width and a line's height, in em: estimates for the layout
+LABEL_EMS = 48 * CHAR_EM  # a room's label under its dot is at most this wide (48 Latin letters, 26 Chinese
+# characters); a longer name ends in "…" there (whole on hover)
 _SPACE = 2  # px kept clear round a room's dot and label
 _BREAK = re.compile(r"(?<=[_\-. /])")  # where a long wing name may wrap: after a separator
 
@@ -196,15 +198,15 @@ def _add_room(net: Network, room: RoomNode, at: tuple[float, float], colour: dic
 
 
 def wing_lines(wing: str, wrap: float = WING_WRAP) -> list[str]:
-    """A wing's name in lines of at most `wrap` px (by CHAR_EM), broken after a separator where one
-    falls in the line, else mid-word: every character is always shown."""
-    most = max(1, int(wrap // (CHAR_EM * WING_PX)))
+    """A wing's name in lines of at most `wrap` px (as `label_width` estimates them), broken after a
+    separator where one falls in the line, else mid-word (anywhere in Chinese or Japanese, written
+    without spaces): every character is always shown."""
+    most = wrap / WING_PX
     lines: list[str] = []
     for piece in _BREAK.split(wing):
         while piece:
-            space = most - len(lines[-1]) if lines else 0
-            take = piece[:most]
-            if len(take) <= space:
+            take = prefix_within(piece, most) or piece[0]  # a character wider than the line: alone on it
+            if lines and em_width(lines[-1] + take) <= most + 1e-9:
                 lines[-1] += take
             else:
                 lines.append(take)
@@ -216,7 +218,7 @@ def wing_box(wing: str, wrap: float = WING_WRAP) -> tuple[float, float]:
     """A wing box's width and height in px, its name in `wing_lines` (an estimate: vis measures the
     text itself, and the SVG's boxes are fitted to it in the browser)."""
     lines = wing_lines(wing, wrap)
-    return (max(len(line) for line in lines) * CHAR_EM * WING_PX + 2 * BOX_MARGIN,
+    return (max(label_width(line, WING_PX) for line in lines) + 2 * BOX_MARGIN,
             len(lines) * LINE_EM * WING_PX + 2 * BOX_MARGIN)
 
 

@@ -18,6 +18,8 @@ from mempalace.cjk import OTHER_WORD_CHAR, cjk_spans, index_words, is_cjk
 from mempalace.vocabulary import content_words
 from mempalace.wording import counted
 
+from .widths import LATIN_EM, prefix_within
+
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:&])")
 JOINER = "\u2060"  # WORD JOINER: invisible, and breaks a pattern Streamlit would act on
 # Where GFM would still see a web or mail address once escapes are read: after "www", between ":"
@@ -79,8 +81,10 @@ def word_forms(terms: list[str]) -> set[str]:
 
 
 def highlight(text: str, terms: list[str], limit: int | None = None) -> str:
-    """`text` as escaped HTML with each whole word that is a term or an inflection of one in <mark>."""
-    shown = text if limit is None or len(text) <= limit else text[:limit] + "…"
+    """`text` as escaped HTML with each whole word that is a term or an inflection of one in <mark>; with
+    `limit`, only as much as `limit` Latin letters take (half as many Chinese characters) and "…"."""
+    shown = text if limit is None else prefix_within(text, limit * LATIN_EM)
+    shown += "…" if len(shown) < len(text) else ""
     if not terms:
         return html.escape(shown)
     out, last = [], 0
@@ -129,16 +133,19 @@ def hall_help(counts: Mapping[str, int]) -> str:
 
 
 def badge(text: str, kind: str) -> str:
-    """A small coloured label (wing, room or hall) as escaped HTML; a hall's says on hover what it means."""
+    """A small coloured label (wing, room or hall) as escaped HTML; a hall's says on hover what it means.
+    A line breaks between labels, inside one only if it is longer than the line (Chinese may break
+    between any two characters, a Latin name at its hyphens)."""
     colours = {"wing": "#e8e1fb", "room": "#dff3e4", "hall": "#fdf1d6", "source": "#eceff3"}
     meaning = HALL_MEANING.get(text) if kind == "hall" else None
     title = f' title="{attr(f"{meaning[0].upper()}{meaning[1:]}. {HALLS_ARE_CLEAR}")}"' if meaning else ""
     return (f'<span style="background:{colours.get(kind, "#eee")};border-radius:0.6em;padding:0.1em 0.55em;'
-            f'margin-right:0.3em;font-size:0.85em"{title}>{html.escape(text)}</span>')
+            f'margin:0.1em 0.3em 0.1em 0;font-size:0.85em;display:inline-block;max-width:100%;overflow-wrap:anywhere"'
+            f'{title}>{html.escape(text)}</span>')
 
 
 def snippet_block(text: str, terms: list[str], limit: int = 600) -> str:
-    """A drawer's text (first `limit` characters) with matches highlighted, whitespace kept."""
+    """A drawer's text (as much as `limit` Latin letters take) with matches highlighted, whitespace kept."""
     return (f'<div style="white-space:pre-wrap;font-size:0.92em;line-height:1.45">'
             f"{highlight(text, terms, limit)}</div>")
 

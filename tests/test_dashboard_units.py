@@ -103,6 +103,12 @@ def test_highlight_limit_cuts_before_escaping():
     assert highlight("short", ["short"], limit=100) == "<mark>short</mark>"
 
 
+def test_highlight_limit_is_a_width_so_a_chinese_snippet_is_as_long_as_a_latin_one():
+    assert highlight("a" * 1000, [], limit=600) == "a" * 600 + "…"
+    assert highlight("灰狗" * 500, ["灰狗"], limit=600) == "<mark>" + "灰狗" * 168 + "</mark>…"  # 1 em a character
+    assert highlight("e\u0301" * 700, [], limit=600) == "e\u0301" * 600 + "…"  # an accent takes no room
+
+
 def test_snippet_block_and_badge_escape():
     block = snippet_block("<img src=x onerror=alert(1)> login", ["login"])
     assert block.startswith('<div style="white-space:pre-wrap') and block.endswith("</div>")

@@ -12,8 +12,8 @@ from urllib.parse import unquote
 import pytest
 
 from dashboard import charts
-from dashboard.network import (CHAR_EM, LABEL_CHARS, MAX_RADIUS, ROOM_PX, WING_PX, label_width, layout, network_page,
-                               wing_box, wing_lines)
+from dashboard.network import (BOX_MARGIN, CHAR_EM, MAX_RADIUS, ROOM_PX, WING_PX, label_width, layout, network_page,
+                               room_box, wing_box, wing_lines)
 from dashboard.network_map import MIN_HEIGHT, network_svg
 from mempalace.models import RoomNode
 
@@ -88,7 +88,7 @@ def test_a_long_wing_name_wraps_whole_after_its_separators_and_its_box_holds_eve
                        ("x" * 100, 70), ("___", 70), ("", 130)]:
         lines = wing_lines(name, wrap)
         assert "".join(lines) == name  # whole: cut where it must, never lost
-        assert all(len(line) * CHAR_EM * WING_PX <= wrap for line in lines)
+        assert all(label_width(line, WING_PX) <= wrap + 1e-6 for line in lines)
         width, height = wing_box(name, wrap)
         assert width <= wrap + 12 and height == len(lines) * 1.25 * WING_PX + 12  # the layout sizes the lines drawn
     assert wing_lines("wing_conversations_with_claude_2024", 130)[0].endswith("_")  # after a separator
@@ -106,7 +106,7 @@ def test_a_very_long_room_name_is_cut_under_its_dot_and_whole_on_hover():
     short = network_svg([node("a", ("wing_a", "wing_b"))])
     svg = parse(network_svg([node("a", ("wing_a", "wing_b")), node(name, ("wing_a",))]))
     room = places(svg, "room")[name]
-    assert room.find(f"{SVG}text").text == name[:LABEL_CHARS - 1] + "…"
+    assert room.find(f"{SVG}text").text == name[:47] + "…"  # 48 Latin characters
     assert room.find(f"{SVG}title").text.startswith(f"room {name}\n")
     width = float(svg.get("viewBox").split()[2])
     assert width < 2 * float(parse(short).get("viewBox").split()[2])  # the drawing keeps its scale
@@ -125,7 +125,7 @@ def label_boxes(svg: ElementTree.Element) -> dict[str, tuple[float, float, float
     for name, group in places(svg, "room").items():
         circle, text = group.find(f"{SVG}circle"), group.find(f"{SVG}text")
         x, y, r = (float(circle.get(k)) for k in ("cx", "cy", "r"))
-        half = max(r, len(text.text) * CHAR_EM * ROOM_PX / 2) if text is not None else r
+        half = max(r, label_width(text.text) / 2) if text is not None else r
         found[name] = (x - half, y - r, x + half, y + (r + ROOM_PX + 4 if text is not None else r))
     return found
 
@@ -160,6 +160,41 @@ def test_one_huge_room_keeps_a_dot_that_leaves_the_drawing_readable():
 
 def test_a_wide_name_is_measured_wider_so_its_label_gets_room():
     assert label_width("会議") == 2 * ROOM_PX and label_width("ab") == 2 * CHAR_EM * ROOM_PX
+    assert label_width("e\u0301te\u0301") == label_width("ete")  # an accent is drawn over its letter
+    assert label_width("переезд") > label_width("pereezd")  # Cyrillic letters run wider
+
+
+CJK_WING = "李明和王芳的家庭与工作计划"
+
+
+def test_a_chinese_wing_name_wraps_by_its_width_and_its_box_holds_it():
+    lines = wing_lines(CJK_WING, 130)
+    assert "".join(lines) == CJK_WING and len(lines) == 2  # 13 characters of 14 px: 182 px in one line
+    assert all(len(line) * WING_PX <= 130 for line in lines)  # a CJK font draws each character 1 em wide
+    assert wing_box(CJK_WING, 130)[0] >= max(len(line) for line in lines) * WING_PX + 2 * BOX_MARGIN
+
+
+def test_a_long_chinese_room_name_is_cut_by_its_width():
+    name = "周末带孩子去公园野餐和放风筝顺便在湖边吃午饭然后去看电影再回家做晚饭"  # 36 characters: 432 px
+    svg = parse(network_svg([node("a", ("wing_a", "wing_b")), node(name, ("wing_a",))]))
+    label = places(svg, "room")[name].find(f"{SVG}text").text
+    assert label == name[:26] + "…"  # as wide as 48 Latin letters at most
+
+
+def test_rooms_keep_clear_of_a_chinese_wing_box_as_a_cjk_font_draws_it():
+    rooms = [node(room, (CJK_WING,)) for room in ("个税", "招聘", "钢琴课", "买房", "装修", "体检", "旅行计划", "读书会",
+                                                  "健身", "家长会", "年终总结", "周末带孩子去公园野餐和放风筝的计划")]
+    rooms += [node("数据库升级", ("wing_kai", "wing_李明")), node("灰狗领养", ("wing_李明",)),
+              node("переезд", ("наташа",)), node("ремонт-кухни-и-ванной-комнаты", ("наташа",))]
+    plan = layout(rooms)
+    wing_x, wing_y = plan.wing_at[CJK_WING]
+    lines = wing_lines(CJK_WING, plan.wrap)
+    half_w = max(len(line) for line in lines) * WING_PX / 2 + BOX_MARGIN  # 1 em a character
+    half_h = len(lines) * 1.25 * WING_PX / 2 + BOX_MARGIN
+    wing = (wing_x - half_w, wing_y - half_h, wing_x + half_w, wing_y + half_h)
+    for room, (x, y) in plan.room_at:
+        half, up, down = room_box(room, plan.radius[room.room], room.room not in plan.unlabelled)
+        assert not overlap((x - half, y - up, x + half, y + down), wing), room.room
 
 
 def test_the_pyvis_page_leaves_out_the_labels_the_svg_has_no_room_for():
