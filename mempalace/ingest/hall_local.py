@@ -22,7 +22,7 @@ _ENGLISH = frozenset("the and is are to of that it you we this with for have be 
                      "i'm it's don't can will just there would should".split())
 _LATIN_LOCAL = frozenset(  # common Spanish, German and French function words that English never uses
     "el los las del una por para con que es está son muy pero como más también hay ya "
-    "der das und ist nicht ein eine mit für auf den dem sich auch wir ich sie es wird sind noch aber dass "
+    "der das und ist nicht ein eine mit für auf den dem sich auch wir ich sie es wird sind noch aber dass zu im nur oder wenn "
     "le les des une et est pas pour avec dans que qui sur nous vous je il elle ce sont très".split())
 
 
