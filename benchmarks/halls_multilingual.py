@@ -62,10 +62,13 @@ def predict(texts: list[str], embedder: str) -> list[str | None]:
 
 
 def report(rows: list[dict], predicted: list[str | None]) -> dict[str, tuple[int, int, int]]:
-    """Per language and overall: (drawers, given a hall, right among those given) and accuracy lines."""
+    """Per language, overall and over the drawers read as not English ("not-en"): (drawers, given a hall,
+    right among those given), printed with coverage and accuracy."""
+    from mempalace.ingest.hall_text import focus
+
     counts: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
     for row, hall in zip(rows, predicted):
-        for lang in (row["lang"], "all"):
+        for lang in (row["lang"], "all", *(["not-en"] if focus(row["text"]).local else [])):
             c = counts[lang]
             c[0] += 1
             c[1] += hall is not None

@@ -51,12 +51,12 @@ LOCAL_SOCIAL = re.compile(  # greetings, thanks, farewells and cheers: read as c
     r"谢谢\w{0,2}|多谢|感谢|你好|您好|哈哈+|好的+|收到|再见|拜拜|加油|辛苦了|不客气|没关系|早上好|晚安|"
     r"ありがとう(?:ございます)?|よろしくお願いします|こんにちは|おはよう(?:ございます)?|お疲れ様(?:です)?|またね|"
     r"\b(?:muchas gracias|gracias|hola|adiós|hasta (?:luego|mañana|pronto)|nos vemos|buen(?:os|as) (?:días|tardes|noches)|"
-    r"jaja\w*|vale|genial|perfecto|de nada|suerte|ánimo|felicidades|enhorabuena|"
+    r"jaja\w*|vale|perfecto|de nada|suerte|ánimo|felicidades|enhorabuena|"
     r"спасибо(?: большое)?|привет|пока|здравствуйте|добр(?:ый|ое) (?:день|вечер|утро)|до свидания|ок|окей|отлично|"
     r"супер|класс|удачи|поздравляю|"
     r"danke(?: dir| schön)?|dankeschön|vielen dank|hallo|tschüss|bis (?:später|morgen|bald|dann)|"
-    r"guten (?:morgen|tag|abend)|schönen (?:abend|tag)(?: noch)?|toll|prima|viel glück|glückwunsch|"
-    r"merci(?: beaucoup)?|bonjour|bonsoir|salut|au revoir|à (?:demain|bientôt|plus)|génial|parfait|bravo|"
+    r"guten (?:morgen|tag|abend)|schönen (?:abend|tag)(?: noch)?|viel glück|glückwunsch|"
+    r"merci(?: beaucoup)?|bonjour|bonsoir|salut|au revoir|à (?:demain|bientôt|plus)|génial|parfait|"
     r"félicitations|bon courage|de rien|ça va)\b", re.I)
 
 LOCAL_CUES: dict[str, list[tuple[str, float]]] = {
@@ -112,8 +112,10 @@ LOCAL_CUES: dict[str, list[tuple[str, float]]] = {
          r"toujours|jamais|d'habitude)\b", 1.25),
     ],
     "hall_advice": [
-        (r"建议|推荐|おすすめ|お勧め|勧め|すすめ", 3),
-        (r"应该|最好|一定要|记得|别忘了|不妨|千万|ほうがいい|方がいい|べき|忘れずに|気をつけ|してください|しましょう", 2.5),
+        (r"建议|推荐|おすすめ|お勧め|勧め|すすめ|ほうがいい|方がいい", 3),
+        (r"应该|最好|一定要|记得|别忘了|不妨|千万|べき|忘れずに|気をつけ|してください|しましょう", 2.5),
+        (r"[你您](?:应该|最好|得|要)|\b(?:du solltest|ihr solltet|sie sollten|du musst|tu devrais|vous devriez|deberías|"
+         r"deberíais|tienes que|тебе (?:стоит|нужно|надо)|вам (?:стоит|нужно|надо)|ты должен|вы должны)\b", 1),
         (r"试试|注意|てみて", 2),
         (r"\b(?:recomiendo|recomendamos|aconsejo|sugiero|советую|рекомендую|empfehle|empfehlen|rate dir|"
          r"(?:je )?(?:te |vous )?(?:conseille|recommande|suggère))\b", 3),
