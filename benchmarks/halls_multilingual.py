@@ -7,7 +7,8 @@ DEV (benchmarks/data/halls_multilingual_dev.jsonl): 36 drawers of ../shared/data
 ingest cuts them (Chinese, Spanish, English+Spanish threads; rebuilt from ../shared by key) and 36
 short statements in Chinese, Japanese, Spanish, Russian, German and French. HELD-OUT
 (tests/data/halls_multilingual_heldout.jsonl): 60 drawers, 10 per language, written and labelled
-before any rule was tuned and never tuned on. A null label is "no clear kind": right only with no hall.
+(by the engineer who then wrote the cues, not by a blind writer) and committed before any rule was
+written, and never tuned on. A null label is "no clear kind": right only with no hall.
 """
 
 from __future__ import annotations
