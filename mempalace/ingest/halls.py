@@ -19,6 +19,8 @@ regression's probabilities are averaged and the likeliest wins (ties: earlier in
 (None) when the focus holds almost nothing or when no hall is the likeliest: a drawer with no clear
 kind gets no hall rather than a wrong one, which would mislead a search by hall. Without a vector
 only the cues decide, and a focus with words but no cue is a fact. Measured in benchmarks/halls_real.py.
+A focus not in English (`hall_local`) is also read with its language's cues, and gets the hall chosen
+only when those cues name it alone (`LOCAL_CUE_MIN`), else none (benchmarks/halls_multilingual.py).
 """
 
 from __future__ import annotations
