@@ -327,3 +327,16 @@ def test_terminal_chrome_is_no_ones_words_but_art_and_tables_in_a_reply_stay(tmp
         ("User", "user", "thanks"),
     ]
     assert convo.place is None  # no banner names a folder
+
+
+@pytest.mark.parametrize(("header", "started"), [
+    ("日期：2025年3月1日", "2025-03-01T00:00:00Z"), ("日付: 2025年3月1日 10:30", "2025-03-01T10:30:00Z"),
+    ("Fecha: sábado, 1 de marzo de 2025", "2025-03-01T00:00:00Z"), ("Дата: 1 марта 2025 г.", "2025-03-01T00:00:00Z"),
+    ("Datum: 1. März 2025", "2025-03-01T00:00:00Z"), ("Date : 1er mars 2025", "2025-03-01T00:00:00Z"),
+    ("Date: 12 décembre 2024", "2024-12-12T00:00:00Z"), ("Fecha: 30 de febrero de 2025", None),
+    ("日期：下周六", None),  # a relative day has no day to count from: as `Date: next Saturday` is not read
+])
+def test_a_date_header_written_the_local_way_dates_the_conversation(tmp_path: Path, header: str,
+                                                                  started: str | None) -> None:
+    convo = parse_one(tmp_path, "d.txt", f"{header}\n\nAna: hola\nBen: 你好\n")
+    assert convo.started == started and convo.speakers == ("Ana", "Ben")

@@ -4,9 +4,10 @@ Turns are found by the first style that fits: `> ` or `❯ ` user turns (the lin
 `● ` starts a reply too), `User:`/`Assistant:` or `Human:`/`AI:` labels (also `**User:**`), generic
 `Name:` speaker lines, else the whole file is one message. Label lines inside code fences never count.
 
-A `Date: …` line is a header, not a speaker: it stays in the text before the first label, and when
-its date reads (ISO, or `8 May 2023` / `May 8, 2023`, optionally with a time such as `1:56 pm on`),
-it becomes the conversation's start (taken as UTC).
+A `Date: …` line (or `Fecha:`, `Datum:`, `Дата:`, `日期：`, `日付：`) is a header, not a speaker: it stays
+in the text before the first label, and when its date reads (ISO, `8 May 2023` / `May 8, 2023`, or a
+local form such as `2025年3月1日`, `1 de marzo de 2025`, `1 марта 2025`, `1. März 2025`, `1er mars 2025`;
+optionally with a time such as `1:56 pm on`), it becomes the conversation's start (taken as UTC).
 
 A terminal capture's chrome is no one's message: Claude Code's banner (lines of block-element art,
 one naming Claude Code; the folder it shows is the conversation's place), rule lines (20 or more
@@ -28,6 +29,7 @@ from pathlib import PurePosixPath
 from typing import NamedTuple
 
 from .base import Conversation, Message, Role, Source, iso_time, project_name
+from .local_dates import HEADER as _DATE_HEADER, HEADER_NAMES, local_date
 
 NAME = "plain_text"
 LABEL = "Plain text or Markdown"
@@ -47,7 +49,6 @@ _ROLES: dict[str, tuple[str, Role]] = {
     "user": ("User", "user"), "human": ("Human", "user"), "assistant": ("Assistant", "assistant"),
     "ai": ("AI", "assistant"),
 }
-_DATE_HEADER = re.compile(r"^date[ \t]*:[ \t]*(?P<value>[^\n]+)", re.IGNORECASE | re.MULTILINE)
 _MONTHS = {m: n for n, names in enumerate(("jan january", "feb february", "mar march", "apr april", "may", "jun june",
                                            "jul july", "aug august", "sep sept september", "oct october",
                                            "nov november", "dec december"), start=1) for m in names.split()}
@@ -227,7 +228,7 @@ def _named_cuts(lines: list[_Line], roles_only: bool) -> list[_Cut]:
         if not match:
             continue
         name = match["name"]
-        if name.lower() == "date":  # a header line, not a speaker
+        if name.lower() in HEADER_NAMES:  # a header line, not a speaker
             continue
         if roles_only and name.lower() in _ROLES:
             speaker, role = _ROLES[name.lower()]
@@ -267,10 +268,12 @@ def header_date(value: str) -> str | None:
         return iso_time(value.strip())
     found = next((m for pattern in (_DAY_MONTH_YEAR, _MONTH_DAY_YEAR) for m in pattern.finditer(value)
                   if m["month"].lower() in _MONTHS), None)
-    if not found:
+    year_month_day = (int(found["year"]), _MONTHS[found["month"].lower()], int(found["day"])) if found else \
+        local_date(value)
+    if not year_month_day:
         return None
     try:
-        day = datetime(int(found["year"]), _MONTHS[found["month"].lower()], int(found["day"]), tzinfo=timezone.utc)
+        day = datetime(*year_month_day, tzinfo=timezone.utc)
     except ValueError:
         return None
     if clock := _CLOCK.search(value):

@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .hall_local import LOCAL_SOCIAL, is_local, local_words
+
 _FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
 _TOOL_LINE = re.compile(r"^\s*(?:→|←).*$", re.M)
 _LABEL = re.compile(r"^[^\s:\[<][^\s:]{0,30}(?: [^\s:]+){0,2}(?: \(continued\))?: ", re.M)  # `Kai: `, `Ana Lo (continued): `
@@ -37,6 +39,8 @@ QUOTES = str.maketrans("\u2018\u2019\u201c\u201d", "''\"\"")  # cues are written
 WORD = re.compile(r"[a-z]{2,}", re.I)
 _TOKEN = re.compile(r"[a-z]{2,}|\d+", re.I)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+_LOCAL_SENTENCE = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])|\n+")
+_NUMBER = re.compile(r"\d+")
 _SOCIAL = re.compile(
     r"\b(?:hey|hi|hello|yo|bye|goodbye|ttyl|thanks?|thank you|thx|cheers|appreciate[sd]?|congrat\w*|kudos|"
     r"wow|woah|whoa|aww+|yay|woo+(?:hoo+)?|haha\w*|lol|omg|sweet|cool|awesome|amazing|great|nice|lovely|"
@@ -77,16 +81,19 @@ class Focus:
     user: str
     code_lines: int
     chatter: float = 0.0
+    local: bool = False  # not English: read with `hall_local`'s cues, words counted in any script
 
     @property
     def words(self) -> int:
         """How long the prose is, in words."""
-        return len(WORD.findall(self.prose))
+        return local_words(self.prose) if self.local else len(WORD.findall(self.prose))
 
     @property
     def says(self) -> int:
         """How much the focus says at all: the words and numbers of its prose and of its users' turns
         (their questions included: `what is 17 * 23` says something)."""
+        if self.local:
+            return sum(local_words(t) + len(_NUMBER.findall(t)) for t in (self.prose, self.user))
         return len(_TOKEN.findall(self.prose)) + len(_TOKEN.findall(self.user))
 
 
@@ -112,6 +119,10 @@ def focus(text: str) -> Focus:
     chatter = sum(w for pattern, w in _CHATTER if pattern.search(lowered))
     if _TRACE.search(text):
         code_lines = 0  # a traceback's lines are output, not code written for someone
+    if is_local(prose):
+        chatter += len(LOCAL_SOCIAL.findall(lowered))
+        return Focus(_substance(prose, questions=False, local=True), _substance(user, local=True), code_lines,
+                     chatter, local=True)
     return Focus(_substance(prose, questions=False), _substance(user), code_lines, chatter)
 
 
@@ -121,12 +132,14 @@ def _is_code(line: str) -> bool:
     return bool(_CODE_LINE.match(line)) or (symbols >= 3 and symbols >= 0.08 * len(line.replace(" ", "")))
 
 
-def _substance(text: str, questions: bool = True) -> str:
-    """`text` without its social phrases and, unless `questions`, without its questions."""
-    text = _SOCIAL.sub(" ", text)
+def _substance(text: str, questions: bool = True, local: bool = False) -> str:
+    """`text` without its social phrases and, unless `questions`, without its questions (in a `local`
+    text, its own social phrases and full-width sentence ends too)."""
+    text = LOCAL_SOCIAL.sub(" ", _SOCIAL.sub(" ", text)) if local else _SOCIAL.sub(" ", text)
     if questions:
         return text
-    return " ".join(s for s in _SENTENCE.split(text) if not s.rstrip().endswith("?"))
+    sentences = _LOCAL_SENTENCE.split(text) if local else _SENTENCE.split(text)
+    return " ".join(s for s in sentences if not s.rstrip().endswith(("?", "？") if local else "?"))
 
 
 class Cue:

@@ -19,6 +19,8 @@ regression's probabilities are averaged and the likeliest wins (ties: earlier in
 (None) when the focus holds almost nothing or when no hall is the likeliest: a drawer with no clear
 kind gets no hall rather than a wrong one, which would mislead a search by hall. Without a vector
 only the cues decide, and a focus with words but no cue is a fact. Measured in benchmarks/halls_real.py.
+A focus not in English (`hall_local`) is also read with its language's cues, and gets the hall chosen
+only when those cues name it alone (`LOCAL_CUE_MIN`), else none (benchmarks/halls_multilingual.py).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .hall_local import LOCAL_CUES
 from .hall_text import QUOTES, Cue, Focus, focus
 from ..privacy import owner_dir
 
@@ -182,6 +185,8 @@ ONE_STATEMENT_WORDS = 30
 
 
 _COMPILED = {hall: [(Cue(p), w) for p, w in cues] for hall, cues in _CUES.items()}  # on lowercased text
+_LOCAL_COMPILED = {hall: [(Cue(p), w) for p, w in cues] for hall, cues in LOCAL_CUES.items()}
+LOCAL_CUE_MIN = 3.0  # a drawer not in English gets a hall only when its own cues name it this strongly
 
 
 class HallClassifier:
@@ -238,7 +243,16 @@ class HallClassifier:
         if best == len(_ORDER):
             return None
         hall = _ORDER[best]
+        if seen.local and not _cues_name(seen, hall):
+            return None
         return hall if seen.words <= ONE_STATEMENT_WORDS or chances[best] >= CLEAR[hall] else None
+
+
+def _cues_name(seen: Focus, hall: str) -> bool:
+    """Whether a focus's cues name `hall` alone: its best cue score, at least `LOCAL_CUE_MIN`, each cue
+    counted once (a user's turn not twice: a date in a request is no happening)."""
+    scores = hall_scores(seen.prose + "\n" + seen.user, local=True)
+    return scores[hall] >= LOCAL_CUE_MIN and all(s < scores[hall] for h, s in scores.items() if h != hall)
 
 
 _FEATURES = (*_ORDER, "chatter", "long", "code", "empty")
@@ -345,17 +359,20 @@ def save_shipped_model(vectors_path: Path | None = None) -> Path:
     return path
 
 
-def hall_scores(text: str) -> dict[str, float]:
-    """The cue score of `text` for every hall."""
+def hall_scores(text: str, local: bool = False) -> dict[str, float]:
+    """The cue score of `text` for every hall (with the cues of other languages when `local`)."""
     text = text.lower().translate(QUOTES)
-    return {hall: sum(w for cue, w in cues if cue.found(text)) for hall, cues in _COMPILED.items()}
+    scores = {hall: sum(w for cue, w in cues if cue.found(text)) for hall, cues in _COMPILED.items()}
+    if local:
+        scores = {h: s + sum(w for cue, w in _LOCAL_COMPILED[h] if cue.found(text)) for h, s in scores.items()}
+    return scores
 
 
 def focus_scores(seen: Focus) -> dict[str, float]:
     """The cue scores of a drawer's focus, its users' turns counted `USER_WEIGHT` times again."""
-    scores = hall_scores(seen.prose)
+    scores = hall_scores(seen.prose, seen.local)
     if seen.user:
-        scores = {h: s + USER_WEIGHT * u for (h, s), u in zip(scores.items(), hall_scores(seen.user).values())}
+        scores = {h: s + USER_WEIGHT * u for (h, s), u in zip(scores.items(), hall_scores(seen.user, seen.local).values())}
     if seen.code_lines >= CODE_LINES:
         scores["hall_advice"] += CODE_GIVEN
     return scores
@@ -369,4 +386,6 @@ def classify_hall(text: str) -> str | None:
         return None
     scores = focus_scores(seen)
     best = max(_ORDER, key=lambda hall: (scores[hall], -_ORDER.index(hall)))
+    if seen.local:
+        return best if _cues_name(seen, best) else None
     return best if scores[best] > 0 else "hall_facts"
