@@ -20,7 +20,7 @@ from .embedding import EMBEDDERS, load_embedder
 from .errors import InvalidInputError
 from .locking import OwnLock
 from .store import Record
-from .store.switching import Beside, drop, fingerprints, leftovers
+from .store.switching import Beside, drop, digests, leftovers
 from .sync import MOVING
 
 BATCH = 256  # drawers embedded and written at a time (progress is told after each)
@@ -148,8 +148,8 @@ class _Mover:
     def catch_up(self, tell: bool = True) -> None:
         """Make the new collection hold exactly what the old one holds (writes made meanwhile)."""
         self._seen = self._written()
-        old = fingerprints(self.store.scan())  # type: ignore[attr-defined]
-        new = fingerprints(self.beside.scan())
+        old = digests(self.store.scan())  # type: ignore[attr-defined]
+        new = digests(self.beside.scan())
         self.total = len(old)
         self.beside.delete(sorted(set(new) - set(old)))
         changed = sorted(i for i, mark in old.items() if new.get(i) != mark)

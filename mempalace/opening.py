@@ -118,7 +118,8 @@ def _with_catalog(store: ChromaStore, settings: Settings, catalog: Callable[[], 
                   lock: Any = None) -> tuple[Any, ...]:
     """What `Palace` is made of, once the store's embedder is checked (nothing is written before)."""
     try:
-        return store, catalog(), _recorded_settings(store.recorded_embedder(), settings), lock, None
+        settings = _recorded_settings(store.recorded_embedder(), settings)
+        return store, catalog(), settings, lock, None
     except BaseException:
         store.close()
         if lock:

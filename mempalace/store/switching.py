@@ -20,8 +20,8 @@ def collection_for(embedder: str) -> str:
     return f"{COLLECTION}_{embedder}"
 
 
-def fingerprint(record: Record) -> str:
-    """What a drawer holds (text and metadata, exactly): equal fingerprints, equal drawers."""
+def digest_of(record: Record) -> str:
+    """What a drawer holds (text and metadata, exactly): equal digests, equal drawers."""
     text = json.dumps([record.document, sorted(record.metadata.items())], ensure_ascii=False, default=repr)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -99,5 +99,5 @@ def drop(store: ChromaStore, names: Sequence[str]) -> None:
             store._client.delete_collection(name)
 
 
-def fingerprints(pages: Iterator[list[Record]]) -> dict[str, str]:
-    return {r.id: fingerprint(r) for page in pages for r in page}
+def digests(pages: Iterator[list[Record]]) -> dict[str, str]:
+    return {r.id: digest_of(r) for page in pages for r in page}
