@@ -18,7 +18,6 @@ from dataclasses import dataclass
 
 from .embedding import EMBEDDERS, load_embedder
 from .errors import InvalidInputError
-from .locking import OwnLock
 from .store import Record
 from .store.switching import Beside, drop, digests, leftovers
 from .sync import MOVING
@@ -107,20 +106,20 @@ def _check_move(palace: object, target: str) -> None:
 
 
 def _switch(palace: object, beside: Beside, mover: "_Mover") -> None:
-    """With the write gate closed: a last catch-up if anyone wrote, the switch, and the catalog rebuilt
-    from the new collection. The catalog names the move first, so a process opening the palace
-    meanwhile asks Chroma's state which embedder is live instead of trusting the catalog."""
-    sync, catalog = palace._sync, palace._catalog  # type: ignore[attr-defined]
+    """With the write gate closed: a last catch-up if anyone wrote, the switch, and the catalog's
+    vectors replaced in one transaction. Meanwhile the catalog names the move, so a process opening
+    the palace asks Chroma's state which embedder is live, and waits at the gate for the catalog."""
+    sync, catalog, store = palace._sync, palace._catalog, palace._store  # type: ignore[attr-defined]
     with sync.gate.passing(exclusive=True):
         catalog.set_state("embedder", MOVING + beside.embedder)
         if mover.written_since():
             mover.catch_up(tell=False)
         beside.switch()  # the commit point: one write of the palace's state
-        catalog.set_state("embedder", beside.embedder)
-        catalog.set_state("collection", "")  # whoever opens the palace first rebuilds the catalog ...
-        with OwnLock(f"{catalog.path}.rebuild-lock"):
-            beside.store.follow_live()
-            sync.rebuild()  # ... unless this does it first, as it does unless killed here
+        store.follow_live()
+        pairs = ((r.id, r.embedding) for page in store.scan(embeddings=True, documents=False) for r in page)
+        counter = store.write_counter()
+        catalog.replace_vectors(pairs, {"embedder": beside.embedder, "collection": store.collection_id,
+                                        "counter": "" if counter is None else counter})
 
 
 class _Mover:
