@@ -67,6 +67,7 @@ def test_a_move_keeps_every_drawer_exactly_and_search_works_after(palace_path, s
     assert (report.before, report.after, report.drawers, report.embedded) == ("hash", "hash-512", 40, 40)
     assert held(palace_path, settings) == before
     assert collections(palace_path, settings) == ["mempalace_drawers_hash-512", "mempalace_state"]
+    assert len([p for p in palace_path.iterdir() if p.is_dir()]) == 1  # the old index's folder is gone
     with Palace.open(palace_path, settings=settings) as palace:
         assert palace.status().embedder == "hash-512"
         record = palace._store.get([next(iter(before))], embeddings=True)[0]

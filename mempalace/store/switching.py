@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
+import sqlite3
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 
 import numpy as np
 
 from ..errors import PalaceUnavailableError
-from . import EMBEDDER_KEY, PAGE, ChromaStore, Record, _records
+from . import CHROMA_FILE, EMBEDDER_KEY, PAGE, ChromaStore, Record, _records
 from .connecting import COLLECTION, LIVE_KEY, STATE_COLLECTION, live_collection_name
 
 
@@ -92,11 +95,32 @@ def leftovers(store: ChromaStore, keep: str = "") -> list[str]:
 
 
 def drop(store: ChromaStore, names: Sequence[str]) -> None:
-    """Delete these collections (never the live one), giving their space back."""
+    """Delete these collections (never the live one), giving their space back: Chroma's server leaves
+    a deleted collection's vector index folder behind, so a palace folder's is removed here."""
     live = live_collection_name(store._client)
     for name in names:
         if name != live:
+            folders = _index_folders(store, name)
             store._client.delete_collection(name)
+            for folder in folders:
+                if folder.is_dir() and not folder.is_symlink() and folder not in _index_folders(store):
+                    shutil.rmtree(folder, ignore_errors=True)
+
+
+def _index_folders(store: ChromaStore, name: str | None = None) -> list[Path]:
+    """The vector index folders of collection `name` (of every collection: None) in a palace folder."""
+    chroma_file = Path(store.location) / CHROMA_FILE
+    if store.mode == "server" or not chroma_file.is_file():
+        return []
+    db = sqlite3.connect(chroma_file.resolve().as_uri() + "?mode=ro", uri=True)
+    try:
+        rows = db.execute("SELECT s.id FROM segments s JOIN collections c ON s.collection = c.id"
+                          " WHERE s.scope = 'VECTOR' AND (? IS NULL OR c.name = ?)", (name, name)).fetchall()
+    except sqlite3.Error:  # another layout of Chroma's file: its folders are left to it
+        return []
+    finally:
+        db.close()
+    return [Path(store.location) / str(row[0]) for row in rows]
 
 
 def digests(pages: Iterator[list[Record]]) -> dict[str, str]:
