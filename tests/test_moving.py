@@ -32,9 +32,9 @@ def fill(palace: Palace, count: int) -> None:
         assert result.status == "added"
 
 
-def held(palace_path: Path, settings) -> dict[str, tuple[str, dict]]:
+def held(palace_path: Path, settings, private: bool | None = None) -> dict[str, tuple[str, dict]]:
     """Every drawer as Chroma holds it: id -> (text, metadata)."""
-    with Palace.open(palace_path, settings=settings) as palace:
+    with Palace.open(palace_path, settings=settings, private=private) as palace:
         return {r.id: (r.document, dict(r.metadata)) for page in palace._store.scan() for r in page}
 
 
@@ -157,3 +157,30 @@ def test_a_palace_moved_from_minilm_to_use_m3_finds_a_chinese_drawer_from_an_eng
         assert palace.settings.embedder == "use-m3"
         hit = palace.search("adopting a greyhound that is cold in winter", limit=1, mode="semantic")[0]
     assert "灰狗" in hit.content
+
+
+def test_a_shared_palace_moves_while_another_holder_searches_until_the_switch_and_is_then_told(
+        settings, tmp_path: Path) -> None:
+    from test_first_open import _stop_host
+
+    folder = tmp_path / "shared"
+    try:
+        with Palace.open(folder, settings=settings, private=False) as palace:
+            fill(palace, 20)
+        before = held(folder, settings, private=False)
+        with Palace.open(folder, settings=settings, private=False) as holder, \
+                Palace.open(folder, settings=settings, private=False) as mover:
+            found: list[str] = []
+            move_embedder(mover, "hash-512", told=lambda _: found.append(holder.search("kiln 7 cone", limit=1)[0].content))
+            assert found and all(text.startswith("note 7:") for text in found)  # the old collection served it
+            with pytest.raises(PalaceMovedError):
+                holder.search("kiln 7 cone", limit=1)
+            with pytest.raises(PalaceMovedError):
+                holder.add_drawer("written by a holder of the old embedder", wing="wing_0", room="room-0")
+        assert held(folder, settings, private=False) == before
+        with Palace.open(folder, settings=settings, private=False) as again:
+            assert again.settings.embedder == "hash-512"
+            assert again.search("kiln 7 cone", limit=1)[0].content.startswith("note 7:")
+            assert len([p for p in folder.iterdir() if p.is_dir() and "-" in p.name and "." not in p.name]) == 1
+    finally:
+        _stop_host(folder)
