@@ -15,12 +15,17 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from .embedding import EMBEDDERS, load_embedder
 from .errors import InvalidInputError
 from .store import Record
 from .store.switching import Beside, drop, digests, leftovers
 from .sync import MOVING
+
+if TYPE_CHECKING:
+    from .palace import Palace
+    from .store import ChromaStore
 
 BATCH = 256  # drawers embedded and written at a time (progress is told after each)
 
@@ -63,18 +68,18 @@ class MoveReport:
 Told = Callable[[MoveProgress], None]
 
 
-def embedder_info(palace: object) -> EmbedderInfo:
+def embedder_info(palace: "Palace") -> EmbedderInfo:
     """The palace's embedder and what `move_embedder` could do with it."""
-    store = palace._store  # type: ignore[attr-defined]
-    return EmbedderInfo(palace.settings.embedder, bool(store.recorded_embedder()),  # type: ignore[attr-defined]
+    store = palace._store
+    return EmbedderInfo(palace.settings.embedder, bool(store.recorded_embedder()),
                         tuple(EMBEDDERS), store.count(), tuple(leftovers(store)))
 
 
-def move_embedder(palace: object, target: str, *, dry_run: bool = False, told: Told | None = None) -> MoveReport:
+def move_embedder(palace: "Palace", target: str, *, dry_run: bool = False, told: Told | None = None) -> MoveReport:
     """Move `palace` to the embedder `target` (see the module's docstring). The palace object used is
     left behind by the switch: open the palace again to use it."""
     start = time.monotonic()
-    store, before = palace._store, palace.settings.embedder  # type: ignore[attr-defined]
+    store, before = palace._store, palace.settings.embedder
     _check_move(palace, target)
     if dry_run:
         return MoveReport(before, target, store.count(), 0, 0, 0.0, (), dry_run=True)
@@ -82,7 +87,7 @@ def move_embedder(palace: object, target: str, *, dry_run: bool = False, told: T
         dropped = tuple(leftovers(store))
         drop(store, dropped)
         return MoveReport(before, target, store.count(), 0, 0, time.monotonic() - start, dropped)
-    embedder = load_embedder(target, palace.settings.cache_dir)  # type: ignore[attr-defined]
+    embedder = load_embedder(target, palace.settings.cache_dir)
     beside = Beside(store, target)
     drop(store, leftovers(store, keep=beside.name))  # a half-built collection for another embedder
     mover = _Mover(store, beside, embedder.embed, told or (lambda _: None))
@@ -94,22 +99,22 @@ def move_embedder(palace: object, target: str, *, dry_run: bool = False, told: T
     return MoveReport(before, target, mover.total, mover.embedded, resumed, time.monotonic() - start, dropped)
 
 
-def _check_move(palace: object, target: str) -> None:
+def _check_move(palace: "Palace", target: str) -> None:
     if target not in EMBEDDERS:
         raise InvalidInputError(f"Unknown embedder {target!r}: choose one of {', '.join(EMBEDDERS)}.")
-    if palace.mode == "server":  # type: ignore[attr-defined]
+    if palace.mode == "server":
         raise InvalidInputError(
             "A palace on a Chroma server cannot be moved to another embedder from here: other machines write "
             "to it without passing this machine's write gate. Move a copy of it as a palace folder instead.")
-    if target == palace.settings.embedder and not leftovers(palace._store):  # type: ignore[attr-defined]
+    if target == palace.settings.embedder and not leftovers(palace._store):
         raise InvalidInputError(f"This palace already uses the {target!r} embedder: nothing to move.")
 
 
-def _switch(palace: object, beside: Beside, mover: "_Mover") -> None:
+def _switch(palace: "Palace", beside: Beside, mover: "_Mover") -> None:
     """With the write gate closed: a last catch-up if anyone wrote, the switch, and the catalog's
     vectors replaced in one transaction. Meanwhile the catalog names the move, so a process opening
     the palace asks Chroma's state which embedder is live, and waits at the gate for the catalog."""
-    sync, catalog, store = palace._sync, palace._catalog, palace._store  # type: ignore[attr-defined]
+    sync, catalog, store = palace._sync, palace._catalog, palace._store
     with sync.gate.passing(exclusive=True):
         catalog.set_state("embedder", MOVING + beside.embedder)
         if mover.written_since():
@@ -125,9 +130,9 @@ def _switch(palace: object, beside: Beside, mover: "_Mover") -> None:
 class _Mover:
     """The passes that bring the new collection level with the old one."""
 
-    def __init__(self, store: object, beside: Beside, embed: Callable[[list[str]], object], told: Told):
+    def __init__(self, store: "ChromaStore", beside: Beside, embed: Callable[[list[str]], Any], told: Told):
         self.store, self.beside, self.embed, self.told = store, beside, embed, told
-        self.total = store.count()  # type: ignore[attr-defined]
+        self.total = store.count()
         self.embedded = 0
         self._started = time.monotonic()
         self._batch = int(os.environ.get("MEMPALACE_MOVE_BATCH") or BATCH)
@@ -138,7 +143,7 @@ class _Mover:
         """The first pass: every drawer the new collection lacks, embedded; returns how many it had."""
         built = {r.id for page in self.beside.scan() for r in page}
         done = 0
-        for page in self.store.scan(page=self._batch):  # type: ignore[attr-defined]
+        for page in self.store.scan(page=self._batch):
             self._put([r for r in page if r.id not in built], replace=False)
             done += len(page)
             self._tell("copy", done)
@@ -147,13 +152,13 @@ class _Mover:
     def catch_up(self, tell: bool = True) -> None:
         """Make the new collection hold exactly what the old one holds (writes made meanwhile)."""
         self._seen = self._written()
-        old = digests(self.store.scan())  # type: ignore[attr-defined]
+        old = digests(self.store.scan())
         new = digests(self.beside.scan())
         self.total = len(old)
         self.beside.delete(sorted(set(new) - set(old)))
         changed = sorted(i for i, mark in old.items() if new.get(i) != mark)
         for start in range(0, len(changed), self._batch):
-            self._put(self.store.get(changed[start:start + self._batch]), replace=True)  # type: ignore[attr-defined]
+            self._put(self.store.get(changed[start:start + self._batch]), replace=True)
             if tell:
                 self._tell("catch-up", len(old))
 
@@ -162,7 +167,7 @@ class _Mover:
         return self._written() != self._seen
 
     def _written(self) -> tuple[object, object]:
-        return self.store.marker(), self.store.write_counter()  # type: ignore[attr-defined]
+        return self.store.marker(), self.store.write_counter()
 
     def _put(self, records: Sequence[Record], replace: bool) -> None:
         if not records:
@@ -181,7 +186,7 @@ class _Mover:
         self.told(MoveProgress(phase, done, max(self.total, done), rate))
 
 
-def _stack(vectors: list[object]) -> object:
+def _stack(vectors: list[Any]) -> Any:
     import numpy as np
 
     return np.stack([np.asarray(v, dtype=np.float32) for v in vectors])

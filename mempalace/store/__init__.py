@@ -19,7 +19,7 @@ from typing import Any, Callable, TypeVar
 import numpy as np
 
 from ..errors import CorruptPalaceError, MempalaceError, PalaceMovedError, PalaceUnavailableError
-from .connecting import LIVE_KEY, STATE_COLLECTION, http_client, live_collection_name, missing, palace_collection
+from .connecting import LIVE_KEY, STATE_COLLECTION, http_client, missing, palace_collection
 
 MARKER_KEY = "version"
 EMBEDDER_KEY = "embedder"
