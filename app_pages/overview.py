@@ -23,6 +23,7 @@ st.html(counts([(label, f"{value:,}", "") for label, value in [
     ("Drawers", view["count"]), ("Wings", stats.total_wings), ("Rooms", stats.total_rooms),
     ("Tunnel rooms", stats.tunnel_rooms), ("Halls in use", len(view["halls"]))]], columns=5, size="2.25rem"))
 sync_lines(p)
+st.caption(f"Found by meaning with the `{p.settings.embedder}` embedder (`mempalace embedder --to NAME` moves the palace).")
 
 left, right = st.columns([3, 2])
 with left:

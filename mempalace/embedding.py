@@ -220,21 +220,29 @@ class HashEmbedder:
     _WORD = re.compile(r"\w+", re.UNICODE)
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        out = np.zeros((len(texts), DIMENSION), dtype=np.float32)
+        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
         for row, text in enumerate(texts):
             for word in self._WORD.findall(text.lower()):
                 digest = hashlib.blake2b(word.encode(), digest_size=8).digest()
-                bucket = int.from_bytes(digest[:4], "little") % DIMENSION
+                bucket = int.from_bytes(digest[:4], "little") % self.dimension
                 out[row, bucket] += 1.0 if digest[4] & 1 else -1.0
             if not out[row].any():
                 out[row, 0] = 1.0
         return _normalise(out)
 
 
+class WideHashEmbedder(HashEmbedder):
+    """`hash` in 512 dimensions: a second model-free embedder to move palaces to (the tests')."""
+
+    name = "hash-512"
+    dimension = 512
+
+
 EMBEDDERS: dict[str, Callable[..., Any]] = {
     "minilm-int8": lambda cache_dir: MiniLMInt8(cache_dir=cache_dir),
     "use-m3": lambda cache_dir: UseM3(cache_dir=cache_dir),
     "hash": lambda cache_dir: HashEmbedder(),
+    "hash-512": lambda cache_dir: WideHashEmbedder(),
 }
 
 

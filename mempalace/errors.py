@@ -29,6 +29,10 @@ class PalaceUnavailableError(MempalaceError):
     """A Chroma server could not be reached or answered with an error."""
 
 
+class PalaceMovedError(PalaceUnavailableError):
+    """The palace moved to another embedder while this process held it open: open it again."""
+
+
 class DrawerNotFoundError(MempalaceError, KeyError):
     """No drawer has the given id."""
 

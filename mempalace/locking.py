@@ -3,8 +3,10 @@ beside a palace (OS locks on files opened without following links)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from .errors import MempalaceError, PalaceBusyError, PalaceUnavailableError
@@ -68,6 +70,31 @@ class OwnLock:
 
     def __exit__(self, *_: object) -> None:
         self.release()
+
+
+class WriteGate:
+    """The gate every MemPalace write to a palace passes (a shared OS lock on a file beside its catalog);
+    a move to another embedder closes it (exclusive) for its last catch-up and switch, so that no write
+    lands in the old collection after the move last read it."""
+
+    def __init__(self, catalog_path: Path | str):
+        self.path = Path(f"{catalog_path}.write-gate")
+
+    @contextlib.contextmanager
+    def passing(self, exclusive: bool = False) -> Iterator[None]:
+        import fcntl
+
+        try:
+            descriptor = open_own(self.path, os.O_RDWR | os.O_CREAT)
+        except OSError:  # a read-only folder: nothing is written there, so nothing can slip past
+            descriptor = None
+        try:
+            if descriptor is not None:
+                fcntl.flock(descriptor, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+            yield
+        finally:
+            if descriptor is not None:
+                os.close(descriptor)
 
 
 def owner_text(palace_dir: Path) -> str:

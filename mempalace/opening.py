@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import re
@@ -12,12 +13,15 @@ from typing import Any, Callable, Literal
 from .catalog import CATALOG_FILE, Catalog
 from .catalog_build import catalog_built
 from .config import Settings
+from .embedding import EMBEDDERS
 from .errors import ConfigError, InvalidInputError, NotAPalaceError, PalaceNotFoundError, PalaceUnavailableError
 from .paths import checked_path
 from .privacy import owner_dir, refuse_untrusted
+from .locking import WriteGate
 from .sharing import Lease, check_writable, host_started, shared_server
 from .store import CHROMA_FILE, ChromaStore
 from .store.shared import SharedStore
+from .sync import MOVING
 
 SERVER_SCHEMES = ("http", "https")
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
@@ -99,20 +103,22 @@ def chroma_embedding_function(settings: Settings) -> Any:
     return PalaceEmbeddingFunction(embedder_name=settings.embedder)
 
 
-def _check_embedder(recorded: str | None, settings: Settings) -> None:
-    """Refuse to open a palace built with another embedder than the configured one."""
-    if recorded and recorded != settings.embedder:
-        raise ConfigError(
-            f"This palace was built with the {recorded!r} embedder but {settings.embedder!r} is "
-            f"configured; set embedder = \"{recorded}\" in {settings.home / 'config.toml'}."
-        )
+def _recorded_settings(recorded: str | None, settings: Settings) -> Settings:
+    """The settings a palace is opened with: the configured embedder chooses only a new palace's; one
+    that recorded its embedder keeps it (`mempalace embedder --to` moves it to another)."""
+    if recorded and not recorded.startswith(MOVING):
+        if recorded not in EMBEDDERS:
+            raise ConfigError(f"This palace was built with the {recorded!r} embedder, which this MemPalace does "
+                              f"not have (it has {', '.join(EMBEDDERS)}): upgrade MemPalace to open it.")
+        return dataclasses.replace(settings, embedder=recorded)
+    return settings
 
 
 def _with_catalog(store: ChromaStore, settings: Settings, catalog: Callable[[], Catalog],
                   lock: Any = None) -> tuple[Any, ...]:
     """What `Palace` is made of, once the store's embedder is checked (nothing is written before)."""
     try:
-        _check_embedder(store.recorded_embedder(), settings)
+        settings = _recorded_settings(store.recorded_embedder(), settings)
         return store, catalog(), settings, lock, None
     except BaseException:
         store.close()
@@ -131,17 +137,18 @@ def _open_shared(where: Path, settings: Settings, create: bool) -> tuple[Any, ..
     check_writable(where)
     catalog = Catalog(where / CATALOG_FILE)
     store = SharedStore(str(where), lambda: shared_server(where, settings.server_idle_seconds),
-                        lambda: chroma_embedding_function(settings), create, catalog.get_state("collection"))
+                        lambda: chroma_embedding_function(settings), create, catalog.get_state("collection") or None)
     try:
         if catalog.get_state("collection") is None and (where / CHROMA_FILE).exists():
             host_started(where, settings.server_idle_seconds, lambda: catalog_built(where / CATALOG_FILE))
-            store.learn_collection(catalog.get_state("collection"))  # (its host built the catalog first)
+            store.learn_collection(catalog.get_state("collection") or None)  # (its host built the catalog first)
         recorded = catalog.get_state("embedder")  # "": the host found none recorded (another tool's palace)
-        if recorded is None or (recorded == "" and create and catalog.count() == 0):  # records ours on connecting
-            recorded = store.recorded_embedder()
-            if recorded:
-                catalog.set_state("embedder", recorded)
-        _check_embedder(recorded or None, settings)
+        if recorded is None or recorded.startswith(MOVING) or (recorded == "" and create and catalog.count() == 0):
+            with WriteGate(catalog.path).passing():  # (a move's switch is not half seen)
+                recorded = store.recorded_embedder()  # records ours on connecting
+                if recorded:
+                    catalog.set_state("embedder", recorded)
+        settings = _recorded_settings(recorded or None, settings)
     except BaseException:
         catalog.close()
         store.close()

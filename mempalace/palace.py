@@ -58,7 +58,7 @@ class Palace(Likeness, Rearranging, TaxonomyView):
         self._lock = lock
         self._lease = lease
         self._embedder = EmbedderLoader(settings.embedder, settings.cache_dir)
-        self._sync = CatalogSync(store, catalog, settings.foreign_check_seconds)
+        self._sync = CatalogSync(store, catalog, settings.foreign_check_seconds, settings.embedder)
         if lease:
             self._sync.on_use = lease.touch
         self._searcher = Searcher(store, catalog)

@@ -31,13 +31,15 @@ from typing import Any
 from .catalog import Catalog, JournalEntry, Row
 from .catalog_build import ProgressFile
 from .dates import first_day
-from .errors import MempalaceError
+from .errors import MempalaceError, PalaceMovedError
+from .locking import WriteGate
 from .models import ROOM_ALIASES
 from .store import SEQ_KEY, ChromaStore, Record
 
 LAG_MICROSECONDS = 60_000_000
 REPAIR_RETRY_SECONDS = 5.0
 IN_FLIGHT_MICROSECONDS = 60_000_000  # a journal entry older than this no longer hides foreign writes
+MOVING = "moving:"  # the catalog's embedder while a move switches: ask Chroma's state (see mempalace.moving)
 UNSORTED_WING, GENERAL_ROOM = "unsorted", "general"  # for drawers other tools filed without a place
 _last_stamp = 0
 
@@ -119,9 +121,11 @@ def _int(value: Any) -> int:
 class CatalogSync:
     """Decides when the catalog must catch up with Chroma, and does it."""
 
-    def __init__(self, store: ChromaStore, catalog: Catalog, foreign_check_seconds: float):
+    def __init__(self, store: ChromaStore, catalog: Catalog, foreign_check_seconds: float, embedder: str = ""):
         self.store = store
         self.catalog = catalog
+        self.embedder = embedder  # the one this palace was opened with (see `_check_embedder`)
+        self.gate = WriteGate(catalog.path)
         self.foreign_check_seconds = foreign_check_seconds
         # changes whenever the catalog's content may have changed; it starts anywhere, so an opening of the
         # palace never repeats an earlier opening's number and a cache keyed on it never serves stale views
@@ -141,6 +145,7 @@ class CatalogSync:
 
     def ensure_fresh(self) -> None:
         """Bring the catalog up to date with Chroma if anyone else wrote since we last looked."""
+        self._check_embedder()
         if self.shared:
             self.on_use()
             self._follow_shared()
@@ -165,6 +170,15 @@ class CatalogSync:
         elif self._check_count():
             self.generation += 1
         self._remember(token)
+
+    def _check_embedder(self) -> None:
+        """Refuse to go on with a palace that another process moved to another embedder since it was
+        opened here: its catalog now holds the new embedder's vectors (see `mempalace.moving`)."""
+        recorded = self.catalog.get_state("embedder")
+        if self.embedder and recorded and not recorded.startswith(MOVING) and recorded != self.embedder:
+            raise PalaceMovedError(
+                f"This palace moved to the {recorded!r} embedder while it was open here. Open it again "
+                "(restart the dashboard or MCP server).")
 
     def rebuild(self) -> None:
         """Remake the catalog from every drawer in Chroma."""
@@ -287,14 +301,16 @@ class CatalogSync:
         """Around one write to Chroma and the catalog: journal it first, announce it to other clients,
         and if it fails leave the entry for `_repair` (by this process's next read, or anyone's)."""
         entry = JournalEntry(uuid.uuid4().hex, self._owner, kind, stamp, tuple(ids))
-        self.begin_write()  # reaches Chroma first: a write that cannot start leaves nothing to repair
-        self.catalog.open_write(entry)
-        self._writing.add(entry.token)
-        try:
-            yield
-            self.catalog.close_write(entry.token)
-        finally:
-            self._writing.discard(entry.token)
+        with self.gate.passing():  # (a move's switch waits for this write, or this write for it)
+            self.store.check_live()
+            self.begin_write()  # reaches Chroma first: a write that cannot start leaves nothing to repair
+            self.catalog.open_write(entry)
+            self._writing.add(entry.token)
+            try:
+                yield
+                self.catalog.close_write(entry.token)
+            finally:
+                self._writing.discard(entry.token)
 
     def begin_write(self) -> None:
         """Call before writing to Chroma: announces the write first, so a crash mid-way is noticed."""

@@ -1,10 +1,11 @@
 """The catalog's vector reads: the vectors of a filtered set, of rooms and wings, and a fixed
-sample of the palace (a mixin of `Catalog`, which provides `_db`)."""
+sample of the palace (a mixin of `Catalog`, which provides `_db`); and their one wholesale write,
+when the palace moves to another embedder."""
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 import numpy as np
 
@@ -18,6 +19,19 @@ class VectorReads:
     """Stacked float32 vectors read from the catalog's `drawers` table."""
 
     _db: sqlite3.Connection
+
+    def replace_vectors(self, pairs: Iterable[tuple[str, np.ndarray]], state: Mapping[str, object]) -> None:
+        """Give drawers new vectors and set `state`, in one transaction: another process reads the old
+        vectors with the old state, or the new with the new, never a mix."""
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            self._db.executemany("UPDATE drawers SET vector = ? WHERE id = ?",
+                                 ((np.asarray(v, np.float32).tobytes(), i) for i, v in pairs))
+            self._db.executemany("INSERT OR REPLACE INTO state VALUES (?, ?)", ((k, str(v)) for k, v in state.items()))
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
 
     def vectors(self, filters: Mapping[str, str | None]) -> tuple[list[str], np.ndarray]:
         """Ids and stacked vectors of the drawers matching the filters."""

@@ -219,6 +219,7 @@ def test_overview_counts_places_tunnels_and_wings(story):
     assert [t.value for t in at.title] == ["Palace overview"]
     assert counts_in(at.main) == {"Drawers": "7", "Wings": "3", "Rooms": "4", "Tunnel rooms": "2",
                                 "Halls in use": "5"}
+    assert any("the `hash` embedder" in c.value for c in at.main.caption)
     places = at.dataframe[0].value
     assert list(places.columns) == ["wing", "room", "drawers"]
     assert sorted(zip(places["wing"], places["room"], places["drawers"])) == [

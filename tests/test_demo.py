@@ -121,10 +121,12 @@ def test_cli_demo_reports_a_failed_conversation_and_exits_1(tmp_path: Path, monk
     assert f", {len(demo_conversations())} failed." in result.stdout
 
 
-def test_cli_demo_refuses_a_palace_built_by_another_embedder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cli_demo_uses_the_palaces_embedder_not_the_configured_one(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     ok(run(tmp_path / "p", "init"))
     monkeypatch.setenv("MEMPALACE_EMBEDDER", "minilm-int8")
-    assert_user_error(run(tmp_path / "p", "demo"))
+    ok(run(tmp_path / "p", "demo"))
+    assert "embedder hash" in ok(run(tmp_path / "p", "status")).stdout
 
 
 QUESTIONS = [

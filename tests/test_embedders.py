@@ -14,7 +14,7 @@ import pytest
 from mempalace import Palace
 from mempalace import embedding as embedding_module
 from mempalace.config import load_settings
-from mempalace.errors import ConfigError, EmbeddingModelError
+from mempalace.errors import EmbeddingModelError
 
 
 def test_the_registry_offers_use_m3_with_512_dimensions() -> None:
@@ -75,12 +75,9 @@ def test_a_use_m3_palace_finds_a_chinese_drawer_with_an_english_question(tmp_pat
         filed = palace.status().drawers
     assert hits and Path(hits[0].source_file).name == "leak.txt"
     assert list((home / "cache").glob("hall_model_use-m3_*.npy")), "halls fit and keep their own classifier"
-    monkeypatch.setenv("MEMPALACE_EMBEDDER", "minilm-int8")
-    with pytest.raises(ConfigError, match=r"built with the 'use-m3' embedder but 'minilm-int8' is configured"):
-        Palace.open(tmp_path / "palace", settings=load_settings(home))
-    monkeypatch.setenv("MEMPALACE_EMBEDDER", "use-m3")
+    monkeypatch.setenv("MEMPALACE_EMBEDDER", "minilm-int8")  # chooses only a new palace's embedder
     with Palace.open(tmp_path / "palace", settings=load_settings(home)) as again:
-        assert again.status().drawers == filed > 0
+        assert again.status().drawers == filed > 0 and again.status().embedder == "use-m3"
 
 
 def test_use_m3_vectors_are_cached_under_its_files_and_package_version() -> None:

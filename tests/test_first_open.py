@@ -83,10 +83,9 @@ def test_a_first_shared_open_takes_the_embedder_from_the_catalog_its_host_built(
         _stop_host(folder)
 
 
-def test_the_catalogs_embedder_refuses_another_without_connecting(
+def test_the_catalogs_embedder_is_used_whatever_is_configured_without_connecting(
         settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from mempalace.config import load_settings
-    from mempalace.errors import ConfigError
     from mempalace.store.shared import SharedStore
 
     folder = tmp_path / "p"
@@ -94,16 +93,16 @@ def test_the_catalogs_embedder_refuses_another_without_connecting(
         with Palace.open(folder, settings=settings, private=False) as palace:
             palace.add_drawer("The tide table for the harbour moved in spring.", "wing_kai", "tides")
         monkeypatch.setattr(SharedStore, "_connect", lambda self: pytest.fail("connected to learn the embedder"))
-        with pytest.raises(ConfigError, match="'hash'.*'minilm-int8'"):
-            Palace.open(folder, settings=load_settings(settings.home, embedder="minilm-int8"), private=False)
+        with Palace.open(folder, settings=load_settings(settings.home, embedder="minilm-int8"), private=False) as again:
+            assert again.settings.embedder == again.status().embedder == "hash"
+            assert "tide table" in again.search("tide table harbour", mode="semantic", limit=1)[0].content
     finally:
         _stop_host(folder)
 
 
-def test_an_empty_palace_another_tool_made_records_ours_when_opened_to_write_and_then_refuses_others(
+def test_an_empty_palace_another_tool_made_records_ours_when_opened_to_write_and_then_keeps_it(
         settings, tmp_path: Path) -> None:
     from mempalace.config import load_settings
-    from mempalace.errors import ConfigError
 
     import chromadb
 
@@ -119,8 +118,8 @@ def test_an_empty_palace_another_tool_made_records_ours_when_opened_to_write_and
             palace.add_drawer("The tide table for the harbour moved in spring.", "wing_kai", "tides")
         assert catalog.get_state("embedder") == settings.embedder
         catalog.close()
-        with pytest.raises(ConfigError, match="'hash'"):
-            Palace.open(folder, settings=load_settings(settings.home, embedder="minilm-int8"), private=False)
+        with Palace.open(folder, settings=load_settings(settings.home, embedder="minilm-int8"), private=False) as again:
+            assert again.settings.embedder == "hash"
     finally:
         _stop_host(folder)
 

@@ -57,7 +57,7 @@ class _LazyGroup(click.Group):
         "rename-room": "graph:rename_room_command",
         "mcp": "mcp:mcp_command", "serve": "serve:serve_command", "token": "token:token_group",
         "audit": "token:audit_command", "sources": "sources:sources_group", "hooks": "hooks:hooks_group",
-        "halls": "halls:halls_command", "rooms": "rooms:rooms_command",
+        "halls": "halls:halls_command", "rooms": "rooms:rooms_command", "embedder": "embedder:embedder_command",
     }
 
     def list_commands(self, ctx: click.Context) -> list[str]:

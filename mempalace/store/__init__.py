@@ -18,8 +18,8 @@ from typing import Any, Callable, TypeVar
 
 import numpy as np
 
-from ..errors import CorruptPalaceError, MempalaceError, PalaceUnavailableError
-from .connecting import STATE_COLLECTION, http_client, missing, palace_collection
+from ..errors import CorruptPalaceError, MempalaceError, PalaceMovedError, PalaceUnavailableError
+from .connecting import LIVE_KEY, STATE_COLLECTION, http_client, missing, palace_collection
 
 MARKER_KEY = "version"
 EMBEDDER_KEY = "embedder"
@@ -207,6 +207,20 @@ class ChromaStore:
     @_guarded
     def recorded_embedder(self) -> str | None:
         return self._state().get(EMBEDDER_KEY)
+
+    @_guarded
+    def check_live(self) -> None:
+        """Before a write: refuse it if the palace moved to another embedder's collection since this
+        store opened it (the write would land in the collection a move left behind)."""
+        live = self._state().get(LIVE_KEY)
+        if live and live != self._collection.name:
+            raise PalaceMovedError(
+                f"This palace moved to the {self._state().get(EMBEDDER_KEY)!r} embedder while it was open: "
+                "nothing was written. Open it again (restart the dashboard or MCP server) and retry.")
+
+    def follow_live(self) -> None:
+        """Use the drawers collection the palace's state names as live (after a move switched it)."""
+        self._collection = palace_collection(self._client, self._collection._embedding_function, False, self.location)
 
     # -- rows -------------------------------------------------------------------------------------
 

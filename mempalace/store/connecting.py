@@ -10,6 +10,7 @@ from ..errors import CorruptPalaceError, NotAPalaceError, PalaceUnavailableError
 
 COLLECTION = "mempalace_drawers"
 STATE_COLLECTION = "mempalace_state"  # holds no rows: its metadata carries our palace-level facts
+LIVE_KEY = "drawers"  # the state's name of the drawers collection in use, once a move has switched it
 HNSW_EF_SEARCH = 400  # candidates HNSW keeps while searching (Chroma's default: 100)
 
 
@@ -50,10 +51,22 @@ def http_client(url: str, token: str = "", own: bool = False) -> Any:
     return client
 
 
+def live_collection_name(client: Any) -> str:
+    """The name of the drawers collection in use: the state records it once a palace has moved to
+    another embedder (see `mempalace.moving`); before that it is always `COLLECTION`."""
+    try:
+        state = client.get_collection(STATE_COLLECTION, embedding_function=None).metadata or {}
+    except Exception as exc:
+        if missing(exc):
+            return COLLECTION
+        raise
+    return str(state.get(LIVE_KEY) or COLLECTION)
+
+
 def palace_collection(client: Any, embedding_function: Any, create: bool, location: str) -> Any:
     """The palace's drawers collection on `client`, or a clear error saying why there is none."""
     try:
-        collection = _drawers_collection(client, embedding_function, create)
+        collection = _drawers_collection(client, embedding_function, create, live_collection_name(client))
     except NotAPalaceError:
         raise
     except Exception as exc:
@@ -79,23 +92,23 @@ def _search_wider(collection: Any) -> None:
         pass
 
 
-def _drawers_collection(client: Any, embedding_function: Any, create: bool) -> Any:
-    """The drawers collection with our embedding function attached, whoever created it."""
+def _drawers_collection(client: Any, embedding_function: Any, create: bool, name: str = COLLECTION) -> Any:
+    """The drawers collection `name` with our embedding function attached, whoever created it."""
     from chromadb.api.models.Collection import Collection
 
     try:
-        return client.get_collection(COLLECTION, embedding_function=embedding_function)
+        return client.get_collection(name, embedding_function=embedding_function)
     except ValueError as exc:
         if "Embedding function conflict" in str(exc):
             # Another tool created it with its own embedding function: attach ours for this handle.
-            model = client._server.get_collection(name=COLLECTION, tenant=client.tenant, database=client.database)
+            model = client._server.get_collection(name=name, tenant=client.tenant, database=client.database)
             return Collection(client=client._server, model=model, embedding_function=embedding_function)
         if not create or "does not exist" not in str(exc):
             raise
     except Exception as exc:
         if not create or "does not exist" not in str(exc):
             raise
-    others = [c.name for c in client.list_collections() if c.name != STATE_COLLECTION]
+    others = [c.name for c in client.list_collections() if c.name != STATE_COLLECTION and not c.name.startswith(COLLECTION)]
     if others:
         raise NotAPalaceError(
             f"This Chroma database holds other collections ({', '.join(sorted(others)[:5])}) and no "

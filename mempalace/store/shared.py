@@ -75,6 +75,12 @@ class SharedStore(ChromaStore):
                 self._drop()  # handles to a server that is gone would never reconnect
                 self._url = self._locate()
 
+    def follow_live(self) -> None:
+        """Connect again, to the drawers collection the palace's state names as live (after a move)."""
+        with self._connecting:
+            self._drop()
+            self._known_id = None
+
     def learn_collection(self, collection_id: str | None) -> None:
         """The collection's id as the catalog knows it, so that a search goes by REST at once."""
         with self._connecting:
