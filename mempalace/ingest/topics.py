@@ -19,6 +19,7 @@ import numpy as np
 
 from .room_meanings import RoomMeanings
 from .rooms import GENERAL, Meaning, PhraseTally, RoomChooser, read_part
+from .scripts import script_overlap, script_shares
 from .words import WORD, text_signatures
 
 SEGMENT_PENALTY = 0.55  # the cost of one more topic in a conversation, against how far drawers stray from it
@@ -108,6 +109,7 @@ class RoomProfile:
     named_at: int = 0  # how many parts it held when its name was chosen
 
     norm: float | None = None  # of `words`, kept until they change
+    scripts: dict[str, float] = field(default_factory=dict)  # `words`' share per script, kept with `norm`
 
     def add(self, meaning: np.ndarray, words: Counter[str], wing: str, drawers: int) -> None:
         self.meaning = self.meaning + meaning
@@ -139,6 +141,7 @@ class RoomProfile:
         mine = self.words
         if self.norm is None:
             self.norm = math.sqrt(sum(v * v for v in mine.values()))
+            self.scripts = script_shares(mine)
         if not norm or not self.norm:
             return 0.0
         return sum(v * mine.get(k, 0.0) for k, v in words.items()) / (norm * self.norm)
@@ -371,10 +374,12 @@ class TopicRooms:
         dense = np.einsum("ij,j->i", sums, meaning) / np.maximum(norms * np.linalg.norm(meaning), 1e-9)
         nearest = np.argsort(-dense, kind="stable")[:WORD_CANDIDATES]
         best, best_margin = None, 0.0
-        norm = math.sqrt(sum(v * v for v in words.values()))
+        norm, scripts = math.sqrt(sum(v * v for v in words.values())), script_shares(words)
         for i in sorted(int(i) for i in nearest):  # in name order, so the first name wins a tie
             profile = self._profiles[names[i]]
-            likeness = (1 - WORD_SHARE) * float(dense[i]) + WORD_SHARE * profile.word_likeness(words, norm)
+            by_words = profile.word_likeness(words, norm)
+            share = WORD_SHARE * script_overlap(scripts, profile.scripts)  # words in other scripts cannot agree
+            likeness = (1 - share) * float(dense[i]) + share * by_words
             margin = likeness - bar * (JOIN_SIMILARITY + CROWDING * profile.wings[wing] / (wing_size + CROWD_SIZE))
             if margin >= 0.0 and (best is None or margin > best_margin):
                 best, best_margin = names[i], margin
