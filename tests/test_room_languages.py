@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from mempalace.embedding import LikenessScale
 from mempalace.ingest.rooms import RoomChooser
 from mempalace.ingest.scripts import script_overlap, script_shares
 from mempalace.ingest.topics import TopicRooms
@@ -49,7 +50,7 @@ def test_script_overlap_is_the_shared_share_of_the_words() -> None:
 
 def test_a_part_joins_on_the_likeness_its_embedder_declares() -> None:
     assert _rooms_of(GARDEN, ENGLISH, 0.3)[0] != _rooms_of(GARDEN, ENGLISH, 0.3)[1]
-    opened, chosen = _rooms_of(GARDEN, ENGLISH, 0.3, scale=1.25)  # a model that spreads topics less widely
+    opened, chosen = _rooms_of(GARDEN, ENGLISH, 0.3, scale=LikenessScale(join=1.25))  # a model that spreads topics less widely
     assert chosen == opened
 
 
@@ -57,7 +58,22 @@ def test_ingest_reads_likeness_on_the_palace_embedders_scale(palace, monkeypatch
     from mempalace import embedding
     from mempalace.ingest.planning import topic_rooms
 
-    monkeypatch.setattr(embedding.HashEmbedder, "likeness_scale", 1.25, raising=False)
-    assert embedding.likeness_scale(palace.settings.embedder) == 1.25
-    assert embedding.likeness_scale("minilm-int8") == 1.0
-    assert topic_rooms(palace)._scale == 1.25
+    declared = LikenessScale(join=1.25, spread=0.5)
+    monkeypatch.setattr(embedding.HashEmbedder, "likeness", declared, raising=False)
+    assert embedding.likeness_scale(palace.settings.embedder) == declared
+    assert embedding.likeness_scale("minilm-int8") == LikenessScale()
+    assert topic_rooms(palace)._scale == declared
+
+
+def test_conversations_are_cut_at_the_cost_scaled_by_the_embedders_spread(monkeypatch) -> None:
+    from mempalace.ingest import topics
+
+    penalties: list[float] = []
+
+    def spy(vectors, penalty=None, longest=None):
+        penalties.append(penalty)
+        return [(0, len(vectors))]
+
+    monkeypatch.setattr(topics, "topic_segments", spy)
+    TopicRooms(RoomChooser([]), scale=LikenessScale(spread=0.5)).assign("wing_a", ROOM, ENGLISH)
+    assert penalties == [topics.SEGMENT_PENALTY * 0.5]

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..embedding import LikenessScale
 from .room_meanings import RoomMeanings
 from .rooms import GENERAL, Meaning, PhraseTally, RoomChooser, read_part
 from .scripts import script_overlap, script_shares
@@ -152,12 +153,13 @@ class TopicRooms:
 
     def __init__(self, namer: RoomChooser, wing_vectors: dict[str, np.ndarray] | None = None,
                  embed: Callable[[list[str]], np.ndarray] | None = None, wing_sizes: dict[str, int] | None = None,
-                 signatures: Callable[[list[str]], list[Counter[str]]] = text_signatures, scale: float = 1.0):
+                 signatures: Callable[[list[str]], list[Counter[str]]] = text_signatures,
+                 scale: LikenessScale = LikenessScale()):
         """`wing_vectors`: a sample of each wing's drawer vectors and `wing_sizes` how many drawers
         each holds (stored rooms are taught with `remember`); `embed`: the palace's embedder, to pick
         the candidate name nearest a new room's meaning; `signatures`: how a stored conversation's
-        texts become word signatures (`text_signatures`, or a cache of what it gave); `scale`: the
-        embedder's `likeness_scale`, which brings its likeness to the scale these thresholds are on."""
+        texts become word signatures (`text_signatures`, or a cache of what it gave); `scale`: where
+        the embedder's cosines sit against MiniLM's, on which the thresholds here are set."""
         self._scale = scale
         self._namer = namer
         self._embed = embed
@@ -284,7 +286,7 @@ class TopicRooms:
         centred = self.centred(wing, np.asarray(vectors, np.float32), observed=True)
         words = text_signatures(texts, names)
         rooms: list[str] = []
-        for start, end in topic_segments(np.asarray(vectors, np.float32)):
+        for start, end in topic_segments(np.asarray(vectors, np.float32), SEGMENT_PENALTY * self._scale.spread):
             meaning = centred[start:end].sum(axis=0)
             signature: Counter[str] = Counter()
             for w in words[start:end]:
@@ -373,7 +375,7 @@ class TopicRooms:
         wing_size = max(self._sizes[wing], 1)
         names, sums, norms = self._meanings.of(self._profiles)
         # numpy's own loop, not BLAS: waking BLAS's threads beside the model took 5-6 ms a part at 2,859 rooms
-        dense = self._scale * np.einsum("ij,j->i", sums, meaning) / np.maximum(norms * np.linalg.norm(meaning), 1e-9)
+        dense = self._scale.join * np.einsum("ij,j->i", sums, meaning) / np.maximum(norms * np.linalg.norm(meaning), 1e-9)
         nearest = np.argsort(-dense, kind="stable")[:WORD_CANDIDATES]
         best, best_margin = None, 0.0
         norm, scripts = math.sqrt(sum(v * v for v in words.values())), script_shares(words)
