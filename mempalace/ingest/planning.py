@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import blobs
 from ..demo_data import demo_places
+from ..embedding import likeness_scale
 from ..formats.base import Conversation, Source, conversation_key
 from ..inventory import PERSON
 from ..models import DrawerDraft
@@ -266,7 +267,8 @@ def topic_rooms(palace: Palace) -> TopicRooms:
     wing_vectors = {w: v for w, v in palace.wing_vectors(WING_SAMPLE).items() if w not in demo_wings}
     rooms = TopicRooms(RoomChooser(palace.list_rooms(), palace.widespread_words),
                        wing_vectors=wing_vectors, embed=remembering_embed(palace) if palace.embeds_meaning else None,
-                       wing_sizes=palace.list_wings(), signatures=signatures_cached(palace))
+                       wing_sizes=palace.list_wings(), signatures=signatures_cached(palace),
+                       scale=likeness_scale(palace.settings.embedder))
     rooms.count_words_with(palace.word_documents)
     for room, samples in sorted(palace.room_samples(PROFILE_DRAWERS).items()):
         if room not in demo:

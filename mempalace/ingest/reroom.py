@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..demo_data import demo_rooms
+from ..embedding import likeness_scale
 from ..inventory import INGEST, READ_AT_ONCE, RoomedDrawer
 from ..palace import Palace
 from .planning import PROFILE_DRAWERS, remember_room
@@ -72,7 +73,8 @@ def _replay(palace: Palace, drawers: list, person: list) -> list[RoomMove]:
     mean then sums them in parts: the same up to rounding)."""
     taken = {d.room for d in drawers}  # new rooms never take a name in use, so each can keep its own
     rooms = TopicRooms(RoomChooser(taken, palace.widespread_words),
-                       embed=palace.embed if palace.embeds_meaning else None)
+                       embed=palace.embed if palace.embeds_meaning else None,
+                       scale=likeness_scale(palace.settings.embedder))
     rooms.count_words_with(palace.word_documents, replaying=True)
     demo = demo_rooms(palace)  # as in ingest: never a candidate, never a name handed out again
     locked = _learn_person_rooms(palace, rooms, [d for d in person if d.room not in demo]) | demo

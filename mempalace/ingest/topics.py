@@ -17,8 +17,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..embedding import LikenessScale
 from .room_meanings import RoomMeanings
 from .rooms import GENERAL, Meaning, PhraseTally, RoomChooser, read_part
+from .scripts import script_overlap, script_shares
 from .words import WORD, text_signatures
 
 SEGMENT_PENALTY = 0.55  # the cost of one more topic in a conversation, against how far drawers stray from it
@@ -108,6 +110,7 @@ class RoomProfile:
     named_at: int = 0  # how many parts it held when its name was chosen
 
     norm: float | None = None  # of `words`, kept until they change
+    scripts: dict[str, float] = field(default_factory=dict)  # `words`' share per script, kept with `norm`
 
     def add(self, meaning: np.ndarray, words: Counter[str], wing: str, drawers: int) -> None:
         self.meaning = self.meaning + meaning
@@ -139,6 +142,7 @@ class RoomProfile:
         mine = self.words
         if self.norm is None:
             self.norm = math.sqrt(sum(v * v for v in mine.values()))
+            self.scripts = script_shares(mine)
         if not norm or not self.norm:
             return 0.0
         return sum(v * mine.get(k, 0.0) for k, v in words.items()) / (norm * self.norm)
@@ -149,11 +153,14 @@ class TopicRooms:
 
     def __init__(self, namer: RoomChooser, wing_vectors: dict[str, np.ndarray] | None = None,
                  embed: Callable[[list[str]], np.ndarray] | None = None, wing_sizes: dict[str, int] | None = None,
-                 signatures: Callable[[list[str]], list[Counter[str]]] = text_signatures):
+                 signatures: Callable[[list[str]], list[Counter[str]]] = text_signatures,
+                 scale: LikenessScale = LikenessScale()):
         """`wing_vectors`: a sample of each wing's drawer vectors and `wing_sizes` how many drawers
         each holds (stored rooms are taught with `remember`); `embed`: the palace's embedder, to pick
         the candidate name nearest a new room's meaning; `signatures`: how a stored conversation's
-        texts become word signatures (`text_signatures`, or a cache of what it gave)."""
+        texts become word signatures (`text_signatures`, or a cache of what it gave); `scale`: where
+        the embedder's cosines sit against MiniLM's, on which the thresholds here are set."""
+        self._scale = scale
         self._namer = namer
         self._embed = embed
         self._signatures = signatures
@@ -279,7 +286,7 @@ class TopicRooms:
         centred = self.centred(wing, np.asarray(vectors, np.float32), observed=True)
         words = text_signatures(texts, names)
         rooms: list[str] = []
-        for start, end in topic_segments(np.asarray(vectors, np.float32)):
+        for start, end in topic_segments(np.asarray(vectors, np.float32), SEGMENT_PENALTY * self._scale.spread):
             meaning = centred[start:end].sum(axis=0)
             signature: Counter[str] = Counter()
             for w in words[start:end]:
@@ -368,13 +375,15 @@ class TopicRooms:
         wing_size = max(self._sizes[wing], 1)
         names, sums, norms = self._meanings.of(self._profiles)
         # numpy's own loop, not BLAS: waking BLAS's threads beside the model took 5-6 ms a part at 2,859 rooms
-        dense = np.einsum("ij,j->i", sums, meaning) / np.maximum(norms * np.linalg.norm(meaning), 1e-9)
+        dense = self._scale.join * np.einsum("ij,j->i", sums, meaning) / np.maximum(norms * np.linalg.norm(meaning), 1e-9)
         nearest = np.argsort(-dense, kind="stable")[:WORD_CANDIDATES]
         best, best_margin = None, 0.0
-        norm = math.sqrt(sum(v * v for v in words.values()))
+        norm, scripts = math.sqrt(sum(v * v for v in words.values())), script_shares(words)
         for i in sorted(int(i) for i in nearest):  # in name order, so the first name wins a tie
             profile = self._profiles[names[i]]
-            likeness = (1 - WORD_SHARE) * float(dense[i]) + WORD_SHARE * profile.word_likeness(words, norm)
+            by_words = profile.word_likeness(words, norm)
+            share = WORD_SHARE * script_overlap(scripts, profile.scripts)  # words in other scripts cannot agree
+            likeness = (1 - share) * float(dense[i]) + share * by_words
             margin = likeness - bar * (JOIN_SIMILARITY + CROWDING * profile.wings[wing] / (wing_size + CROWD_SIZE))
             if margin >= 0.0 and (best is None or margin > best_margin):
                 best, best_margin = names[i], margin
