@@ -26,11 +26,11 @@ from .store import ChromaStore
 from .vocabulary import content_words
 
 LEXICAL_WEIGHT = 0.4
-# A keyword match counts by the share of the query's terms its drawer holds, to this power: one word
+# A keyword match counts by the share of the query's terms its drawer holds, squared: one word
 # in common (a name, "flight") is weak evidence against an answer written in another language, which
 # keyword search cannot find at all. Chosen on LoCoMo's dev conversations and multilingual_dev
 # (benchmarks/README.md).
-MATCHED_SHARE_POWER = 1.0
+MATCHED_SHARE_POWER = 2.0
 MIN_POOL = 50
 VECTOR_SCAN_MAX = 50_000  # filtered sets up to this size are scanned exactly from the catalog
 CACHED_ROWS_MAX = 150_000  # vectors kept in memory across filters (about 230 MB at 384 dimensions, 310 MB at 512)
