@@ -142,7 +142,7 @@ class Searcher:
         best_lexical = max(lexical.values(), default=0.0) or 1.0
         weight = LEXICAL_WEIGHT if hybrid else 0.0
         terms = self._catalog.query_terms(query) if query else []
-        worded = self._catalog.words_found(list(lexical), terms)
+        worded = self._catalog.words_found(list(rows), terms)  # every candidate: the shares and close matches
         scored = []
         for drawer_id, row in rows.items():
             similarity = float(np.dot(row.vector, vector)) if row.vector is not None else semantic.get(drawer_id, 0.0)
@@ -152,7 +152,6 @@ class Searcher:
             scored.append((semantic_part + lexical_part, similarity, semantic_part, lexical_part, row))
         scored.sort(key=lambda s: (-s[0], s[4].id))
         near = self._chance_similarity(vector, generation)
-        worded.update(self._catalog.words_found([s[4].id for s in scored[:limit] if s[4].id not in lexical], terms))
         enough = max(1, math.ceil(len(terms) * CLOSE_WORD_SHARE))
         return [
             SearchHit(
