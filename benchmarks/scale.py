@@ -2,9 +2,10 @@
 
     python benchmarks/scale.py --drawers 100000          # builds benchmarks/out/palace-100000 once
     python benchmarks/scale.py --drawers 10000 --rebuild
+    python benchmarks/scale.py --drawers 10000 --embedder use-m3   # benchmarks/out/palace-10000-use-m3
 
 The palace is written straight into Chroma the way another client would (stamped rows with real
-MiniLM vectors), so the first `Palace.open` also shows what building the catalog costs. "Cold" is
+vectors of the chosen embedder, MiniLM by default), so the first `Palace.open` also shows what building the catalog costs. "Cold" is
 the first call in a new process with the palace already open; "warm" is a repeat call.
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import shutil
 import subprocess
@@ -35,15 +37,15 @@ def drawer_text(rng: random.Random, room: str, i: int) -> str:
             f"Ticket {i}: {' '.join(words[2:])} were discussed at length with the team.")
 
 
-def build(path: Path, drawers: int) -> None:
-    from mempalace.embedding import MiniLMInt8
+def build(path: Path, drawers: int, embedder_name: str = "minilm-int8") -> None:
+    from mempalace.embedding import load_embedder
     from mempalace.store import SEQ_KEY, ChromaStore
     from mempalace.store.embedding_function import PalaceEmbeddingFunction
 
     rng = random.Random(7)
     rooms = [f"{t}-{a}" for t in TOPICS for a in ASPECTS]  # 400 rooms
     wing_rooms = {f"wing_{w:02d}": rng.sample(rooms, 40) for w in range(20)}
-    embedder = MiniLMInt8()
+    embedder = load_embedder(embedder_name)
     store = ChromaStore.embedded(path, PalaceEmbeddingFunction(embedder), create=True)
     started = time.perf_counter()
     batch = 2_000
@@ -98,7 +100,8 @@ print(json.dumps({"open": opened, "cold": cold, "warm": warm, "wing_first": wing
 
 
 def measure(path: Path) -> dict:
-    result = subprocess.run([sys.executable, "-c", CHILD, str(path)], capture_output=True, text=True, check=True)
+    result = subprocess.run([sys.executable, "-c", CHILD, str(path)], capture_output=True, text=True, check=True,
+                            env=_env(path))
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
@@ -107,17 +110,23 @@ def ms(values: list[float], q: float = 0.5) -> str:
     return f"{ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000:.2f} ms"
 
 
-def ready_palace(drawers: int, rebuild: bool = False) -> Path:
-    """benchmarks/out/palace-N, built if missing, opened once so that its catalog is current."""
-    path = OUT / f"palace-{drawers}"
+def _env(path: Path) -> dict:
+    """The environment of a process opening `path`: the embedder its name says it was built with."""
+    return {**os.environ, "MEMPALACE_EMBEDDER": "use-m3" if path.name.endswith("-use-m3") else "minilm-int8"}
+
+
+def ready_palace(drawers: int, rebuild: bool = False, embedder: str = "minilm-int8") -> Path:
+    """benchmarks/out/palace-N (palace-N-use-m3 with use-m3), built if missing, opened once so that its
+    catalog is current."""
+    path = OUT / (f"palace-{drawers}" + ("-use-m3" if embedder == "use-m3" else ""))
     if rebuild and path.exists():
         shutil.rmtree(path)
     if not path.exists():
-        print(f"Building a {drawers:,}-drawer palace at {path} (real MiniLM vectors)…")
-        build(path, drawers)
+        print(f"Building a {drawers:,}-drawer palace at {path} (real {embedder} vectors)…")
+        build(path, drawers, embedder)
     t0 = time.perf_counter()
     subprocess.run([sys.executable, "-c", "import sys; from mempalace import Palace; "
-                    "p = Palace.open(sys.argv[1]); p.count(); p.close()", str(path)], check=True)
+                    "p = Palace.open(sys.argv[1]); p.count(); p.close()", str(path)], check=True, env=_env(path))
     print(f"Catalog ready (built from Chroma if missing or of an older schema): {time.perf_counter() - t0:.1f} s"
           " incl. process start")
     return path
@@ -127,8 +136,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--drawers", type=int, default=100_000)
     parser.add_argument("--rebuild", action="store_true", help="build the palace again even if it exists")
+    parser.add_argument("--embedder", default="minilm-int8", choices=["minilm-int8", "use-m3"])
     args = parser.parse_args()
-    path = ready_palace(args.drawers, args.rebuild)
+    path = ready_palace(args.drawers, args.rebuild, args.embedder)
     runs = [measure(path) for _ in range(3)]
     cold = [r["cold"] for r in runs]
     print(f"\n{args.drawers:,} drawers, 20 wings, ~400 rooms")

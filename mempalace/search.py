@@ -1,8 +1,8 @@
 """Hybrid search: cosine similarity from the vectors fused with BM25 over the whole palace.
 
 score = (1 - w) * similarity + w * lexical, where lexical is the drawer's BM25 score divided by
-the best BM25 score among the candidates (so 1.0 for the best keyword match) and w is
-`LEXICAL_WEIGHT`. Candidates are the nearest drawers by vector *and* the best keyword matches,
+the best BM25 score among the candidates (so 1.0 for the best keyword match), times the share of
+the query's terms the drawer holds (`MATCHED_SHARE_POWER`), and w is `LEXICAL_WEIGHT`. Candidates are the nearest drawers by vector *and* the best keyword matches,
 so a drawer that only matches by keyword is still found. The query is embedded without its
 question framing and without the words found in most of the drawers searched (`semantic_text`).
 These choices were made on LoCoMo's development conversations: benchmarks/locomo.py and
@@ -26,6 +26,11 @@ from .store import ChromaStore
 from .vocabulary import content_words
 
 LEXICAL_WEIGHT = 0.4
+# A keyword match counts by the share of the query's terms its drawer holds, squared: one word
+# in common (a name, "flight") is weak evidence against an answer written in another language, which
+# keyword search cannot find at all. Chosen on LoCoMo's dev conversations and multilingual_dev
+# (benchmarks/README.md).
+MATCHED_SHARE_POWER = 2.0
 MIN_POOL = 50
 VECTOR_SCAN_MAX = 50_000  # filtered sets up to this size are scanned exactly from the catalog
 CACHED_ROWS_MAX = 150_000  # vectors kept in memory across filters (about 230 MB at 384 dimensions, 310 MB at 512)
@@ -136,16 +141,17 @@ class Searcher:
         rows = self._catalog.rows(list(dict.fromkeys([*semantic, *lexical])))
         best_lexical = max(lexical.values(), default=0.0) or 1.0
         weight = LEXICAL_WEIGHT if hybrid else 0.0
+        terms = self._catalog.query_terms(query) if query else []
+        worded = self._catalog.words_found(list(rows), terms)  # every candidate: the shares and close matches
         scored = []
         for drawer_id, row in rows.items():
             similarity = float(np.dot(row.vector, vector)) if row.vector is not None else semantic.get(drawer_id, 0.0)
-            lexical_part = weight * lexical.get(drawer_id, 0.0) / best_lexical
+            lexical_part = weight * lexical.get(drawer_id, 0.0) / best_lexical * _matched_share(
+                worded.get(drawer_id, 0), len(terms))
             semantic_part = (1.0 - weight) * similarity
             scored.append((semantic_part + lexical_part, similarity, semantic_part, lexical_part, row))
         scored.sort(key=lambda s: (-s[0], s[4].id))
         near = self._chance_similarity(vector, generation)
-        terms = self._catalog.query_terms(query) if query else []
-        worded = self._catalog.words_found([s[4].id for s in scored[:limit]], terms)
         enough = max(1, math.ceil(len(terms) * CLOSE_WORD_SHARE))
         return [
             SearchHit(
@@ -232,6 +238,12 @@ class Searcher:
                 self._scans.popitem(last=False)
         self._scans.move_to_end(key)
         return cached[1], cached[2]
+
+
+def _matched_share(found: int, terms: int) -> float:
+    """How much a keyword match counts: the share of the query's terms the drawer holds, to the power
+    MATCHED_SHARE_POWER (1.0 when the query has no terms to share)."""
+    return (found / terms) ** MATCHED_SHARE_POWER if terms else 1.0
 
 
 def _filter_key(filters: Mapping[str, str | None]) -> tuple:

@@ -204,3 +204,25 @@ def test_hall_filter_names_any_none_or_one_of_the_five():
     assert hall_filter("facts") == hall_filter("hall_facts") == "hall_facts"
     with pytest.raises(InvalidInputError, match="Unknown hall"):
         hall_filter("nonsense")
+
+
+def test_a_keyword_match_counts_by_the_share_of_the_query_it_holds(palace, monkeypatch):
+    """A question in one language, its answer in another: keyword search finds only a drawer sharing
+    one word of the question, which must not outrank the answer that is near in meaning."""
+    import numpy as np
+
+    concepts = {"greyhound": 0, "灰狗": 0, "冬天": 1, "taxes": 2, "个税": 2}
+
+    def embed(texts):  # a fake embedder that knows the concepts in both languages
+        out = np.full((len(texts), 384), 0.01, dtype=np.float32)
+        for row, text in enumerate(texts):
+            for word, axis in concepts.items():
+                out[row, axis] += text.count(word)
+        return out / np.linalg.norm(out, axis=1, keepdims=True)
+
+    monkeypatch.setattr(palace, "_embed", embed)
+    palace.add_drawer("Our greyhound shivers when it snows, so she wears a fleece coat", "wing_home", "dogs")
+    palace.add_drawer("冬天的个税要在三月前申报", "wing_home", "taxes")
+    hits = palace.search("灰狗冬天怕冷吗", limit=2)
+    assert [h.room for h in hits] == ["dogs", "taxes"]
+    assert hits[1].lexical < LEXICAL_WEIGHT / 2  # one pair of several in common

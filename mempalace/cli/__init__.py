@@ -136,7 +136,8 @@ def search(ctx: click.Context, palace: Palace, query: str, **options: Any) -> No
     """Find drawers by meaning and keywords.
 
     Each result's score is 0.6 × its meaning similarity (cosine) + 0.4 × its word match (its
-    keyword score over the best one's); with --mode semantic, the similarity alone."""
+    keyword score over the best one's, times the square of the share of the query's words it
+    holds); with --mode semantic, the similarity alone."""
     hits = palace.search(query, **options)
     emit(ctx, hits, lambda: hits_text(hits))
 
