@@ -106,6 +106,7 @@ class MiniLMInt8:
     name = "minilm-int8"
     dimension = DIMENSION
     likeness = LikenessScale()  # room choice's thresholds are set on this model's likeness
+    crosses_languages = False  # English-trained: a question meets only answers in its own language
 
     def __init__(self, model_path: Path | None = None, tokenizer_path: Path | None = None,
                  cache_dir: Path | None = None):
@@ -199,6 +200,7 @@ class UseM3:
 
     name = "use-m3"
     dimension = USE_M3_DIMENSION
+    crosses_languages = True
     likeness = LikenessScale(join=1.0, spread=0.71)  # rooms: dev sets best at join 0.85-1.15; spread 0.108 / 0.152
 
     def __init__(self, cache_dir: Path | None = None):
@@ -309,6 +311,13 @@ def likeness_scale(name: str) -> LikenessScale:
     """Where the named embedder's cosines sit against MiniLM's, for room choice's thresholds."""
     known = {c.name: getattr(c, "likeness", LikenessScale()) for c in (MiniLMInt8, UseM3, HashEmbedder)}
     return known.get(name, LikenessScale())
+
+
+def crosses_languages(name: str) -> bool:
+    """Whether the named embedder places the same meaning in different languages near each other (then
+    search trusts its vectors over a keyword match that shares only a word or two with the question)."""
+    known = {c.name: getattr(c, "crosses_languages", False) for c in (MiniLMInt8, UseM3, HashEmbedder)}
+    return known.get(name, False)
 
 
 def load_embedder(name: str, cache_dir: Path | None = None) -> Any:

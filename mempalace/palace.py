@@ -19,7 +19,7 @@ from .catalog import Catalog
 from .dates import date_range
 from .chunking import split_verbatim
 from .config import Settings, load_settings
-from .embedding import EmbedderLoader
+from .embedding import EmbedderLoader, crosses_languages
 from .errors import DrawerNotFoundError, InvalidInputError
 from .inventory import PERSON
 from .keeping import KeptInUse
@@ -28,7 +28,7 @@ from .models import (HALL_BY, ROOM_ALIASES, ROOM_BY, AddResult, Drawer, DrawerDr
 from .naming import alias_of, hall_change, hall_filter, hall_name, room_slug, wing_name
 from .records import (access_path, best_first, check_content, draft_metadata, drawer_from_record, drawer_from_row,
                       drawer_id_of, extra_metadata, id_list, match)
-from .search import Searcher
+from .search import MATCHED_SHARE_POWER, Searcher
 from .opening import palace_parts
 from .guarding import serialized
 from .likeness import Likeness
@@ -61,7 +61,7 @@ class Palace(Likeness, Rearranging, TaxonomyView):
         self._sync = CatalogSync(store, catalog, settings.foreign_check_seconds, settings.embedder)
         if lease:
             self._sync.on_use = lease.touch
-        self._searcher = Searcher(store, catalog)
+        self._searcher = Searcher(store, catalog, MATCHED_SHARE_POWER if crosses_languages(settings.embedder) else 0.0)
         self._closed = False
         self.keeper: KeptInUse | None = None  # see `keep_in_use`
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()

@@ -1,8 +1,9 @@
 """Hybrid search: cosine similarity from the vectors fused with BM25 over the whole palace.
 
 score = (1 - w) * similarity + w * lexical, where lexical is the drawer's BM25 score divided by
-the best BM25 score among the candidates (so 1.0 for the best keyword match), times the share of
-the query's terms the drawer holds (`MATCHED_SHARE_POWER`), and w is `LEXICAL_WEIGHT`. Candidates are the nearest drawers by vector *and* the best keyword matches,
+the best BM25 score among the candidates (so 1.0 for the best keyword match), times (with an embedder
+that crosses languages) the share of the query's terms the drawer holds (`MATCHED_SHARE_POWER`), and
+w is `LEXICAL_WEIGHT`. Candidates are the nearest drawers by vector *and* the best keyword matches,
 so a drawer that only matches by keyword is still found. The query is embedded without its
 question framing and without the words found in most of the drawers searched (`semantic_text`).
 These choices were made on LoCoMo's development conversations: benchmarks/locomo.py and
@@ -26,10 +27,11 @@ from .store import ChromaStore
 from .vocabulary import content_words
 
 LEXICAL_WEIGHT = 0.4
-# A keyword match counts by the share of the query's terms its drawer holds, squared: one word
-# in common (a name, "flight") is weak evidence against an answer written in another language, which
-# keyword search cannot find at all. Chosen on LoCoMo's dev conversations and multilingual_dev
-# (benchmarks/README.md).
+# With an embedder that crosses languages, a keyword match counts by the share of the query's terms its
+# drawer holds, squared: one word in common (a name, "flight") is weak evidence against an answer written
+# in another language, which keyword search cannot find at all. With an English-only embedder keyword
+# matches are all a question in another language has, so they count in full. Chosen on LoCoMo's dev
+# conversations and multilingual_dev (benchmarks/README.md).
 MATCHED_SHARE_POWER = 2.0
 MIN_POOL = 50
 VECTOR_SCAN_MAX = 50_000  # filtered sets up to this size are scanned exactly from the catalog
@@ -96,7 +98,8 @@ def chroma_where(filters: Mapping[str, Any], halls: tuple[str, ...] = ()) -> dic
 class Searcher:
     """Runs searches for one palace; keeps filtered vector matrices while the catalog is unchanged."""
 
-    def __init__(self, store: ChromaStore, catalog: Catalog):
+    def __init__(self, store: ChromaStore, catalog: Catalog, share_power: float = 0.0):
+        self.share_power = share_power  # `MATCHED_SHARE_POWER` for an embedder that crosses languages, else 0
         self._store = store
         self._catalog = catalog
         self._scans: OrderedDict[tuple, tuple[int, list[str], np.ndarray]] = OrderedDict()
@@ -147,7 +150,7 @@ class Searcher:
         for drawer_id, row in rows.items():
             similarity = float(np.dot(row.vector, vector)) if row.vector is not None else semantic.get(drawer_id, 0.0)
             lexical_part = weight * lexical.get(drawer_id, 0.0) / best_lexical * _matched_share(
-                worded.get(drawer_id, 0), len(terms))
+                worded.get(drawer_id, 0), len(terms), self.share_power)
             semantic_part = (1.0 - weight) * similarity
             scored.append((semantic_part + lexical_part, similarity, semantic_part, lexical_part, row))
         scored.sort(key=lambda s: (-s[0], s[4].id))
@@ -240,10 +243,10 @@ class Searcher:
         return cached[1], cached[2]
 
 
-def _matched_share(found: int, terms: int) -> float:
-    """How much a keyword match counts: the share of the query's terms the drawer holds, to the power
-    MATCHED_SHARE_POWER (1.0 when the query has no terms to share)."""
-    return (found / terms) ** MATCHED_SHARE_POWER if terms else 1.0
+def _matched_share(found: int, terms: int, power: float) -> float:
+    """How much a keyword match counts: the share of the query's terms the drawer holds, to `power`
+    (1.0 when the query has no terms to share, or the power is 0)."""
+    return (found / terms) ** power if terms and power else 1.0
 
 
 def _filter_key(filters: Mapping[str, str | None]) -> tuple:

@@ -1,7 +1,7 @@
 import pytest
 
 from mempalace.errors import InvalidInputError, PlaceNotFoundError
-from mempalace.search import LEXICAL_WEIGHT, semantic_text
+from mempalace.search import LEXICAL_WEIGHT, MATCHED_SHARE_POWER, semantic_text
 from mempalace.store import SEQ_KEY
 from mempalace.sync import new_stamp
 
@@ -223,6 +223,15 @@ def test_a_keyword_match_counts_by_the_share_of_the_query_it_holds(palace, monke
     monkeypatch.setattr(palace, "_embed", embed)
     palace.add_drawer("Our greyhound shivers when it snows, so she wears a fleece coat", "wing_home", "dogs")
     palace.add_drawer("冬天的个税要在三月前申报", "wing_home", "taxes")
+    assert palace._searcher.share_power == 0.0  # the fake embedder, like MiniLM, is English-only
+    assert palace.search("灰狗冬天怕冷吗", limit=2)[0].lexical == LEXICAL_WEIGHT  # its only way across scripts
+    palace._searcher.share_power = MATCHED_SHARE_POWER  # as with an embedder that crosses languages
     hits = palace.search("灰狗冬天怕冷吗", limit=2)
     assert [h.room for h in hits] == ["dogs", "taxes"]
     assert hits[1].lexical < LEXICAL_WEIGHT / 2  # one pair of several in common
+
+
+def test_only_an_embedder_that_crosses_languages_discounts_partial_keyword_matches() -> None:
+    from mempalace.embedding import crosses_languages
+
+    assert crosses_languages("use-m3") and not crosses_languages("minilm-int8") and not crosses_languages("hash")
