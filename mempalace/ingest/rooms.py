@@ -23,7 +23,8 @@ import numpy as np
 from ..errors import InvalidInputError
 from ..naming import room_slug, spell_symbols
 from .lexicon import HONORIFICS, can_head, can_stand_alone, given_names
-from .words import COMMAND_WORD, LONG_TOKEN, MAX_WORD, GENERIC, NOT_PROSE, NOT_TOPIC_WORDS, SENTENCE, WORD, fold, stem
+from .languages import ENGLISH, everyday, ignored_in, is_cjk, is_cyrillic, main_language, word_language, words_in
+from .words import COMMAND_WORD, GENERIC, LONG_TOKEN, NOT_PROSE, NOT_TOPIC_WORDS, SENTENCE, WORD, fold, stem, topic_length
 
 GENERAL = "general"
 PAIR_WEIGHT = 1.3  # a two-word phrase over its words alone ("sleep training" over "training")
@@ -68,6 +69,7 @@ class Part:
     surface: Mapping[str, str]
     proper: frozenset[str] = frozenset()
     titled: frozenset[str] = frozenset()
+    language: str = ENGLISH  # the language most of its text is in
 
 
 class PhraseTally:
@@ -77,21 +79,34 @@ class PhraseTally:
     room's tally stays small however big the room grows: a name needs MIN_COVERAGE of its parts,
     and phrases that many parts use are the last let go (one long conversation may pass the mark)."""
 
-    def __init__(self, parts: Iterable[Part] = ()):
+    def __init__(self, parts: Iterable[Part] = (), by_language: bool = True):
         self.parts = 0
         self.wings: Counter[str] = Counter()  # parts per wing
+        self.languages: Counter[str] = Counter()  # parts per language
         self.phrases: dict[str, _Phrase] = {}
         self.only: Part | None = None  # while it holds a single part
+        self.by_language: dict[str, PhraseTally] | None = {} if by_language else None  # each language's parts
         for part in parts:
             self.add(part)
+
+    @property
+    def language(self) -> str:
+        """The language most of its parts are in (English on a tie)."""
+        return max(self.languages, key=lambda lang: (self.languages[lang], lang == ENGLISH, lang), default=ENGLISH)
 
     def add(self, part: Part) -> None:
         self.parts += 1
         self.only = part if self.parts == 1 else None
         self.wings[part.wing] += 1
+        self.languages[part.language] += 1
+        if self.by_language is not None:
+            own = self.by_language.get(part.language) or self.by_language.setdefault(part.language, PhraseTally(
+                by_language=False))
+            own.add(part)
         for key, support in part.support.items():
             phrase = self.phrases.get(key) or self.phrases.setdefault(key, _Phrase())
             phrase.users += 1
+            phrase.languages[part.language] += 1
             phrase.support[part.wing] = phrase.support.get(part.wing, 0.0) + support
             phrase.spellings[part.surface[key]] += 1
             phrase.titled += key in part.titled
@@ -108,6 +123,7 @@ class _Phrase:
     proper: bool = True
     support: dict[str, float] = field(default_factory=dict)  # by wing
     spellings: Counter[str] = field(default_factory=Counter)
+    languages: Counter[str] = field(default_factory=Counter)  # parts using it, by their language
 
 
 Specificity = Callable[[Sequence[str]], Mapping[str, float]]  # words → how much each says about one room (0..1)
@@ -132,7 +148,7 @@ Ranker = Meaning
 def read_part(texts: Sequence[str], title: str | None = None, names: Iterable[str] = (), wing: str = "") -> Part:
     """The phrases (one or two content words in a row) of a part's texts and title."""
     spoken = {w for n in names for w in WORD.findall(fold(n.lower()))} | handles(names)
-    ignored = NOT_TOPIC_WORDS | spoken
+    ignored = NOT_TOPIC_WORDS | spoken | ignored_in("\n".join([*texts, title or ""]))
     people = _people([*texts, title or ""], spoken)
     counts: Counter[str] = Counter()
     spellings: dict[str, Counter[str]] = {}
@@ -152,8 +168,8 @@ def read_part(texts: Sequence[str], title: str | None = None, names: Iterable[st
                         titled.add(key)
     support = {k: 1.0 if k in titled else min(1.0, 0.45 + 0.25 * n) for k, n in counts.items()}
     surface = {k: max(c.items(), key=lambda kv: (kv[1], kv[0]))[0] for k, c in spellings.items()}
-    proper = frozenset(k for k, s in surface.items() if not set(s.split()) & lower_seen)
-    return Part(wing, support, surface, proper, frozenset(titled))
+    proper = frozenset(k for k, s in surface.items() if not set(s.split()) & lower_seen and not is_cjk(s))
+    return Part(wing, support, surface, proper, frozenset(titled), main_language("\n".join(texts) or title or ""))
 
 
 class RoomChooser:
@@ -200,6 +216,7 @@ class RoomChooser:
         scored = self._scores(parts)
         own = room_key(current) if current else None
         order = sorted((k for k in scored if k == own or k not in self._known), key=lambda k: (-scored[k][0], k))
+        order = [k for k in order if _written_in(parts, k, scored[k][1][0], parts.language)] or order
         if not order:
             return GENERAL, 0.0, 0.0
         shortlist = order[:NAME_CANDIDATES] + ([own] if own in order[NAME_CANDIDATES:] else [])
@@ -211,7 +228,7 @@ class RoomChooser:
             final = {k: fits[k] * final[k] ** LEXICAL_POWER for k in shortlist}
         for key in sorted(shortlist, key=lambda k: (-final[k], k)):
             try:
-                name = room_slug(_head_of(key, spelling, final) if rank else spelling[key])
+                name = room_slug(written(_head_of(key, spelling, final) if rank else spelling[key]))
             except InvalidInputError:
                 continue
             return name, final[key], final.get(own, 0.0) if own else 0.0
@@ -234,6 +251,26 @@ class RoomChooser:
         centre = vectors[[best[k][1] for k in core]].mean(axis=0)
         central = {k: float(vectors[best[k][1]] @ centre) / max(float(np.linalg.norm(centre)), 1e-9) for k in keys}
         return {k: max(best[k][0], FIT_FLOOR) * max(central[k], FIT_FLOOR) ** CENTRAL_POWER for k in keys}
+
+    def aliases(self, parts: PhraseTally, name: str) -> tuple[str, ...]:
+        """The room's names in the other languages its parts are in: the best-scored phrase of those
+        parts written in each, when it is no other room's name."""
+        found = []
+        for language, tally in sorted((parts.by_language or {}).items()):
+            if language == parts.language or tally is parts:
+                continue
+            scored = self._scores(tally)
+            order = sorted((k for k in scored if k not in self._known), key=lambda k: (-scored[k][0], k))
+            for key in order:
+                if _written_in(tally, key, scored[key][1][0], language):
+                    try:
+                        slug = room_slug(written(scored[key][1][0]))
+                    except InvalidInputError:
+                        continue
+                    if slug != name:
+                        found.append(slug)
+                    break
+        return tuple(dict.fromkeys(found))
 
     def release(self, slug: str) -> None:
         """`slug` is no longer a room's name (it was renamed)."""
@@ -262,7 +299,8 @@ class RoomChooser:
         widespread = set(self._widespread_words(words)) if self._widespread_words and words else set()
         scores: dict[str, tuple[float, list[str]]] = {}
         for key in order:
-            named = [s for s in spellings[key] if self._nameable(s.split(), widespread)]
+            latin = max(tally.phrases[key].languages.items(), key=lambda kv: (kv[1], kv[0]), default=(ENGLISH, 0))[0]
+            named = [s for s in spellings[key] if self._nameable(s.split(), widespread, latin)]
             if not named:
                 continue
             phrase, found = named[0].split(), tally.phrases[key]
@@ -275,9 +313,12 @@ class RoomChooser:
             scores[key] = (score, named)
         return scores
 
-    def _nameable(self, phrase: list[str], widespread: set[str]) -> bool:
-        """A topic's name ends in a noun, repeats no wing's name and is not everyone's words."""
+    def _nameable(self, phrase: list[str], widespread: set[str], latin: str = ENGLISH) -> bool:
+        """A topic's name ends in a noun, repeats no wing's name and is not everyone's words (nor, in
+        another language than English, only everyday words)."""
         if not can_head(phrase[-1]) or any(w in self._wing_words for w in phrase):
+            return False
+        if all(everyday(w, word_language(w, latin)) for w in phrase):
             return False
         if len(phrase) == 1 and (phrase[0] in _WEAK_ALONE or not can_stand_alone(phrase[0])):
             return False
@@ -286,6 +327,27 @@ class RoomChooser:
         if any(w in _CODE_PLACES for w in phrase):
             return False
         return not set(phrase) <= widespread
+
+
+def written(phrase: str) -> str:
+    """A phrase as a name is written: Chinese and Japanese words run together (`数据库升级`)."""
+    words = phrase.split()
+    text = words[0] if words else ""
+    for before, word in zip(words, words[1:]):
+        text += word if is_cjk(before[-1]) and is_cjk(word) else " " + word
+    return text
+
+
+def _written_in(tally: PhraseTally, key: str, spelling: str, language: str) -> bool:
+    """Whether a phrase is in `language`: in its script, and for Latin or Cyrillic words, used mostly
+    by parts in that language."""
+    first = spelling.split()[0] if spelling.split() else ""
+    if language in ("zh", "ja"):
+        return is_cjk(first)
+    if is_cjk(first) or is_cyrillic(first) != (language in ("ru", "uk")):
+        return False
+    used = tally.phrases[key].languages
+    return max(used, key=lambda lang: (used[lang], lang == language)) == language if used else True
 
 
 def _common_spellings(spelled: Counter[str]) -> list[str]:
@@ -335,10 +397,10 @@ def _runs(text: str, ignored: frozenset[str] | set[str], people: set[str], lower
     prepared = COMMAND_WORD.sub(" . ", spell_symbols(fold(text)))
     for piece in SENTENCE.split(NOT_PROSE.sub(" . ", LONG_TOKEN.sub(" . ", prepared))):
         run: list[str] = []
-        for token in WORD.findall(piece):
+        for token in words_in(piece, WORD):
             word = token.lower()
-            short = len(word) < 3 and not (len(word) == 2 and token.isupper())
-            if word in ignored or short or len(word) > MAX_WORD or (token[0].isupper() and word in people):
+            short = not topic_length(word) and not (len(word) == 2 and token.isupper())
+            if not word or word in ignored or short or (token[0].isupper() and word in people):
                 runs.append(run)
                 run = []
                 continue

@@ -19,6 +19,7 @@ import numpy as np
 
 from .room_meanings import RoomMeanings
 from .rooms import GENERAL, Meaning, PhraseTally, RoomChooser, read_part
+from .languages import words_in
 from .words import WORD, text_signatures
 
 SEGMENT_PENALTY = 0.55  # the cost of one more topic in a conversation, against how far drawers stray from it
@@ -274,7 +275,7 @@ class TopicRooms:
         names = tuple(names)
         if not self._replaying:
             for text in texts:
-                self._new_words.update({w.lower() for w in WORD.findall(text)})
+                self._new_words.update({w.lower() for w in words_in(text, WORD) if w})
             self._new_drawers += len(texts)
         centred = self.centred(wing, np.asarray(vectors, np.float32), observed=True)
         words = text_signatures(texts, names)
