@@ -15,9 +15,9 @@ import functools
 import json
 import math
 import re
-import unicodedata
 from collections import Counter
 
+from ..naming import fold
 from .lexicon import checked_file
 
 STOP_FILE = ("stopwordsiso", "stopwordsiso/stopwords-iso.json",
@@ -49,6 +49,9 @@ _JAPANESE_WORD = re.compile(f"[\u30a0-\u30ff\u31f0-\u31ff]{{2,}}|[{HAN}]{{2,}}")
 # jieba's tags for words that never name a topic: numerals, measures, pronouns, prepositions, conjunctions,
 # particles, adverbs, adjectives, interjections, idioms, times and places of a sentence ("上面"), symbols
 _NOT_TOPIC_TAGS = frozenset("m mq q r rr rz p c u uj ul uz uv ud ug y e o x w t tg f d dg a ad ag l i z zg k h s".split())
+KIN = frozenset("""奶奶 爷爷 外婆 外公 姥姥 姥爷 妈妈 爸爸 老妈 老爸 阿姨 叔叔 伯伯 舅舅 姑姑 老公 老婆 哥哥 姐姐 弟弟 妹妹
+儿子 女儿 宝宝 孩子 媳妇 婆婆 公公 岳母 岳父""".split())  # people by their place in a family (Chinese kin terms)
+MIXED_SHARE, MIXED_HITS = 0.5, 3  # a second Latin language in a text: half the stop words of the first, and 3
 PERSON_ZIPF = 3.0  # a name jieba tags as a person's, rarer than this in Chinese, is someone here (张伟, 朵朵)
 MIN_CJK_CHARS = 2  # one Han character alone is a particle or part of a word far more often than a topic
 
@@ -59,21 +62,6 @@ def is_cjk(word: str) -> bool:
 
 def is_cyrillic(word: str) -> bool:
     return bool(word) and bool(_CYRILLIC.match(word[0]))
-
-
-def fold(text: str) -> str:
-    """Accents off Latin letters (café → cafe), other scripts' marks kept (й, が), so slugs stay plain
-    where they can."""
-    if text.isascii():
-        return text
-    kept: list[str] = []
-    for char in unicodedata.normalize("NFKD", text):
-        if not (unicodedata.combining(char) and kept and kept[-1] < LATIN_END):
-            kept.append(char)
-    return unicodedata.normalize("NFC", "".join(kept))
-
-
-LATIN_END = "\u0250"  # Latin letters, with their extensions, come before this
 
 
 @functools.lru_cache(maxsize=1)
@@ -102,6 +90,8 @@ def text_languages(text: str) -> frozenset[str]:
     latin = _LATIN_WORD.findall(text.lower())
     if latin:
         found.add(_by_stop_words(latin, LATIN_LANGUAGES))
+        hits = {lang: sum(w in stop_words(lang) for w in latin) for lang in LATIN_LANGUAGES}
+        found |= {lang for lang, n in hits.items() if n >= max(MIXED_HITS, MIXED_SHARE * max(hits.values()))}
     return frozenset(found)
 
 
@@ -122,6 +112,11 @@ def main_language(text: str) -> str:
     return _by_stop_words(latin_words, LATIN_LANGUAGES)
 
 
+def latin_language(text: str) -> str:
+    """The language of most of `text`'s Latin-script words (English when it has none)."""
+    return _by_stop_words(_LATIN_WORD.findall(text.lower()), LATIN_LANGUAGES)
+
+
 def _by_stop_words(words: list[str], languages: tuple[str, ...]) -> str:
     """Which of `languages` (the first on a tie) uses the most of `words` as stop words."""
     hits = Counter({lang: sum(w in stop_words(lang) for w in words) for lang in languages})
@@ -136,14 +131,17 @@ def ignored_in(text: str) -> frozenset[str]:
     return words
 
 
-def words_in(piece: str, word: re.Pattern[str]) -> list[str]:
+def words_in(piece: str, word: re.Pattern[str], names: frozenset[str] | set[str] = frozenset()) -> list[str]:
     """`piece`'s words in order: `word`'s matches outside Chinese and Japanese, their segmented words
-    within; "" stands for a word that breaks a phrase (a particle, a numeral, a person's name)."""
+    within; "" stands for a word that breaks a phrase (a particle, a numeral, a person's name: `names`
+    are the speakers' names, cut out of Chinese and Japanese text before it is segmented)."""
     found: list[str] = []
     at = 0
+    people = sorted((n for n in names if is_cjk(n)), key=len, reverse=True)
     for run in CJK_RUN.finditer(piece):
         found += word.findall(piece[at : run.start()])
-        found += _segmented(run.group())
+        for said in re.split("|".join(map(re.escape, people)), run.group()) if people else [run.group()]:
+            found += _segmented(said) + [""] if said else [""]
         at = run.end()
     found += word.findall(piece[at:])
     return found
@@ -169,7 +167,7 @@ def _japanese(run: str) -> list[str]:
 
 
 def _chinese_word(word: str, tag: str) -> str:
-    if len(word) < MIN_CJK_CHARS or tag in _NOT_TOPIC_TAGS or word in stop_words("zh"):
+    if len(word) < MIN_CJK_CHARS or tag in _NOT_TOPIC_TAGS or word in stop_words("zh") or word in KIN:
         return ""
     rare = zipf(word, "zh") < PERSON_ZIPF
     if rare and (tag.startswith("nr") or (len(word) == 2 and word[0] == word[1])):
@@ -212,6 +210,27 @@ EVERYDAY_ZIPF = 5.0  # a word this common in its language (año, 数据, 情况)
 def everyday(word: str, language: str) -> bool:
     """Whether `word` is an everyday word of `language` (English has its own lists, in `words`)."""
     return language != ENGLISH and zipf(word, language) >= EVERYDAY_ZIPF
+
+
+def written(phrase: str) -> str:
+    """A phrase as a name is written: Chinese and Japanese words run together (`数据库升级`)."""
+    words = phrase.split()
+    text = words[0] if words else ""
+    for before, word in zip(words, words[1:]):
+        text += word if is_cjk(before[-1]) and is_cjk(word) else " " + word
+    return text
+
+
+def in_language(spelling: str, used_by: Counter[str], language: str) -> bool:
+    """Whether a phrase is in `language`: in its script, and for Latin or Cyrillic words, used mostly
+    by parts in that language (`used_by`: parts using it, by their language)."""
+    words = spelling.split()
+    first = words[0] if words else ""
+    if language in ("zh", "ja"):
+        return is_cjk(first)
+    if is_cjk(first) or is_cyrillic(first) != (language in CYRILLIC_LANGUAGES):
+        return False
+    return not used_by or max(used_by, key=lambda lang: (used_by[lang], lang == language)) == language
 
 
 def word_language(word: str, latin: str = ENGLISH) -> str:

@@ -23,7 +23,7 @@ import numpy as np
 from ..errors import InvalidInputError
 from ..naming import room_slug, spell_symbols
 from .lexicon import HONORIFICS, can_head, can_stand_alone, given_names
-from .languages import ENGLISH, everyday, ignored_in, is_cjk, is_cyrillic, main_language, word_language, words_in
+from .languages import ENGLISH, everyday, ignored_in, in_language, is_cjk, main_language, word_language, words_in, written
 from .words import COMMAND_WORD, GENERIC, LONG_TOKEN, NOT_PROSE, NOT_TOPIC_WORDS, SENTENCE, WORD, fold, stem, topic_length
 
 GENERAL = "general"
@@ -155,7 +155,7 @@ def read_part(texts: Sequence[str], title: str | None = None, names: Iterable[st
     lower_seen: set[str] = set()
     titled: set[str] = set()
     for source, text in [(False, t) for t in texts] + [(True, title or "")]:
-        for run in _runs(text, ignored, people, lower_seen):
+        for run in _runs(text, ignored, people, lower_seen, spoken):
             for size in (1, 2):
                 for start in range(len(run) - size + 1):
                     words = run[start : start + size]
@@ -207,16 +207,17 @@ class RoomChooser:
             self._known[room_key(slug)] = slug
         return slug
 
-    def best(self, parts: PhraseTally, rank: Ranker | None = None, current: str | None = None
-             ) -> tuple[str, float, float]:
+    def best(self, parts: PhraseTally, rank: Ranker | None = None, current: str | None = None,
+             language: str | None = None) -> tuple[str, float, float]:
         """(name, its score, the score of `current`) for a room whose parts are tallied in `parts`: of
         the phrases many of them use that are specific to it, the one nearest the room's meaning (`rank`,
         KeyBERT's idea), or the best-scored without `rank`. Names held by other rooms are passed over,
-        `current` is not."""
+        `current` is not. The name is in the language of most parts, or in `language` (none: any)."""
         scored = self._scores(parts)
         own = room_key(current) if current else None
         order = sorted((k for k in scored if k == own or k not in self._known), key=lambda k: (-scored[k][0], k))
-        order = [k for k in order if _written_in(parts, k, scored[k][1][0], parts.language)] or order
+        wanted = [k for k in order if in_language(scored[k][1][0], parts.phrases[k].languages, language or parts.language)]
+        order = wanted if wanted or language else order
         if not order:
             return GENERAL, 0.0, 0.0
         shortlist = order[:NAME_CANDIDATES] + ([own] if own in order[NAME_CANDIDATES:] else [])
@@ -241,7 +242,7 @@ class RoomChooser:
         times how central it is among the room's best-scored phrases (`kitchen` among `cabinets`,
         `sink` and `appliances`): the topic, not one of its details."""
         flat = [(k, s) for k in keys for s in spellings[k]]
-        vectors = meaning.vectors([s for _, s in flat])
+        vectors = meaning.vectors([written(s) for _, s in flat])
         fits = meaning.fits(vectors)
         best: dict[str, tuple[float, int]] = {}
         for n, ((key, text), fit) in enumerate(zip(flat, fits)):
@@ -252,24 +253,16 @@ class RoomChooser:
         central = {k: float(vectors[best[k][1]] @ centre) / max(float(np.linalg.norm(centre)), 1e-9) for k in keys}
         return {k: max(best[k][0], FIT_FLOOR) * max(central[k], FIT_FLOOR) ** CENTRAL_POWER for k in keys}
 
-    def aliases(self, parts: PhraseTally, name: str) -> tuple[str, ...]:
-        """The room's names in the other languages its parts are in: the best-scored phrase of those
-        parts written in each, when it is no other room's name."""
+    def aliases(self, parts: PhraseTally, name: str, rank: Ranker | None = None) -> tuple[str, ...]:
+        """The room's names in the other languages its parts are in: for each, the name `best` gives
+        those parts among their phrases in that language, when it is no other room's name."""
         found = []
         for language, tally in sorted((parts.by_language or {}).items()):
-            if language == parts.language or tally is parts:
+            if language == parts.language:
                 continue
-            scored = self._scores(tally)
-            order = sorted((k for k in scored if k not in self._known), key=lambda k: (-scored[k][0], k))
-            for key in order:
-                if _written_in(tally, key, scored[key][1][0], language):
-                    try:
-                        slug = room_slug(written(scored[key][1][0]))
-                    except InvalidInputError:
-                        continue
-                    if slug != name:
-                        found.append(slug)
-                    break
+            alias = self.best(tally, rank, language=language)[0]
+            if alias not in (GENERAL, name):
+                found.append(alias)
         return tuple(dict.fromkeys(found))
 
     def release(self, slug: str) -> None:
@@ -329,27 +322,6 @@ class RoomChooser:
         return not set(phrase) <= widespread
 
 
-def written(phrase: str) -> str:
-    """A phrase as a name is written: Chinese and Japanese words run together (`数据库升级`)."""
-    words = phrase.split()
-    text = words[0] if words else ""
-    for before, word in zip(words, words[1:]):
-        text += word if is_cjk(before[-1]) and is_cjk(word) else " " + word
-    return text
-
-
-def _written_in(tally: PhraseTally, key: str, spelling: str, language: str) -> bool:
-    """Whether a phrase is in `language`: in its script, and for Latin or Cyrillic words, used mostly
-    by parts in that language."""
-    first = spelling.split()[0] if spelling.split() else ""
-    if language in ("zh", "ja"):
-        return is_cjk(first)
-    if is_cjk(first) or is_cyrillic(first) != (language in ("ru", "uk")):
-        return False
-    used = tally.phrases[key].languages
-    return max(used, key=lambda lang: (used[lang], lang == language)) == language if used else True
-
-
 def _common_spellings(spelled: Counter[str]) -> list[str]:
     """A phrase's spellings, commonest first, leaving out those far rarer than the commonest (a
     `searching` once beside `search` everywhere)."""
@@ -370,10 +342,10 @@ def handles(names: Iterable[str]) -> set[str]:
 
 def _head_of(key: str, spelling: Mapping[str, str], final: Mapping[str, float]) -> str:
     """A two-word name's head alone when that scores nearly as well (`insomnia` over `chronic insomnia`):
-    a librarian names the topic, not its detail."""
+    a librarian names the topic, not its detail. A Chinese or Japanese compound stays whole (`航班延误`)."""
     words = spelling[key].split()
     head = name_stem(words[-1])
-    if len(words) == 2 and head in final and final[head] >= HEAD_SHARE * final[key]:
+    if len(words) == 2 and not is_cjk(words[-1]) and head in final and final[head] >= HEAD_SHARE * final[key]:
         return spelling[head]
     return spelling[key]
 
@@ -390,14 +362,15 @@ def _people(texts: Sequence[str], spoken: set[str]) -> set[str]:
     return people
 
 
-def _runs(text: str, ignored: frozenset[str] | set[str], people: set[str], lower_seen: set[str]) -> list[list[str]]:
-    """Runs of consecutive content words of `text`, lowercased; a capitalised person's name breaks a
-    run. Words written in lower case are added to `lower_seen`."""
+def _runs(text: str, ignored: frozenset[str] | set[str], people: set[str], lower_seen: set[str],
+          spoken: set[str]) -> list[list[str]]:
+    """Runs of consecutive content words of `text`, lowercased; a capitalised person's name, or a
+    speaker's name (`spoken`), breaks a run. Words written in lower case are added to `lower_seen`."""
     runs: list[list[str]] = []
     prepared = COMMAND_WORD.sub(" . ", spell_symbols(fold(text)))
     for piece in SENTENCE.split(NOT_PROSE.sub(" . ", LONG_TOKEN.sub(" . ", prepared))):
         run: list[str] = []
-        for token in words_in(piece, WORD):
+        for token in words_in(piece, WORD, spoken):
             word = token.lower()
             short = not topic_length(word) and not (len(word) == 2 and token.isupper())
             if not word or word in ignored or short or (token[0].isupper() and word in people):

@@ -163,6 +163,7 @@ class TopicRooms:
         self._wings: dict[str | None, tuple[np.ndarray, int]] = {}
         self._sizes: Counter[str] = Counter(wing_sizes or {})
         self._recent: dict[str, str] = {}  # wing -> the room it was last given
+        self.aliases: dict[str, tuple[str, ...]] = {}  # room -> its names in its parts' other languages
         self._born: set[str] = set()  # rooms opened since the last `settle_names`
         self._grown: set[str] = set()  # stored rooms given parts since then
         self._new_words: Counter[str] = Counter()  # drawers holding each word, among those not stored yet
@@ -351,8 +352,16 @@ class TopicRooms:
             profile.named_at = said.parts
             self._rename(room, name)
             renamed[room] = name
+        self._name_aliases({renamed.get(r, r) for r in self._born | self._grown})
         self._born, self._grown = set(), set()
         return renamed  # in order: a name one room gave up may be taken by a room renamed after it
+
+    def _name_aliases(self, rooms: Iterable[str]) -> None:
+        """Each room's names in the other languages its parts are in (`aliases`), ranked as names are."""
+        for room in sorted(set(rooms) & self._profiles.keys() - {GENERAL}):
+            profile = self._profiles[room]
+            rank = self._ranker(profile.raw[None, :]) if profile.raw is not None else None
+            self.aliases[room] = self._namer.aliases(profile.all_said(), room, rank)
 
     def _rename(self, old: str, new: str) -> None:
         self._profiles[new] = self._profiles.pop(old)

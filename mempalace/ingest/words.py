@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from ..naming import spell_symbols
 from ..vocabulary import STOP_WORDS
 from .frequency import specificity, zipf
-from .languages import ENGLISH, LATIN_LANGUAGES, fold, ignored_in, is_cjk, is_cyrillic, russian_stem, text_languages, \
+from .languages import fold, ignored_in, latin_language, is_cjk, is_cyrillic, russian_stem, \
     word_language, words_in
 
 WORD = re.compile(r"[^\W\d_][\w+#]*")
@@ -87,11 +87,6 @@ def topic_length(word: str) -> bool:
     return (2 if is_cjk(word) else 3) <= len(word) <= MAX_WORD
 
 
-def latin_language(text: str) -> str:
-    """The language of `text`'s Latin-script words (English when it has none)."""
-    return next((lang for lang in text_languages(text) if lang in LATIN_LANGUAGES), ENGLISH)
-
-
 def word_signature(texts: Sequence[str], names: Iterable[str] = (),
                    ignored: frozenset[str] | None = None) -> Counter[str]:
     """The topic words of `texts` by light stem, (1 + log count) × how specific the word is
@@ -102,7 +97,7 @@ def word_signature(texts: Sequence[str], names: Iterable[str] = (),
     language: dict[str, str] = {}
     for text in texts:
         latin = latin_language(text)
-        for sentence in _sentences(text, ignored | ignored_in(text)):
+        for sentence in _sentences(text, ignored | ignored_in(text), ignored):
             for run in sentence:
                 for word in run:
                     key = stem(word)
@@ -181,12 +176,14 @@ def proper_names(texts: Iterable[str]) -> set[str]:
     return names
 
 
-def _sentences(text: str, ignored: frozenset[str] | set[str]) -> list[list[list[str]]]:
-    """Each sentence-like piece of `text` as its runs of consecutive content words."""
+def _sentences(text: str, ignored: frozenset[str] | set[str],
+               names: frozenset[str] | set[str] = frozenset()) -> list[list[list[str]]]:
+    """Each sentence-like piece of `text` as its runs of consecutive content words (`names`: words
+    that are people here; those in Chinese or Japanese script are cut out before segmenting)."""
     sentences = []
     for piece in SENTENCE.split(NOT_PROSE.sub(" . ", LONG_TOKEN.sub(" . ", spell_symbols(fold(text.lower()))))):
         runs: list[list[str]] = [[]]
-        for word in words_in(piece, WORD):
+        for word in words_in(piece, WORD, names):
             if not word or word in ignored or not topic_length(word):
                 runs.append([])
             else:
