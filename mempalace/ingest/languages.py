@@ -89,10 +89,21 @@ def text_languages(text: str) -> frozenset[str]:
         found.add(_by_stop_words(re.findall(r"[\u0400-\u04ff]+", text.lower()), CYRILLIC_LANGUAGES))
     latin = _LATIN_WORD.findall(text.lower())
     if latin:
-        found.add(_by_stop_words(latin, LATIN_LANGUAGES))
-        hits = {lang: sum(w in stop_words(lang) for w in latin) for lang in LATIN_LANGUAGES}
+        hits = _stop_hits(latin, LATIN_LANGUAGES)
+        found.add(_most(hits, LATIN_LANGUAGES))
         found |= {lang for lang, n in hits.items() if n >= max(MIXED_HITS, MIXED_SHARE * max(hits.values()))}
     return frozenset(found)
+
+
+def reading(text: str) -> tuple[str, frozenset[str]]:
+    """How to read `text`'s words: the language of its Latin-script words (English when none), and
+    the stop words of its languages besides English (whose own lists are read elsewhere)."""
+    languages = text_languages(text)
+    latin = next((lang for lang in LATIN_LANGUAGES if lang in languages), ENGLISH)
+    words: frozenset[str] = frozenset()
+    for language in sorted(languages - {ENGLISH}):
+        words |= stop_words(language)
+    return latin, words
 
 
 def main_language(text: str) -> str:
@@ -112,23 +123,18 @@ def main_language(text: str) -> str:
     return _by_stop_words(latin_words, LATIN_LANGUAGES)
 
 
-def latin_language(text: str) -> str:
-    """The language of most of `text`'s Latin-script words (English when it has none)."""
-    return _by_stop_words(_LATIN_WORD.findall(text.lower()), LATIN_LANGUAGES)
-
-
 def _by_stop_words(words: list[str], languages: tuple[str, ...]) -> str:
     """Which of `languages` (the first on a tie) uses the most of `words` as stop words."""
-    hits = Counter({lang: sum(w in stop_words(lang) for w in words) for lang in languages})
+    return _most(_stop_hits(words, languages), languages)
+
+
+def _stop_hits(words: list[str], languages: tuple[str, ...]) -> dict[str, int]:
+    counts = Counter(words)
+    return {lang: sum(n for w, n in counts.items() if w in stop_words(lang)) for lang in languages}
+
+
+def _most(hits: dict[str, int], languages: tuple[str, ...]) -> str:
     return max(languages, key=lambda lang: (hits[lang], -languages.index(lang)))
-
-
-def ignored_in(text: str) -> frozenset[str]:
-    """The stop words of the languages `text` is written in, besides English (read elsewhere)."""
-    words: frozenset[str] = frozenset()
-    for language in text_languages(text) - {ENGLISH}:
-        words |= stop_words(language)
-    return words
 
 
 def words_in(piece: str, word: re.Pattern[str], names: frozenset[str] | set[str] = frozenset()) -> list[str]:
@@ -137,14 +143,21 @@ def words_in(piece: str, word: re.Pattern[str], names: frozenset[str] | set[str]
     are the speakers' names, cut out of Chinese and Japanese text before it is segmented)."""
     found: list[str] = []
     at = 0
-    people = sorted((n for n in names if is_cjk(n)), key=len, reverse=True)
+    people: tuple[str, ...] | None = None
     for run in CJK_RUN.finditer(piece):
+        people = _cjk_names(frozenset(names)) if people is None else people
         found += word.findall(piece[at : run.start()])
         for said in re.split("|".join(map(re.escape, people)), run.group()) if people else [run.group()]:
             found += _segmented(said) + [""] if said else [""]
         at = run.end()
     found += word.findall(piece[at:])
     return found
+
+
+@functools.lru_cache(maxsize=64)
+def _cjk_names(names: frozenset[str]) -> tuple[str, ...]:
+    """The names written in Chinese or Japanese script, longest first (as they are cut out)."""
+    return tuple(sorted((n for n in names if is_cjk(n)), key=len, reverse=True))
 
 
 def _segmented(run: str) -> list[str]:
@@ -189,7 +202,7 @@ def _frequencies(language: str) -> dict[str, float]:
     from wordfreq import get_frequency_dict
 
     found = dict(get_frequency_dict(language, wordlist="large"))
-    for word, frequency in list(found.items()):  # texts are read with Latin accents off (año → ano)
+    for word, frequency in list(found.items()) if language in LATIN_LANGUAGES else ():  # texts are read with Latin accents off (año → ano)
         plain = fold(word)
         if plain != word and frequency > found.get(plain, 0.0):
             found[plain] = frequency

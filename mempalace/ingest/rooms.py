@@ -23,7 +23,7 @@ import numpy as np
 from ..errors import InvalidInputError
 from ..naming import room_slug, spell_symbols
 from .lexicon import HONORIFICS, can_head, can_stand_alone, given_names
-from .languages import ENGLISH, everyday, ignored_in, in_language, is_cjk, main_language, word_language, words_in, written
+from .languages import ENGLISH, everyday, in_language, is_cjk, main_language, reading, word_language, words_in, written
 from .words import COMMAND_WORD, GENERIC, LONG_TOKEN, NOT_PROSE, NOT_TOPIC_WORDS, SENTENCE, WORD, fold, stem, topic_length
 
 GENERAL = "general"
@@ -148,7 +148,7 @@ Ranker = Meaning
 def read_part(texts: Sequence[str], title: str | None = None, names: Iterable[str] = (), wing: str = "") -> Part:
     """The phrases (one or two content words in a row) of a part's texts and title."""
     spoken = {w for n in names for w in WORD.findall(fold(n.lower()))} | handles(names)
-    ignored = NOT_TOPIC_WORDS | spoken | ignored_in("\n".join([*texts, title or ""]))
+    ignored = NOT_TOPIC_WORDS | spoken | reading("\n".join([*texts, title or ""]))[1]
     people = _people([*texts, title or ""], spoken)
     counts: Counter[str] = Counter()
     spellings: dict[str, Counter[str]] = {}
@@ -207,12 +207,17 @@ class RoomChooser:
             self._known[room_key(slug)] = slug
         return slug
 
-    def best(self, parts: PhraseTally, rank: Ranker | None = None, current: str | None = None,
-             language: str | None = None) -> tuple[str, float, float]:
+    def best(self, parts: PhraseTally, rank: Ranker | None = None, current: str | None = None
+             ) -> tuple[str, float, float]:
         """(name, its score, the score of `current`) for a room whose parts are tallied in `parts`: of
         the phrases many of them use that are specific to it, the one nearest the room's meaning (`rank`,
         KeyBERT's idea), or the best-scored without `rank`. Names held by other rooms are passed over,
-        `current` is not. The name is in the language of most parts, or in `language` (none: any)."""
+        `current` is not. The name is in the language of most parts when one of them is."""
+        return self._pick(parts, rank, current)
+
+    def _pick(self, parts: PhraseTally, rank: Ranker | None, current: str | None, language: str | None = None
+              ) -> tuple[str, float, float]:
+        """`best`, or with `language` the best name in that language (or none)."""
         scored = self._scores(parts)
         own = room_key(current) if current else None
         order = sorted((k for k in scored if k == own or k not in self._known), key=lambda k: (-scored[k][0], k))
@@ -260,7 +265,7 @@ class RoomChooser:
         for language, tally in sorted((parts.by_language or {}).items()):
             if language == parts.language:
                 continue
-            alias = self.best(tally, rank, language=language)[0]
+            alias = self._pick(tally, rank, None, language)[0]
             if alias not in (GENERAL, name):
                 found.append(alias)
         return tuple(dict.fromkeys(found))

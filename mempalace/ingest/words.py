@@ -15,8 +15,8 @@ from collections.abc import Iterable, Sequence
 from ..naming import spell_symbols
 from ..vocabulary import STOP_WORDS
 from .frequency import specificity, zipf
-from .languages import fold, ignored_in, latin_language, is_cjk, is_cyrillic, russian_stem, \
-    word_language, words_in
+from .languages import fold, is_cjk, is_cyrillic, reading, russian_stem, word_language, \
+    words_in
 
 WORD = re.compile(r"[^\W\d_][\w+#]*")
 LONG_TOKEN = re.compile(r"\S{41,}")  # blobs, hashes, URLs: dropped first, which keeps the next pattern linear
@@ -96,8 +96,8 @@ def word_signature(texts: Sequence[str], names: Iterable[str] = (),
     ignored = ignored_words(texts, names) if ignored is None else ignored
     language: dict[str, str] = {}
     for text in texts:
-        latin = latin_language(text)
-        for sentence in _sentences(text, ignored | ignored_in(text), ignored):
+        latin, stops = reading(text)
+        for sentence in _sentences(text, ignored | stops, ignored):
             for run in sentence:
                 for word in run:
                     key = stem(word)
