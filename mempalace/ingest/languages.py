@@ -182,9 +182,10 @@ def _japanese(run: str) -> list[str]:
 def _chinese_word(word: str, tag: str) -> str:
     if len(word) < MIN_CJK_CHARS or tag in _NOT_TOPIC_TAGS or word in stop_words("zh") or word in KIN:
         return ""
-    rare = zipf(word, "zh") < PERSON_ZIPF
-    if rare and (tag.startswith("nr") or (len(word) == 2 and word[0] == word[1])):
-        return ""  # a person: 张伟, or a pet name doubled (朵朵)
+    if len(word) == 2 and word[0] == word[1]:
+        return ""  # doubled: a pet name (朵朵), a kin word (妈妈) or a casual verb (试试, 问问), never a topic
+    if tag.startswith("nr") and zipf(word, "zh") < PERSON_ZIPF:
+        return ""  # a person: 张伟
     return word
 
 

@@ -231,7 +231,7 @@ class RoomChooser:
         final = {k: scored[k][0] / top for k in shortlist}
         if rank:
             fits = self._fits(shortlist, {k: scored[k][1] for k in shortlist}, rank, spelling, final)
-            final = {k: fits[k] * final[k] ** LEXICAL_POWER for k in shortlist}
+            final = {k: fits[k] * final[k] ** LEXICAL_POWER * _compound(spelling[k]) for k in shortlist}
         for key in sorted(shortlist, key=lambda k: (-final[k], k)):
             try:
                 name = room_slug(written(_head_of(key, spelling, final) if rank else spelling[key]))
@@ -343,6 +343,13 @@ def handles(names: Iterable[str]) -> set[str]:
             first, last = words[0], words[-1]
             found |= {first[0] + last, first + last[0], first + last}
     return found
+
+
+def _compound(spelling: str) -> float:
+    """PAIR_WEIGHT for two Chinese or Japanese words (`年度汇算`, `数仓迁移`): there a word alone is two
+    characters or so and names a topic too broadly (`迁移`: moving anything); else 1."""
+    words = spelling.split()
+    return PAIR_WEIGHT if len(words) == 2 and all(is_cjk(w) for w in words) else 1.0
 
 
 def _head_of(key: str, spelling: Mapping[str, str], final: Mapping[str, float]) -> str:
