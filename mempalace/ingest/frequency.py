@@ -1,4 +1,5 @@
-"""How specific a word is (English here, other languages through `languages`), from `wordfreq`'s word frequencies (its data ships in the wheel).
+"""How specific a word is, from `wordfreq`'s word frequencies (its data ships in the wheel): English
+here, other languages through `languages`.
 
 Room names favour words that say what a chat is about ("mortgage", "insomnia") over words people use
 about anything ("problem", "house" still counts, just less). The data file is checked by sha256 on

@@ -19,8 +19,7 @@ import numpy as np
 
 from .room_meanings import RoomMeanings
 from .rooms import GENERAL, Meaning, PhraseTally, RoomChooser, read_part
-from .languages import words_in
-from .words import WORD, text_signatures
+from .words import WORD, text_signatures, words_in
 
 SEGMENT_PENALTY = 0.55  # the cost of one more topic in a conversation, against how far drawers stray from it
 LONGEST_SEGMENT = 12  # drawers: a long chat is looked at in parts at least this small
