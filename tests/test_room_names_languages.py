@@ -76,3 +76,9 @@ def test_an_alias_in_another_language_finds_the_room_in_the_core_and_the_cli(pal
     hits = as_json(runner.invoke(main, ["--palace", str(palace_path), "search", "base de datos", "--room",
                                         "actualizacion", "--json"]))
     assert hits and {h["room"] for h in hits} == {"数据库升级"}
+
+
+def test_a_japanese_chat_is_named_by_its_topic_word_not_an_everyday_one() -> None:
+    said = ["サーバーの問題が起きました。問題の原因は証明書の期限切れです。", "証明書の更新を自動化しましょう。問題は再発しません。",
+            "証明書の期限を監視するアラートも追加しました。"]
+    assert RoomChooser([]).choose(said) == "証明書"  # not 問題 ("problem"), nor a clause

@@ -95,15 +95,16 @@ def text_languages(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
-def reading(text: str) -> tuple[str, frozenset[str]]:
-    """How to read `text`'s words: the language of its Latin-script words (English when none), and
-    the stop words of its languages besides English (whose own lists are read elsewhere)."""
+def reading(text: str) -> tuple[str, frozenset[str], str]:
+    """How to read `text`'s words: the language of its Latin-script words (English when none), the
+    stop words of its languages besides English (whose own lists are read elsewhere), and the
+    language of its Han characters (Japanese when it writes kana)."""
     languages = text_languages(text)
     latin = next((lang for lang in LATIN_LANGUAGES if lang in languages), ENGLISH)
     words: frozenset[str] = frozenset()
     for language in sorted(languages - {ENGLISH}):
         words |= stop_words(language)
-    return latin, words
+    return latin, words, "ja" if "ja" in languages else "zh"
 
 
 def main_language(text: str) -> str:
@@ -247,10 +248,11 @@ def in_language(spelling: str, used_by: Counter[str], language: str) -> bool:
     return not used_by or max(used_by, key=lambda lang: (used_by[lang], lang == language)) == language
 
 
-def word_language(word: str, latin: str = ENGLISH) -> str:
-    """The language a word of a text is in, by its script; a Latin word is in `latin` (the text's)."""
+def word_language(word: str, latin: str = ENGLISH, han: str = "zh") -> str:
+    """The language a word of a text is in, by its script; a Latin word is in `latin` (the text's),
+    a word of Han characters only in `han` (Japanese in a Japanese text: 問題)."""
     if is_cjk(word):
-        return "ja" if _KANA.search(word) else "zh"
+        return "ja" if _KANA.search(word) or han == "ja" or latin == "ja" else "zh"
     if is_cyrillic(word):
         return "ru"
     return latin

@@ -96,14 +96,14 @@ def word_signature(texts: Sequence[str], names: Iterable[str] = (),
     ignored = ignored_words(texts, names) if ignored is None else ignored
     language: dict[str, str] = {}
     for text in texts:
-        latin, stops = reading(text)
+        latin, stops, han = reading(text)
         for sentence in _sentences(text, ignored | stops, ignored):
             for run in sentence:
                 for word in run:
                     key = stem(word)
                     counts[key] += 1
                     surface.setdefault(key, word)
-                    language.setdefault(key, word_language(word, latin))
+                    language.setdefault(key, word_language(word, latin, han))
     return Counter({k: (1.0 + math.log(n)) * specificity(surface[k], language[k]) for k, n in counts.items()})
 
 
