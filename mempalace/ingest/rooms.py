@@ -12,6 +12,7 @@ phrases (KeyBERT's idea, on our embedder). A name another room holds is never ha
 
 from __future__ import annotations
 
+import copy
 import math
 import re
 from collections import Counter
@@ -85,7 +86,8 @@ class PhraseTally:
         self.languages: Counter[str] = Counter()  # parts per language
         self.phrases: dict[str, _Phrase] = {}
         self.only: Part | None = None  # while it holds a single part
-        self.by_language: dict[str, PhraseTally] | None = {} if by_language else None  # each language's parts
+        # each language's parts, kept once there are two (before, this tally is the one language's)
+        self.by_language: dict[str, PhraseTally] | None = {} if by_language else None
         for part in parts:
             self.add(part)
 
@@ -95,11 +97,14 @@ class PhraseTally:
         return max(self.languages, key=lambda lang: (self.languages[lang], lang == ENGLISH, lang), default=ENGLISH)
 
     def add(self, part: Part) -> None:
+        if self.by_language == {} and self.languages and part.language not in self.languages:
+            self.by_language = None
+            self.by_language = {next(iter(self.languages)): copy.deepcopy(self)}
         self.parts += 1
         self.only = part if self.parts == 1 else None
         self.wings[part.wing] += 1
         self.languages[part.language] += 1
-        if self.by_language is not None:
+        if self.by_language:
             own = self.by_language.get(part.language) or self.by_language.setdefault(part.language, PhraseTally(
                 by_language=False))
             own.add(part)
