@@ -183,7 +183,8 @@ class TaxonomyView:
             return name
         plain = fold(slug)  # `migración` finds `migracion`: ingest names rooms with Latin accents off
         target = self.room_aliases().get(slug) or self.room_aliases().get(plain)
-        if (target is None and slug == name and plain not in self._tree_rooms()) or name in self._tree_rooms():
+        if (target is None and slug == name and (plain == slug or plain not in self._tree_rooms())) \
+                or name in self._tree_rooms():
             return name
         if slug in self._tree_rooms():
             return slug
