@@ -205,6 +205,8 @@ def name_scores(items: list[dict], folder: Path, candidates: dict[str, set[str]]
     """Per concept: its room (the commonest room of its items, tie to the first), whether names.tsv
     accepts that name, and whether any phrase the room could have been named accepts (`reachable`: the
     best a perfect pick among the room's own phrases could do). None when the set has no names.tsv."""
+    from mempalace.ingest.languages import written  # Chinese words run together, as names are written
+
     path = folder / "names.tsv"
     if not path.is_file():
         return None
@@ -217,7 +219,7 @@ def name_scores(items: list[dict], folder: Path, candidates: dict[str, set[str]]
         room = next((r for r in rooms if counts[r] == max(counts.values())), None)
         phrases = (candidates or {}).get(room or "", set()) | ({room} if room else set())
         named[concept] = {"room": room, "ok": room is not None and plain(room) in accepted[concept],
-                          "reachable": any(plain(p.replace(" ", "-")) in accepted[concept] for p in phrases)}
+                          "reachable": any(plain(written(p).replace(" ", "-")) in accepted[concept] for p in phrases)}
     share = sum(v["ok"] for v in named.values()) / len(named) if named else 0.0
     reachable = sum(v["reachable"] for v in named.values()) / len(named) if named else 0.0
     return {"share": round(share, 4), "reachable": round(reachable, 4), "concepts": named}

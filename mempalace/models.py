@@ -49,6 +49,7 @@ class DrawerDraft:
     parent_id: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     room_by: str = "person"  # who chose the room: "ingest" lets re-rooming choose it again
+    room_aliases: tuple[str, ...] = ()  # other names that find its room (its names in other languages)
     hall_by: str = "person"  # who chose the hall (or none): "ingest" lets re-halling choose it again
 
 

@@ -22,6 +22,21 @@ def spell_symbols(text: str) -> str:
     return _LANGUAGE.sub(lambda m: m.group(1) + _SPELLED[m.group(2)], text)
 
 
+def fold(text: str) -> str:
+    """Accents off Latin letters (café → cafe), other scripts' marks kept (й, が), so slugs stay plain
+    where they can."""
+    if text.isascii():
+        return text
+    kept: list[str] = []
+    for char in unicodedata.normalize("NFKD", text):
+        if not (unicodedata.combining(char) and kept and kept[-1] < LATIN_END):
+            kept.append(char)
+    return unicodedata.normalize("NFC", "".join(kept))
+
+
+LATIN_END = "\u0250"  # Latin letters, with their extensions, come before this
+
+
 def _clean(name: object, kind: str) -> str:
     if not isinstance(name, str):
         raise InvalidInputError(f"The {kind} name must be text, not {type(name).__name__}.")

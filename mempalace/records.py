@@ -49,7 +49,7 @@ def draft_metadata(draft: DrawerDraft, filed_at: str, stamp: int, position: int 
         **({"source_file": draft.source_file} if draft.source_file else {}), "chunk_index": draft.chunk_index,
         **({"parent_id": draft.parent_id} if draft.parent_id else {}), "filed_at": filed_at, FILED_N: position,
         "added_by": str(extra.pop("added_by", "mempalace")), SEQ_KEY: stamp, **extra, ROOM_BY: draft.room_by,
-        HALL_BY: draft.hall_by,
+        HALL_BY: draft.hall_by, **({ROOM_ALIASES: " ".join(draft.room_aliases)} if draft.room_aliases else {}),
     }
 
 

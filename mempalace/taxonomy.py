@@ -12,7 +12,7 @@ from .catalog import Catalog
 from .errors import InvalidInputError, PlaceNotFoundError
 from .models import NO_HALL, Drawer
 from .records import drawer_from_row
-from .naming import closest_names, room_slug, wing_name
+from .naming import closest_names, fold, room_slug, wing_name
 from .sync import CatalogSync
 from .vocabulary import content_words
 
@@ -181,12 +181,14 @@ class TaxonomyView:
             slug = room_slug(name)
         except InvalidInputError:
             return name
-        target = self.room_aliases().get(slug)
-        if (target is None and slug == name) or name in self._tree_rooms():
+        plain = fold(slug)  # `migración` finds `migracion`: ingest names rooms with Latin accents off
+        target = self.room_aliases().get(slug) or self.room_aliases().get(plain)
+        if (target is None and slug == name and (plain == slug or plain not in self._tree_rooms())) \
+                or name in self._tree_rooms():
             return name
         if slug in self._tree_rooms():
             return slug
-        return target or name
+        return target or (plain if plain in self._tree_rooms() else name)
 
     def stored_room(self, name: object) -> str:
         """`name` as a stored room (exactly, by its slug or as an alias), or PlaceNotFoundError."""

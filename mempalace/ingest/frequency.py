@@ -1,4 +1,5 @@
-"""How specific an English word is, from `wordfreq`'s word frequencies (its data ships in the wheel).
+"""How specific a word is, from `wordfreq`'s word frequencies (its data ships in the wheel): English
+here, other languages through `languages`.
 
 Room names favour words that say what a chat is about ("mortgage", "insomnia") over words people use
 about anything ("problem", "house" still counts, just less). The data file is checked by sha256 on
@@ -44,12 +45,20 @@ def zipf(word: str) -> float:
 
 
 @functools.lru_cache(maxsize=131_072)
-def specificity(word: str) -> float:
-    """About 0.3 for everyday words up to 3.5 for rare ones (zipf 2.5 and below)."""
-    frequency = zipf(word)
+def specificity(word: str, language: str = "en") -> float:
+    """About 0.3 for everyday words up to 3.5 for rare ones (zipf 2.5 and below), in `language`'s
+    list (a Latin word another language's list lacks is looked up in English's: a term)."""
+    frequency = zipf(word) if language == "en" else _zipf_in(word, language)
     if frequency <= 0:
         return UNKNOWN_SPECIFICITY
     return min(max(COMMONEST_ZIPF - frequency, FLOOR), CEILING)
+
+
+def _zipf_in(word: str, language: str) -> float:
+    from .languages import is_cjk, is_cyrillic, zipf as zipf_of
+
+    found = zipf_of(word, language)
+    return found if found or is_cjk(word) or is_cyrillic(word) else zipf(word)
 
 
 NAME_PEAK_ZIPF = 3.0  # the words that name topics best are known but not everyday ("mortgage", "insomnia")

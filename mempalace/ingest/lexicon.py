@@ -68,9 +68,17 @@ def _parts_of_speech() -> dict[str, frozenset[str]]:
 def can_head(word: str) -> bool:
     """Whether `word` can end a topic's name: a noun, a verb's base or -s form (most are nouns too:
     `deploy`, `templates`), a gerund (`hunting`), or a word the lexicon lacks (a product, a place,
-    jargon, an acronym); not an adjective, adverb or past form (`slow`, `blew`, `fixed`)."""
+    jargon, an acronym) unless English uses it very often (`per`); not an adjective, adverb or past
+    form (`slow`, `blew`, `fixed`)."""
     tags = _parts_of_speech().get(word.lower())
-    return tags is None or bool(tags & (NOUN_TAGS | {"verb"})) or word.endswith("ing")
+    if tags is None:
+        from .frequency import zipf
+
+        return zipf(word.lower()) < FUNCTION_WORD_ZIPF
+    return bool(tags & (NOUN_TAGS | {"verb"})) or word.endswith("ing")
+
+
+FUNCTION_WORD_ZIPF = 5.0  # a word the lexicon lacks yet English uses this often is a function word (`per`)
 
 
 EVERYDAY_GERUND_ZIPF = 4.3  # a verb-only -ing word this common (starting, thinking) is an action, not a topic

@@ -227,7 +227,8 @@ def assign_rooms(palace: Palace, plans: list[Plan], run: Run) -> dict[str, str]:
     renamed = run.rooms.settle_names(lambda room: palace.room_named_by_person(room))
     chosen = {i: renamed.get(room, room) for i, room in chosen.items()}
     for plan in plans:
-        plan.drafts = [replace(d, room=chosen[d.id]) if d.id in chosen else d for d in plan.drafts]
+        plan.drafts = [replace(d, room=chosen[d.id], room_aliases=run.rooms.aliases.get(chosen[d.id], ()))
+                       if d.id in chosen else d for d in plan.drafts]
         plan.drawers = [replace(d, room=chosen[d.id]) if d.status == "new" and d.id in chosen else d
                         for d in plan.drawers]
         plan.pending = []

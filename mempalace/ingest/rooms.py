@@ -12,6 +12,7 @@ phrases (KeyBERT's idea, on our embedder). A name another room holds is never ha
 
 from __future__ import annotations
 
+import copy
 import math
 import re
 from collections import Counter
@@ -23,7 +24,8 @@ import numpy as np
 from ..errors import InvalidInputError
 from ..naming import room_slug, spell_symbols
 from .lexicon import HONORIFICS, can_head, can_stand_alone, given_names
-from .words import COMMAND_WORD, LONG_TOKEN, MAX_WORD, GENERIC, NOT_PROSE, NOT_TOPIC_WORDS, SENTENCE, WORD, fold, stem
+from .languages import ENGLISH, everyday, in_language, is_cjk, main_language, reading, word_language, words_in, written
+from .words import COMMAND_WORD, GENERIC, LONG_TOKEN, NOT_PROSE, NOT_TOPIC_WORDS, SENTENCE, WORD, fold, stem, topic_length
 
 GENERAL = "general"
 PAIR_WEIGHT = 1.3  # a two-word phrase over its words alone ("sleep training" over "training")
@@ -68,6 +70,7 @@ class Part:
     surface: Mapping[str, str]
     proper: frozenset[str] = frozenset()
     titled: frozenset[str] = frozenset()
+    language: str = ENGLISH  # the language most of its text is in
 
 
 class PhraseTally:
@@ -77,21 +80,38 @@ class PhraseTally:
     room's tally stays small however big the room grows: a name needs MIN_COVERAGE of its parts,
     and phrases that many parts use are the last let go (one long conversation may pass the mark)."""
 
-    def __init__(self, parts: Iterable[Part] = ()):
+    def __init__(self, parts: Iterable[Part] = (), by_language: bool = True):
         self.parts = 0
         self.wings: Counter[str] = Counter()  # parts per wing
+        self.languages: Counter[str] = Counter()  # parts per language
         self.phrases: dict[str, _Phrase] = {}
         self.only: Part | None = None  # while it holds a single part
+        # each language's parts, kept once there are two (before, this tally is the one language's)
+        self.by_language: dict[str, PhraseTally] | None = {} if by_language else None
         for part in parts:
             self.add(part)
 
+    @property
+    def language(self) -> str:
+        """The language most of its parts are in (English on a tie)."""
+        return max(self.languages, key=lambda lang: (self.languages[lang], lang == ENGLISH, lang), default=ENGLISH)
+
     def add(self, part: Part) -> None:
+        if self.by_language == {} and self.languages and part.language not in self.languages:
+            self.by_language = None
+            self.by_language = {next(iter(self.languages)): copy.deepcopy(self)}
         self.parts += 1
         self.only = part if self.parts == 1 else None
         self.wings[part.wing] += 1
+        self.languages[part.language] += 1
+        if self.by_language:
+            own = self.by_language.get(part.language) or self.by_language.setdefault(part.language, PhraseTally(
+                by_language=False))
+            own.add(part)
         for key, support in part.support.items():
             phrase = self.phrases.get(key) or self.phrases.setdefault(key, _Phrase())
             phrase.users += 1
+            phrase.languages[part.language] += 1
             phrase.support[part.wing] = phrase.support.get(part.wing, 0.0) + support
             phrase.spellings[part.surface[key]] += 1
             phrase.titled += key in part.titled
@@ -108,6 +128,7 @@ class _Phrase:
     proper: bool = True
     support: dict[str, float] = field(default_factory=dict)  # by wing
     spellings: Counter[str] = field(default_factory=Counter)
+    languages: Counter[str] = field(default_factory=Counter)  # parts using it, by their language
 
 
 Specificity = Callable[[Sequence[str]], Mapping[str, float]]  # words → how much each says about one room (0..1)
@@ -132,14 +153,14 @@ Ranker = Meaning
 def read_part(texts: Sequence[str], title: str | None = None, names: Iterable[str] = (), wing: str = "") -> Part:
     """The phrases (one or two content words in a row) of a part's texts and title."""
     spoken = {w for n in names for w in WORD.findall(fold(n.lower()))} | handles(names)
-    ignored = NOT_TOPIC_WORDS | spoken
+    ignored = NOT_TOPIC_WORDS | spoken | reading("\n".join([*texts, title or ""]))[1]
     people = _people([*texts, title or ""], spoken)
     counts: Counter[str] = Counter()
     spellings: dict[str, Counter[str]] = {}
     lower_seen: set[str] = set()
     titled: set[str] = set()
     for source, text in [(False, t) for t in texts] + [(True, title or "")]:
-        for run in _runs(text, ignored, people, lower_seen):
+        for run in _runs(text, ignored, people, lower_seen, spoken):
             for size in (1, 2):
                 for start in range(len(run) - size + 1):
                     words = run[start : start + size]
@@ -152,8 +173,8 @@ def read_part(texts: Sequence[str], title: str | None = None, names: Iterable[st
                         titled.add(key)
     support = {k: 1.0 if k in titled else min(1.0, 0.45 + 0.25 * n) for k, n in counts.items()}
     surface = {k: max(c.items(), key=lambda kv: (kv[1], kv[0]))[0] for k, c in spellings.items()}
-    proper = frozenset(k for k, s in surface.items() if not set(s.split()) & lower_seen)
-    return Part(wing, support, surface, proper, frozenset(titled))
+    proper = frozenset(k for k, s in surface.items() if not set(s.split()) & lower_seen and not is_cjk(s))
+    return Part(wing, support, surface, proper, frozenset(titled), main_language("\n".join(texts) or title or ""))
 
 
 class RoomChooser:
@@ -196,10 +217,17 @@ class RoomChooser:
         """(name, its score, the score of `current`) for a room whose parts are tallied in `parts`: of
         the phrases many of them use that are specific to it, the one nearest the room's meaning (`rank`,
         KeyBERT's idea), or the best-scored without `rank`. Names held by other rooms are passed over,
-        `current` is not."""
+        `current` is not. The name is in the language of most parts when one of them is."""
+        return self._pick(parts, rank, current)
+
+    def _pick(self, parts: PhraseTally, rank: Ranker | None, current: str | None, language: str | None = None
+              ) -> tuple[str, float, float]:
+        """`best`, or with `language` the best name in that language (or none)."""
         scored = self._scores(parts)
         own = room_key(current) if current else None
         order = sorted((k for k in scored if k == own or k not in self._known), key=lambda k: (-scored[k][0], k))
+        wanted = [k for k in order if in_language(scored[k][1][0], parts.phrases[k].languages, language or parts.language)]
+        order = wanted if wanted or language else order
         if not order:
             return GENERAL, 0.0, 0.0
         shortlist = order[:NAME_CANDIDATES] + ([own] if own in order[NAME_CANDIDATES:] else [])
@@ -208,10 +236,10 @@ class RoomChooser:
         final = {k: scored[k][0] / top for k in shortlist}
         if rank:
             fits = self._fits(shortlist, {k: scored[k][1] for k in shortlist}, rank, spelling, final)
-            final = {k: fits[k] * final[k] ** LEXICAL_POWER for k in shortlist}
+            final = {k: fits[k] * final[k] ** LEXICAL_POWER * _compound(spelling[k]) for k in shortlist}
         for key in sorted(shortlist, key=lambda k: (-final[k], k)):
             try:
-                name = room_slug(_head_of(key, spelling, final) if rank else spelling[key])
+                name = room_slug(written(_head_of(key, spelling, final) if rank else spelling[key]))
             except InvalidInputError:
                 continue
             return name, final[key], final.get(own, 0.0) if own else 0.0
@@ -224,7 +252,7 @@ class RoomChooser:
         times how central it is among the room's best-scored phrases (`kitchen` among `cabinets`,
         `sink` and `appliances`): the topic, not one of its details."""
         flat = [(k, s) for k in keys for s in spellings[k]]
-        vectors = meaning.vectors([s for _, s in flat])
+        vectors = meaning.vectors([written(s) for _, s in flat])
         fits = meaning.fits(vectors)
         best: dict[str, tuple[float, int]] = {}
         for n, ((key, text), fit) in enumerate(zip(flat, fits)):
@@ -234,6 +262,18 @@ class RoomChooser:
         centre = vectors[[best[k][1] for k in core]].mean(axis=0)
         central = {k: float(vectors[best[k][1]] @ centre) / max(float(np.linalg.norm(centre)), 1e-9) for k in keys}
         return {k: max(best[k][0], FIT_FLOOR) * max(central[k], FIT_FLOOR) ** CENTRAL_POWER for k in keys}
+
+    def aliases(self, parts: PhraseTally, name: str, rank: Ranker | None = None) -> tuple[str, ...]:
+        """The room's names in the other languages its parts are in: for each, the name `best` gives
+        those parts among their phrases in that language, when it is no other room's name."""
+        found = []
+        for language, tally in sorted((parts.by_language or {}).items()):
+            if language == parts.language:
+                continue
+            alias = self._pick(tally, rank, None, language)[0]
+            if alias not in (GENERAL, name):
+                found.append(alias)
+        return tuple(dict.fromkeys(found))
 
     def release(self, slug: str) -> None:
         """`slug` is no longer a room's name (it was renamed)."""
@@ -262,7 +302,8 @@ class RoomChooser:
         widespread = set(self._widespread_words(words)) if self._widespread_words and words else set()
         scores: dict[str, tuple[float, list[str]]] = {}
         for key in order:
-            named = [s for s in spellings[key] if self._nameable(s.split(), widespread)]
+            latin = max(tally.phrases[key].languages.items(), key=lambda kv: (kv[1], kv[0]), default=(ENGLISH, 0))[0]
+            named = [s for s in spellings[key] if self._nameable(s.split(), widespread, latin)]
             if not named:
                 continue
             phrase, found = named[0].split(), tally.phrases[key]
@@ -275,9 +316,12 @@ class RoomChooser:
             scores[key] = (score, named)
         return scores
 
-    def _nameable(self, phrase: list[str], widespread: set[str]) -> bool:
-        """A topic's name ends in a noun, repeats no wing's name and is not everyone's words."""
+    def _nameable(self, phrase: list[str], widespread: set[str], latin: str = ENGLISH) -> bool:
+        """A topic's name ends in a noun, repeats no wing's name and is not everyone's words (nor, in
+        another language than English, only everyday words)."""
         if not can_head(phrase[-1]) or any(w in self._wing_words for w in phrase):
+            return False
+        if all(everyday(w, word_language(w, latin)) for w in phrase):
             return False
         if len(phrase) == 1 and (phrase[0] in _WEAK_ALONE or not can_stand_alone(phrase[0])):
             return False
@@ -306,12 +350,19 @@ def handles(names: Iterable[str]) -> set[str]:
     return found
 
 
+def _compound(spelling: str) -> float:
+    """PAIR_WEIGHT for two Chinese or Japanese words (`年度汇算`, `数仓迁移`): there a word alone is two
+    characters or so and names a topic too broadly (`迁移`: moving anything); else 1."""
+    words = spelling.split()
+    return PAIR_WEIGHT if len(words) == 2 and all(is_cjk(w) for w in words) else 1.0
+
+
 def _head_of(key: str, spelling: Mapping[str, str], final: Mapping[str, float]) -> str:
     """A two-word name's head alone when that scores nearly as well (`insomnia` over `chronic insomnia`):
-    a librarian names the topic, not its detail."""
+    a librarian names the topic, not its detail. A Chinese or Japanese compound stays whole (`航班延误`)."""
     words = spelling[key].split()
     head = name_stem(words[-1])
-    if len(words) == 2 and head in final and final[head] >= HEAD_SHARE * final[key]:
+    if len(words) == 2 and not is_cjk(words[-1]) and head in final and final[head] >= HEAD_SHARE * final[key]:
         return spelling[head]
     return spelling[key]
 
@@ -328,17 +379,18 @@ def _people(texts: Sequence[str], spoken: set[str]) -> set[str]:
     return people
 
 
-def _runs(text: str, ignored: frozenset[str] | set[str], people: set[str], lower_seen: set[str]) -> list[list[str]]:
-    """Runs of consecutive content words of `text`, lowercased; a capitalised person's name breaks a
-    run. Words written in lower case are added to `lower_seen`."""
+def _runs(text: str, ignored: frozenset[str] | set[str], people: set[str], lower_seen: set[str],
+          spoken: set[str]) -> list[list[str]]:
+    """Runs of consecutive content words of `text`, lowercased; a capitalised person's name, or a
+    speaker's name (`spoken`), breaks a run. Words written in lower case are added to `lower_seen`."""
     runs: list[list[str]] = []
     prepared = COMMAND_WORD.sub(" . ", spell_symbols(fold(text)))
     for piece in SENTENCE.split(NOT_PROSE.sub(" . ", LONG_TOKEN.sub(" . ", prepared))):
         run: list[str] = []
-        for token in WORD.findall(piece):
+        for token in words_in(piece, WORD, spoken):
             word = token.lower()
-            short = len(word) < 3 and not (len(word) == 2 and token.isupper())
-            if word in ignored or short or len(word) > MAX_WORD or (token[0].isupper() and word in people):
+            short = not topic_length(word) and not (len(word) == 2 and token.isupper())
+            if not word or word in ignored or short or (token[0].isupper() and word in people):
                 runs.append(run)
                 run = []
                 continue

@@ -21,7 +21,7 @@ from ..embedding import LikenessScale
 from .room_meanings import RoomMeanings
 from .rooms import GENERAL, Meaning, PhraseTally, RoomChooser, read_part
 from .scripts import script_overlap, script_shares
-from .words import WORD, text_signatures
+from .words import WORD, text_signatures, words_in
 
 SEGMENT_PENALTY = 0.55  # the cost of one more topic in a conversation, against how far drawers stray from it
 LONGEST_SEGMENT = 12  # drawers: a long chat is looked at in parts at least this small
@@ -169,6 +169,7 @@ class TopicRooms:
         self._wings: dict[str | None, tuple[np.ndarray, int]] = {}
         self._sizes: Counter[str] = Counter(wing_sizes or {})
         self._recent: dict[str, str] = {}  # wing -> the room it was last given
+        self.aliases: dict[str, tuple[str, ...]] = {}  # room -> its names in its parts' other languages
         self._born: set[str] = set()  # rooms opened since the last `settle_names`
         self._grown: set[str] = set()  # stored rooms given parts since then
         self._new_words: Counter[str] = Counter()  # drawers holding each word, among those not stored yet
@@ -281,7 +282,7 @@ class TopicRooms:
         names = tuple(names)
         if not self._replaying:
             for text in texts:
-                self._new_words.update({w.lower() for w in WORD.findall(text)})
+                self._new_words.update({w.lower() for w in words_in(text, WORD) if w})
             self._new_drawers += len(texts)
         centred = self.centred(wing, np.asarray(vectors, np.float32), observed=True)
         words = text_signatures(texts, names)
@@ -357,8 +358,16 @@ class TopicRooms:
             profile.named_at = said.parts
             self._rename(room, name)
             renamed[room] = name
+        self._name_aliases({renamed.get(r, r) for r in self._born | self._grown})
         self._born, self._grown = set(), set()
         return renamed  # in order: a name one room gave up may be taken by a room renamed after it
+
+    def _name_aliases(self, rooms: Iterable[str]) -> None:
+        """Each room's names in the other languages its parts are in (`aliases`), ranked as names are."""
+        for room in sorted(set(rooms) & self._profiles.keys() - {GENERAL}):
+            profile = self._profiles[room]
+            rank = self._ranker(profile.raw[None, :]) if profile.raw is not None else None
+            self.aliases[room] = self._namer.aliases(profile.all_said(), room, rank)
 
     def _rename(self, old: str, new: str) -> None:
         self._profiles[new] = self._profiles.pop(old)

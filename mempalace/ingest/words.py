@@ -15,13 +15,16 @@ from collections.abc import Iterable, Sequence
 from ..naming import spell_symbols
 from ..vocabulary import STOP_WORDS
 from .frequency import specificity, zipf
+from .languages import fold, is_cjk, is_cyrillic, reading, russian_stem, word_language, \
+    words_in
 
 WORD = re.compile(r"[^\W\d_][\w+#]*")
 LONG_TOKEN = re.compile(r"\S{41,}")  # blobs, hashes, URLs: dropped first, which keeps the next pattern linear
 NOT_PROSE = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+|\S*[/\\:]\w\S*|\S+@\S+|\b\w*\d\w*\b|`[^`\n]*`|\S*[_=<>{}$]\S*"
                         r"|\S+\.\w\S*|\b[0-9a-f]{8,}\b", re.IGNORECASE)
 COMMAND_WORD = re.compile(r"(?<![\w.])[a-z][\w-]*(?=[ \t]+[\w-]+\.[a-z][\w.]*)")  # `mix` in `mix phx.server`
-SENTENCE = re.compile(r"[.!?;:,()\[\]{}\"`|/\\]+\s|\n+")
+SENTENCE = re.compile(r"[.!?;:,()\[\]{}\"`|/\\]+\s|\n+|[。！？；：，、（）「」『』【】《》…]+"
+                      r"|(?<=[\u3040-\u30ff\u3400-\u9fff])[.!?;:,()]+")  # CJK text puts no space after its stops
 _FILLER = frozenset("""
 yes yeah yep okay ok thanks thank please sure let lets know like just really think want need get got
 use using used make made one also would could should can will see look looks good great well right now
@@ -68,7 +71,10 @@ MAX_WORD = 30  # longer "words" are sequences or unspaced scripts, not topic nam
 
 @functools.lru_cache(maxsize=65_536)
 def stem(word: str) -> str:
-    """A light stem, enough to match `migrate`, `migrated`, `migrating`, `migration(s)`."""
+    """A light stem, enough to match `migrate`, `migrated`, `migrating`, `migration(s)`; Snowball's
+    for a Russian word; a Chinese or Japanese word as it is."""
+    if is_cyrillic(word):
+        return russian_stem(word)
     for suffix, keep in (("ations", "at"), ("ation", "at"), ("ings", ""), ("ing", ""), ("ions", ""), ("ion", ""),
                          ("ers", ""), ("er", ""), ("ed", ""), ("es", ""), ("s", ""), ("e", "")):
         if word.endswith(suffix) and len(word) - len(suffix) + len(keep) >= 4:
@@ -76,11 +82,9 @@ def stem(word: str) -> str:
     return word
 
 
-def fold(text: str) -> str:
-    """Accents off (café → cafe), other scripts kept, so slugs stay plain where they can."""
-    if text.isascii():
-        return text
-    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+def topic_length(word: str) -> bool:
+    """Whether `word` is long enough, and short enough, to be a topic word (two Han characters are)."""
+    return (2 if is_cjk(word) else 3) <= len(word) <= MAX_WORD
 
 
 def word_signature(texts: Sequence[str], names: Iterable[str] = (),
@@ -90,14 +94,17 @@ def word_signature(texts: Sequence[str], names: Iterable[str] = (),
     counts: Counter[str] = Counter()
     surface: dict[str, str] = {}
     ignored = ignored_words(texts, names) if ignored is None else ignored
+    language: dict[str, str] = {}
     for text in texts:
-        for sentence in _sentences(text, ignored):
+        latin, stops, han = reading(text)
+        for sentence in _sentences(text, ignored | stops, ignored):
             for run in sentence:
                 for word in run:
                     key = stem(word)
                     counts[key] += 1
                     surface.setdefault(key, word)
-    return Counter({k: (1.0 + math.log(n)) * specificity(surface[k]) for k, n in counts.items()})
+                    language.setdefault(key, word_language(word, latin, han))
+    return Counter({k: (1.0 + math.log(n)) * specificity(surface[k], language[k]) for k, n in counts.items()})
 
 
 def signature_rules() -> str | None:
@@ -110,11 +117,11 @@ def signature_rules() -> str | None:
     from pathlib import Path
 
     from .. import naming, vocabulary
-    from . import frequency
+    from . import frequency, languages
 
     try:
         wordfreq = importlib.metadata.version("wordfreq")
-        sources = [Path(str(module.__file__)).read_bytes() for module in (naming, vocabulary, frequency)]
+        sources = [Path(str(module.__file__)).read_bytes() for module in (naming, vocabulary, frequency, languages)]
         sources.append(Path(__file__).read_bytes())
     except (OSError, importlib.metadata.PackageNotFoundError):
         return None
@@ -169,13 +176,15 @@ def proper_names(texts: Iterable[str]) -> set[str]:
     return names
 
 
-def _sentences(text: str, ignored: frozenset[str] | set[str]) -> list[list[list[str]]]:
-    """Each sentence-like piece of `text` as its runs of consecutive content words."""
+def _sentences(text: str, ignored: frozenset[str] | set[str],
+               names: frozenset[str] | set[str] = frozenset()) -> list[list[list[str]]]:
+    """Each sentence-like piece of `text` as its runs of consecutive content words (`names`: words
+    that are people here; those in Chinese or Japanese script are cut out before segmenting)."""
     sentences = []
     for piece in SENTENCE.split(NOT_PROSE.sub(" . ", LONG_TOKEN.sub(" . ", spell_symbols(fold(text.lower()))))):
         runs: list[list[str]] = [[]]
-        for word in WORD.findall(piece):
-            if word in ignored or not 3 <= len(word) <= MAX_WORD:
+        for word in words_in(piece, WORD, names):
+            if not word or word in ignored or not topic_length(word):
                 runs.append([])
             else:
                 runs[-1].append(word)

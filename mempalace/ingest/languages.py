@@ -1,0 +1,271 @@
+"""Words beyond English for room choice: which language a text is in, its words (Chinese segmented by
+jieba's dictionary, Japanese by its kanji and katakana runs), each language's stop words and how
+common a word is in it. Every list ships inside a PyPI package and is checked by sha256 on first use
+(`lexicon.checked_file`), so a changed list cannot silently change every room:
+
+- stop words: `stopwordsiso` (the stopwords-iso lists, 50+ languages);
+- word frequencies: `wordfreq`'s lists for each language below;
+- Chinese words and their parts of speech: `rjieba` (jieba-rs, its dictionary built into the library);
+- Russian inflections: `PyStemmer` (Snowball, no data files).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import re
+from collections import Counter
+
+from ..naming import fold
+from .lexicon import checked_file
+
+STOP_FILE = ("stopwordsiso", "stopwordsiso/stopwords-iso.json",
+             "337af4d57d5fa1fecc2ffcae532e9b9f05db51c74ff18d3dde9572185a3cdae4")
+JIEBA_FILE = ("rjieba", "rjieba/rjieba.abi3.so", "1d9f410a4c9884b0a49d0a842c672b3cf4e56a80c7744421b0bad7cb63ae7714")
+FREQUENCY_SHA256 = {
+    "zh": "e079d7aaff1cfb92874850cb3ffbc7b611af939d9d671c1cbda932d968467cdd",
+    "ja": "e6ab743b939c1802fc03791f1d58dee2861e822ceecdcdee3f0e05b863ef26d8",
+    "es": "14f326b4f68d517f9b8b99c1e26ef56a508d2dc8d0ee7a9e6e8732ddab1aa65e",
+    "fr": "6f16cd80b9b66c5698ed002becea83ae30d0584c3205f1cf01714ad562c00c8b",
+    "de": "8ef04d3f4a28fb48d800d25fa80a96d90a5f80c8496c9a453f99f887c6ad3c12",
+    "it": "0b5500e425a50e0f1fefb256d9125e74f586ac6b2f2a6e41bc96634bd5613cc7",
+    "pt": "7d764586bca6262f554d5fa77ad8e6841ef42534776e70558065140853660ce2",
+    "nl": "cfdae01b2ccd5bc94be046645b6ba8682e65d6709beedf6ab98d7bdc5414d671",
+    "ru": "0440613cc765c14a20fb9483225f2fec4d85e66672809076bcec9b29119f9b43",
+    "uk": "0a7d525ef5b9d2c84cd3ccd1064b02eb6a07232e5d1e465df40cc00168fdaac2",
+}
+LATIN_LANGUAGES = ("en", "es", "fr", "de", "it", "pt", "nl")  # told apart by their stop words
+CYRILLIC_LANGUAGES = ("ru", "uk")
+ENGLISH = "en"
+HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3005"
+KANA = "\u3040-\u30ff\u31f0-\u31ff"
+CJK_RUN = re.compile(f"[{HAN}{KANA}]+")
+_KANA = re.compile(f"[{KANA}]")
+_HAN = re.compile(f"[{HAN}]")
+_CYRILLIC = re.compile(r"[\u0400-\u04ff]")
+_LATIN_WORD = re.compile(r"\b[a-zà-ÿ]+\b")
+_JAPANESE_WORD = re.compile(f"[\u30a0-\u30ff\u31f0-\u31ff]{{2,}}|[{HAN}]{{2,}}")  # a katakana or a kanji run
+# jieba's tags for words that never name a topic: numerals, measures, pronouns, prepositions, conjunctions,
+# particles, adverbs, adjectives, interjections, idioms, times and places of a sentence ("上面"), symbols
+_NOT_TOPIC_TAGS = frozenset("m mq q r rr rz p c u uj ul uz uv ud ug y e o x w t tg f d dg a ad ag l i z zg k h s".split())
+KIN = frozenset("""奶奶 爷爷 外婆 外公 姥姥 姥爷 妈妈 爸爸 老妈 老爸 阿姨 叔叔 伯伯 舅舅 姑姑 老公 老婆 哥哥 姐姐 弟弟 妹妹
+儿子 女儿 宝宝 孩子 媳妇 婆婆 公公 岳母 岳父""".split())  # people by their place in a family (Chinese kin terms)
+MIXED_SHARE, MIXED_HITS = 0.5, 3  # a second Latin language in a text: half the stop words of the first, and 3
+PERSON_ZIPF = 3.0  # a name jieba tags as a person's, rarer than this in Chinese, is someone here (张伟, 朵朵)
+MIN_CJK_CHARS = 2  # one Han character alone is a particle or part of a word far more often than a topic
+
+
+def is_cjk(word: str) -> bool:
+    return bool(word) and bool(CJK_RUN.match(word[0]))
+
+
+def is_cyrillic(word: str) -> bool:
+    return bool(word) and bool(_CYRILLIC.match(word[0]))
+
+
+@functools.lru_cache(maxsize=1)
+def _stop_lists() -> dict[str, list[str]]:
+    return json.loads(checked_file(*STOP_FILE).read_text(encoding="utf-8"))
+
+
+@functools.lru_cache(maxsize=64)
+def stop_words(language: str) -> frozenset[str]:
+    """A language's stop words, lowercased, as written and accents off (none for a language the
+    lists lack)."""
+    words = {w.lower() for w in _stop_lists().get(language, ())}
+    return frozenset(words | {fold(w) for w in words})
+
+
+def text_languages(text: str) -> frozenset[str]:
+    """The languages of `text`'s words, by script and, among Latin or Cyrillic ones, by which
+    language's stop words it uses most: Chinese with English terms gives {zh, en}."""
+    found = set()
+    if _KANA.search(text):
+        found.add("ja")
+    elif _HAN.search(text):
+        found.add("zh")
+    if _CYRILLIC.search(text):
+        found.add(_by_stop_words(re.findall(r"[\u0400-\u04ff]+", text.lower()), CYRILLIC_LANGUAGES))
+    latin = _LATIN_WORD.findall(text.lower())
+    if latin:
+        hits = _stop_hits(latin, LATIN_LANGUAGES)
+        found.add(_most(hits, LATIN_LANGUAGES))
+        found |= {lang for lang, n in hits.items() if n >= max(MIXED_HITS, MIXED_SHARE * max(hits.values()))}
+    return frozenset(found)
+
+
+def reading(text: str) -> tuple[str, frozenset[str], str]:
+    """How to read `text`'s words: the language of its Latin-script words (English when none), the
+    stop words of its languages besides English (whose own lists are read elsewhere), and the
+    language of its Han characters (Japanese when it writes kana)."""
+    languages = text_languages(text)
+    latin = next((lang for lang in LATIN_LANGUAGES if lang in languages), ENGLISH)
+    words: frozenset[str] = frozenset()
+    for language in sorted(languages - {ENGLISH}):
+        words |= stop_words(language)
+    return latin, words, "ja" if "ja" in languages else "zh"
+
+
+def main_language(text: str) -> str:
+    """The language most of `text` is written in: a Han character counts as a word, as do a Latin
+    or Cyrillic word's letters over five."""
+    han, kana = len(_HAN.findall(text)), len(_KANA.findall(text))
+    cyrillic = len(_CYRILLIC.findall(text)) / 5
+    latin_words = _LATIN_WORD.findall(text.lower())
+    latin = sum(len(w) for w in latin_words) / 5
+    best = max(han + kana, cyrillic, latin)
+    if not best:
+        return ENGLISH
+    if best == han + kana:
+        return "ja" if kana else "zh"
+    if best == cyrillic:
+        return _by_stop_words(re.findall(r"[\u0400-\u04ff]+", text.lower()), CYRILLIC_LANGUAGES)
+    return _by_stop_words(latin_words, LATIN_LANGUAGES)
+
+
+def _by_stop_words(words: list[str], languages: tuple[str, ...]) -> str:
+    """Which of `languages` (the first on a tie) uses the most of `words` as stop words."""
+    return _most(_stop_hits(words, languages), languages)
+
+
+def _stop_hits(words: list[str], languages: tuple[str, ...]) -> dict[str, int]:
+    counts = Counter(words)
+    return {lang: sum(n for w, n in counts.items() if w in stop_words(lang)) for lang in languages}
+
+
+def _most(hits: dict[str, int], languages: tuple[str, ...]) -> str:
+    return max(languages, key=lambda lang: (hits[lang], -languages.index(lang)))
+
+
+def words_in(piece: str, word: re.Pattern[str], names: frozenset[str] | set[str] = frozenset()) -> list[str]:
+    """`piece`'s words in order: `word`'s matches outside Chinese and Japanese, their segmented words
+    within; "" stands for a word that breaks a phrase (a particle, a numeral, a person's name: `names`
+    are the speakers' names, cut out of Chinese and Japanese text before it is segmented)."""
+    found: list[str] = []
+    at = 0
+    people: tuple[str, ...] | None = None
+    for run in CJK_RUN.finditer(piece):
+        people = _cjk_names(frozenset(names)) if people is None else people
+        found += word.findall(piece[at : run.start()])
+        for said in re.split("|".join(map(re.escape, people)), run.group()) if people else [run.group()]:
+            found += _segmented(said) + [""] if said else [""]
+        at = run.end()
+    found += word.findall(piece[at:])
+    return found
+
+
+@functools.lru_cache(maxsize=64)
+def _cjk_names(names: frozenset[str]) -> tuple[str, ...]:
+    """The names written in Chinese or Japanese script, longest first (as they are cut out)."""
+    return tuple(sorted((n for n in names if is_cjk(n)), key=len, reverse=True))
+
+
+def _segmented(run: str) -> list[str]:
+    if _KANA.search(run):
+        return _japanese(run)
+    return [_chinese_word(w, tag) for w, tag in _jieba().tag(run)]
+
+
+def _japanese(run: str) -> list[str]:
+    """Japanese without a dictionary: kanji and katakana runs are its content words, kana between
+    them (particles, endings) break phrases."""
+    found: list[str] = []
+    at = 0
+    for match in _JAPANESE_WORD.finditer(run):
+        if match.start() > at:
+            found.append("")
+        found.append(match.group())
+        at = match.end()
+    return found + ([""] if at < len(run) else [])
+
+
+def _chinese_word(word: str, tag: str) -> str:
+    if len(word) < MIN_CJK_CHARS or tag in _NOT_TOPIC_TAGS or word in stop_words("zh") or word in KIN:
+        return ""
+    if len(word) == 2 and word[0] == word[1]:
+        return ""  # doubled: a pet name (朵朵), a kin word (妈妈) or a casual verb (试试, 问问), never a topic
+    if tag.startswith("nr") and zipf(word, "zh") < PERSON_ZIPF:
+        return ""  # a person: 张伟
+    return word
+
+
+@functools.lru_cache(maxsize=1)
+def _jieba():  # type: ignore[no-untyped-def]
+    checked_file(*JIEBA_FILE)
+    import rjieba
+
+    return rjieba.Jieba()
+
+
+@functools.lru_cache(maxsize=16)
+def _frequencies(language: str) -> dict[str, float]:
+    checked_file("wordfreq", f"wordfreq/data/large_{language}.msgpack.gz", FREQUENCY_SHA256[language])
+    from wordfreq import get_frequency_dict
+
+    found = dict(get_frequency_dict(language, wordlist="large"))
+    for word, frequency in list(found.items()) if language in LATIN_LANGUAGES else ():  # texts are read with Latin accents off (año → ano)
+        plain = fold(word)
+        if plain != word and frequency > found.get(plain, 0.0):
+            found[plain] = frequency
+    return found
+
+
+@functools.lru_cache(maxsize=131_072)
+def zipf(word: str, language: str) -> float:
+    """log10 of a word's frequency per billion words of `language` (0 for a word or a language the
+    lists lack); a word with its Latin accents off counts as its commonest accented form."""
+    frequency = _frequencies(language).get(word, 0.0) if language in FREQUENCY_SHA256 else 0.0
+    return round(math.log10(frequency * 1e9), 2) if frequency > 0 else 0.0
+
+
+EVERYDAY_ZIPF = 5.0  # a word this common in its language (año, 数据, 情况) names no topic alone
+
+
+def everyday(word: str, language: str) -> bool:
+    """Whether `word` is an everyday word of `language` (English has its own lists, in `words`)."""
+    return language != ENGLISH and zipf(word, language) >= EVERYDAY_ZIPF
+
+
+def written(phrase: str) -> str:
+    """A phrase as a name is written: Chinese and Japanese words run together (`数据库升级`)."""
+    words = phrase.split()
+    text = words[0] if words else ""
+    for before, word in zip(words, words[1:]):
+        text += word if is_cjk(before[-1]) and is_cjk(word) else " " + word
+    return text
+
+
+def in_language(spelling: str, used_by: Counter[str], language: str) -> bool:
+    """Whether a phrase is in `language`: in its script, and for Latin or Cyrillic words, used mostly
+    by parts in that language (`used_by`: parts using it, by their language)."""
+    words = spelling.split()
+    first = words[0] if words else ""
+    if language in ("zh", "ja"):
+        return is_cjk(first)
+    if is_cjk(first) or is_cyrillic(first) != (language in CYRILLIC_LANGUAGES):
+        return False
+    return not used_by or max(used_by, key=lambda lang: (used_by[lang], lang == language)) == language
+
+
+def word_language(word: str, latin: str = ENGLISH, han: str = "zh") -> str:
+    """The language a word of a text is in, by its script; a Latin word is in `latin` (the text's),
+    a word of Han characters only in `han` (Japanese in a Japanese text: 問題)."""
+    if is_cjk(word):
+        return "ja" if _KANA.search(word) or han == "ja" or latin == "ja" else "zh"
+    if is_cyrillic(word):
+        return "ru"
+    return latin
+
+
+@functools.lru_cache(maxsize=131_072)
+def russian_stem(word: str) -> str:
+    """Snowball's Russian stem (`протечки`, `протечка` → `протечк`)."""
+    return str(_russian().stemWord(word))
+
+
+@functools.lru_cache(maxsize=1)
+def _russian():  # type: ignore[no-untyped-def]
+    import Stemmer
+
+    return Stemmer.Stemmer("russian")

@@ -1,0 +1,84 @@
+"""Room names beyond English: a Chinese chat is named by its noun phrase, not a clause; Spanish and
+Russian stop words never name a room; a Chinese speaker's name never does; a room's name in its other
+languages is an alias that finds it (core, CLI)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import stopwordsiso
+from click.testing import CliRunner
+
+from _cli import as_json
+from mempalace.cli import main
+from mempalace.ingest.rooms import PhraseTally, RoomChooser, read_part
+from mempalace.ingest.topics import TopicRooms
+from mempalace.models import DrawerDraft
+from mempalace.palace import Palace
+
+UPGRADE = ["我们下周要做数据库升级，从 MySQL 5.7 升到 8.0，王建国负责。你觉得数据库升级之前要准备什么？",
+           "数据库升级之前一定要先做全量备份，然后在测试环境演练一遍数据库升级，确认回滚方案。",
+           "王建国说数据库升级的时候业务要停机两个小时，周末晚上做比较好。",
+           "好的，那我们就定在周六晚上做数据库升级，王建国和我一起值班。"]
+MORTGAGE = ["Como te dije, la hipoteca del piso nos cuesta mucho, pero si bajamos el plazo, ¿cómo queda la cuota?",
+            "Si amortizas la hipoteca ahora, la cuota baja, pero como el interés es variable, para ti es mejor esperar.",
+            "¿Y si cambiamos la hipoteca a tipo fijo? Es que como está todo, no sé si es para tanto.",
+            "Para una hipoteca de tipo fijo el banco pide una comisión, pero como vas a vivir allí muchos años, compensa."]
+LEAK = ["Если честно, у нас на кухне протечка: говорит соседка снизу, что у неё потолок мокрый.",
+        "Если протечка под мойкой, перекройте воду и вызовите сантехника, он говорит, что это быстро.",
+        "Сантехник говорит, что протечка из-за старой трубы, если её не заменить, будет хуже.",
+        "Если протечка повторится, составьте акт с управляющей компанией, так говорит юрист."]
+UPGRADE_ES = ["La actualización de la base de datos es el sábado por la noche.",
+              "Antes de la actualización de la base de datos hacemos una copia completa.",
+              "La actualización de la base de datos necesita dos horas sin servicio."]
+
+
+def test_a_chinese_conversation_is_named_by_its_noun_phrase_not_a_clause() -> None:
+    assert RoomChooser([]).choose(UPGRADE, names=["王建国"]) == "数据库升级"
+
+
+def test_spanish_and_russian_stop_words_never_name_a_room() -> None:
+    for texts, language, topic in ((MORTGAGE, "es", "hipoteca"), (LEAK, "ru", "протечка")):
+        name = RoomChooser([]).choose(texts)
+        assert name == topic, name
+        assert not set(name.split("-")) & set(stopwordsiso.stopwords(language))
+
+
+def test_a_chinese_speakers_name_never_names_a_room() -> None:
+    said = ["王建国：王建国负责周六的数据库升级值班。", "王建国：数据库升级的计划王建国来写。", "王建国说数据库升级要停机。"]
+    name = RoomChooser([]).choose(said, names=["王建国"])
+    assert "王建国" not in name and name == "数据库升级", name
+    mentioned = ["张伟说张伟明天来。", "张伟和张伟的同事讨论报销系统。", "张伟问报销系统什么时候上线？"]
+    assert "张伟" not in RoomChooser([]).choose(mentioned)
+
+
+def test_a_rooms_names_in_its_other_languages_are_its_aliases() -> None:
+    vector = np.random.default_rng(0).normal(size=(1, 16)).astype(np.float32)
+    rooms = TopicRooms(RoomChooser([]))
+    chinese = rooms.assign("wing_zh", np.repeat(vector, len(UPGRADE), 0), UPGRADE, names=["王建国"])
+    spanish = rooms.assign("wing_es", np.repeat(vector, len(UPGRADE_ES), 0), UPGRADE_ES)
+    rooms.settle_names()
+    assert set(chinese) == set(spanish) == {"数据库升级"}  # most of its drawers are Chinese
+    assert rooms.aliases["数据库升级"] == ("actualizacion",)
+    tally = PhraseTally([read_part(UPGRADE), read_part(UPGRADE_ES)])
+    assert RoomChooser([]).aliases(tally, "数据库升级") == ("actualizacion",)
+
+
+def test_an_alias_in_another_language_finds_the_room_in_the_core_and_the_cli(palace_path: Path, settings) -> None:
+    with Palace.open(palace_path, settings=settings) as palace:
+        palace.file_drawers([DrawerDraft("d1", UPGRADE[0], "wing_zh", "数据库升级", room_aliases=("actualizacion",)),
+                             DrawerDraft("d2", UPGRADE_ES[0], "wing_es", "数据库升级", room_aliases=("actualizacion",))])
+        assert palace.room_aliases() == {"actualizacion": "数据库升级"}
+        assert palace.resolve_room("Actualización") == "数据库升级"
+        assert palace.browse(room="actualizacion")[0] == 2
+    runner = CliRunner()
+    hits = as_json(runner.invoke(main, ["--palace", str(palace_path), "search", "base de datos", "--room",
+                                        "actualizacion", "--json"]))
+    assert hits and {h["room"] for h in hits} == {"数据库升级"}
+
+
+def test_a_japanese_chat_is_named_by_its_topic_word_not_an_everyday_one() -> None:
+    said = ["サーバーの問題が起きました。問題の原因は証明書の期限切れです。", "証明書の更新を自動化しましょう。問題は再発しません。",
+            "証明書の期限を監視するアラートも追加しました。"]
+    assert RoomChooser([]).choose(said) == "証明書"  # not 問題 ("problem"), nor a clause
