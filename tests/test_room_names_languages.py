@@ -82,3 +82,19 @@ def test_a_japanese_chat_is_named_by_its_topic_word_not_an_everyday_one() -> Non
     said = ["サーバーの問題が起きました。問題の原因は証明書の期限切れです。", "証明書の更新を自動化しましょう。問題は再発しません。",
             "証明書の期限を監視するアラートも追加しました。"]
     assert RoomChooser([]).choose(said) == "証明書"  # not 問題 ("problem"), nor a clause
+
+
+def test_filing_chats_not_in_english_into_an_english_only_palace_says_how_to_move_it(tmp_path: Path, settings) -> None:
+    chat = tmp_path / "升级.txt"
+    chat.write_text("\n\n".join(f"User: {line}" for line in UPGRADE), encoding="utf-8")
+    english = tmp_path / "standup.txt"
+    english.write_text("User: We moved the standup to ten and Kai owns the release notes now.", encoding="utf-8")
+    with Palace.open(tmp_path / "p", settings=settings) as palace:  # the fake embedder reads no language
+        from mempalace.ingest.pipeline import ingest
+
+        said = ingest(palace, chat).notes
+        assert any("not in English" in note and "mempalace embedder --to use-m3" in note for note in said), said
+        assert not [n for n in ingest(palace, english).notes if "not in English" in n]
+    from mempalace.ingest.languages import embedder_note
+
+    assert embedder_note("use-m3", UPGRADE) is None  # it reads them

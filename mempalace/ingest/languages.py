@@ -16,6 +16,7 @@ import json
 import math
 import re
 from collections import Counter
+from collections.abc import Sequence
 
 from ..naming import fold
 from .lexicon import checked_file
@@ -53,6 +54,7 @@ KIN = frozenset("""奶奶 爷爷 外婆 外公 姥姥 姥爷 妈妈 爸爸 老�
 儿子 女儿 宝宝 孩子 媳妇 婆婆 公公 岳母 岳父""".split())  # people by their place in a family (Chinese kin terms)
 MIXED_SHARE, MIXED_HITS = 0.5, 3  # a second Latin language in a text: half the stop words of the first, and 3
 PERSON_ZIPF = 3.0  # a name jieba tags as a person's, rarer than this in Chinese, is someone here (张伟, 朵朵)
+NOT_ENGLISH_SHARE = 0.25  # of a filing's new drawers, from which an English-only embedder is said to fall short
 MIN_CJK_CHARS = 2  # one Han character alone is a particle or part of a word far more often than a topic
 
 
@@ -269,3 +271,18 @@ def _russian():  # type: ignore[no-untyped-def]
     import Stemmer
 
     return Stemmer.Stemmer("russian")
+
+
+def embedder_note(embedder: str, texts: Sequence[str]) -> str | None:
+    """What to tell someone filing conversations mostly not in English into a palace whose embedder reads
+    English only (MiniLM): their search and rooms across languages need the multilingual one."""
+    from ..embedding import crosses_languages
+
+    if crosses_languages(embedder) or not texts:
+        return None
+    other = sum(main_language(text) != ENGLISH for text in texts)
+    if other < NOT_ENGLISH_SHARE * len(texts):
+        return None
+    return (f"{other} of {len(texts)} new drawers are not in English, and this palace's embedder ({embedder}) "
+            "reads English only: a question finds them only by their exact words, and never across languages. "
+            "`mempalace embedder --to use-m3` moves the palace to the multilingual embedder (every drawer kept).")

@@ -32,6 +32,7 @@ from ..palace import Palace
 from .planning import (Plan, Progress, Run, assign_rooms, classify, keep_rooms, needs_room_choice, plan_source,
                        room_choice)
 from .imagined import AsIfFiled
+from .languages import embedder_note
 from .report import IngestReport, places_of
 from .topics import TopicRooms
 
@@ -190,6 +191,7 @@ def _finish(palace: Palace, plans: list[Plan], run: Run, dry_run: bool, progress
     run.renames += renames.items()
     said = tuple(f"room {old} {'would be' if dry_run else 'is'} renamed {new} (its old name still finds it)"
                  for old, new in sorted(renames.items()))
+    said += tuple(filter(None, [embedder_note(palace.settings.embedder, [d.content for p in plans for d in p.drafts])]))
     if dry_run:
         return [_report(plan, added=(), near=0, replaced=len(plan.replaces), dry_run=True, notes=said if n == 0 else ())
                 for n, plan in enumerate(plans)]
