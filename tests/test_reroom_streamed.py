@@ -136,7 +136,7 @@ def test_the_kept_stack_of_room_meanings_is_what_stacking_them_gives() -> None:
     import numpy as np
 
     from mempalace.ingest.room_meanings import RoomMeanings
-    from mempalace.ingest.topics import RoomProfile
+    from mempalace.ingest.room_profile import RoomProfile
 
     profiles = {"b": RoomProfile(np.ones(4, np.float32)), "a": RoomProfile(np.zeros(4, np.float32))}
     kept = RoomMeanings()

@@ -333,8 +333,7 @@ class RoomChooser:
 
 
 def _common_spellings(spelled: Counter[str]) -> list[str]:
-    """A phrase's spellings, commonest first, leaving out those far rarer than the commonest (a
-    `searching` once beside `search` everywhere)."""
+    """A phrase's spellings, commonest first, but for those far rarer than the commonest."""
     ranked = sorted(spelled.items(), key=lambda kv: (-kv[1], kv[0]))
     return [s for s, n in ranked if n >= SPELLING_SHARE * ranked[0][1]]
 
