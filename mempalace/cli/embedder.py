@@ -50,7 +50,8 @@ def _info_text(info: EmbedderInfo) -> str:
 
 def _progress(step: MoveProgress) -> None:
     end = "\r" if sys.stderr.isatty() else "\n"
-    click.echo(f"{step.phase}: {step.done:,} / {step.total:,} drawers ({step.rate:,.0f} embedded/s)", err=True, nl=False)
+    click.echo(f"{step.phase}: {step.done:,} / {counted(step.total, 'drawer')} ({step.rate:,.0f} embedded/s)", err=True,
+               nl=False)
     click.echo(end, err=True, nl=False)
 
 

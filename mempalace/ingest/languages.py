@@ -19,6 +19,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from ..naming import fold
+from ..wording import counted
 from .lexicon import checked_file
 
 STOP_FILE = ("stopwordsiso", "stopwordsiso/stopwords-iso.json",
@@ -283,6 +284,7 @@ def embedder_note(embedder: str, texts: Sequence[str]) -> str | None:
     other = sum(main_language(text) != ENGLISH for text in texts)
     if other < NOT_ENGLISH_SHARE * len(texts):
         return None
-    return (f"{other} of {len(texts)} new drawers are not in English, and this palace's embedder ({embedder}) "
+    return (f"{other:,} of {counted(len(texts), 'new drawer')} {'is' if other == 1 else 'are'} not in English, and "
+            f"this palace's embedder ({embedder}) "
             "reads English only: a question finds them only by their exact words, and never across languages. "
             "`mempalace embedder --to use-m3` moves the palace to the multilingual embedder (every drawer kept).")
