@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .embedding import EMBEDDERS, load_embedder
-from .errors import InvalidInputError
+from .errors import InvalidInputError, PalaceBusyError
+from .locking import LockTimeout, OwnLock
 from .store import Record
 from .store.switching import Beside, drop, digests, leftovers
 from .sync import MOVING
@@ -80,13 +81,33 @@ def move_embedder(palace: "Palace", target: str, *, dry_run: bool = False, told:
     left behind by the switch: open the palace again to use it."""
     start = time.monotonic()
     store, before = palace._store, palace.settings.embedder
+    store.check_live()  # opened before another move's switch: it would read the collection left behind
     _check_move(palace, target)
     if dry_run:
         return MoveReport(before, target, store.count(), 0, 0, 0.0, (), dry_run=True)
-    if target == before:  # only an earlier move's leftovers to delete
-        dropped = tuple(leftovers(store))
-        drop(store, dropped)
-        return MoveReport(before, target, store.count(), 0, 0, time.monotonic() - start, dropped)
+    with _one_move_at_a_time(palace):
+        store.check_live()  # and not since
+        if target == before:  # only an earlier move's leftovers to delete
+            dropped = tuple(leftovers(store))
+            drop(store, dropped)
+            return MoveReport(before, target, store.count(), 0, 0, time.monotonic() - start, dropped)
+        return _move(palace, target, start, told)
+
+
+def _one_move_at_a_time(palace: "Palace") -> OwnLock:
+    """Held for a whole move: a second one would delete the first's collection, or bring the live
+    collection level with the one the first switched away from (losing what was written since)."""
+    lock = OwnLock(palace._catalog.path.with_suffix(".move.lock"), timeout=0)
+    try:
+        lock.acquire()
+    except LockTimeout:
+        raise PalaceBusyError("Another `mempalace embedder --to` is moving this palace now: wait for it to "
+                              "finish, then run `mempalace embedder` to see where it stands.") from None
+    return lock
+
+
+def _move(palace: "Palace", target: str, start: float, told: Told | None) -> MoveReport:
+    store, before = palace._store, palace.settings.embedder
     embedder = load_embedder(target, palace.settings.cache_dir)
     beside = Beside(store, target)
     drop(store, leftovers(store, keep=beside.name))  # a half-built collection for another embedder
@@ -117,6 +138,7 @@ def _switch(palace: "Palace", beside: Beside, mover: "_Mover") -> None:
     sync, catalog, store = palace._sync, palace._catalog, palace._store
     with sync.gate.passing(exclusive=True):
         catalog.set_state("embedder", MOVING + beside.embedder)
+        store.check_live()  # still the collection this move copied from
         if mover.written_since():
             mover.catch_up(tell=False)
         beside.switch()  # the commit point: one write of the palace's state

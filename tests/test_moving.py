@@ -177,6 +177,8 @@ def test_a_shared_palace_moves_while_another_holder_searches_until_the_switch_an
                 holder.search("kiln 7 cone", limit=1)
             with pytest.raises(PalaceMovedError):
                 holder.add_drawer("written by a holder of the old embedder", wing="wing_0", room="room-0")
+            with pytest.raises(PalaceMovedError):  # it would level the live collection with the one left behind
+                move_embedder(holder, "hash-512")
         assert held(folder, settings, private=False) == before
         with Palace.open(folder, settings=settings, private=False) as again:
             assert again.settings.embedder == "hash-512"
@@ -184,3 +186,17 @@ def test_a_shared_palace_moves_while_another_holder_searches_until_the_switch_an
             assert len([p for p in folder.iterdir() if p.is_dir() and "-" in p.name and "." not in p.name]) == 1
     finally:
         _stop_host(folder)
+
+
+def test_a_second_move_is_refused_while_one_runs(palace_path, settings):
+    from mempalace.errors import PalaceBusyError
+    from mempalace.locking import OwnLock
+
+    with Palace.open(palace_path, settings=settings) as palace:
+        fill(palace, 6)
+        with OwnLock(palace._catalog.path.with_suffix(".move.lock")):  # as a move running in another terminal
+            with pytest.raises(PalaceBusyError, match="is moving this palace now"):
+                move_embedder(palace, "hash-512")
+        move_embedder(palace, "hash-512")  # once it is over
+    with Palace.open(palace_path, settings=settings) as palace:
+        assert palace.settings.embedder == "hash-512" and palace.count() == 6

@@ -29,7 +29,9 @@ def embedder_command(ctx: click.Context, palace: Palace, target: str | None, dry
     if not dry_run and not yes and sys.stdin.isatty():
         plan = move_embedder(palace, target, dry_run=True)
         echo(f"Every drawer's vector ({counted(plan.drawers, 'drawer')}) will be computed again with {target} "
-             f"(now {plan.before}). Searches and writes go on meanwhile; writes wait while it switches.", err=True)
+             f"(now {plan.before}). Searches and writes go on meanwhile; writes wait while it switches. Close any "
+             "MemPalace older than this one that has the palace open first: its writes around the switch would be lost.",
+             err=True)
         if not click.confirm("Move the palace?", default=False, err=True):
             echo("Nothing moved.", err=True)
             sys.exit(1)
