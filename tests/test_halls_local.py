@@ -62,3 +62,18 @@ def test_the_held_out_set_keeps_its_measured_precision_on_the_real_model() -> No
     predicted = HallClassifier(model.embed, model=model.name).classify(texts, model.embed(texts))
     given = [(p, r["hall"]) for p, r in zip(predicted, rows) if p is not None]
     assert len(rows) == 60 and len(given) >= 27 and sum(p == h for p, h in given) / len(given) >= 0.93, given
+
+
+def test_english_cues_never_read_a_run_of_han_or_kana(monkeypatch) -> None:
+    """Their `\\w+` patterns backtrack through a long unpunctuated run (ingest of a 200k-character run
+    took minutes): they see the text with such runs blanked, the local cues see it whole."""
+    from mempalace.cjk import CJK_RUN
+    from mempalace.ingest import halls
+
+    read: list[str] = []
+    for cues in halls._COMPILED.values():
+        for cue, _ in cues:
+            monkeypatch.setattr(cue, "found", lambda text, cue=cue: read.append(text) or cue.regex.search(text) is not None)
+    scores = halls.hall_scores("数据库升级之前一定要先做全量备份然后在测试环境演练" * 50 + " we decided", local=True)
+    assert read and not any(CJK_RUN.search(text) for text in read)
+    assert "we decided" in read[0] and sum(scores.values()) > 0

@@ -33,6 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..cjk import CJK_RUN
 from .hall_local import LOCAL_CUES
 from .hall_text import QUOTES, Cue, Focus, focus
 from ..privacy import owner_dir
@@ -362,7 +363,8 @@ def save_shipped_model(vectors_path: Path | None = None) -> Path:
 def hall_scores(text: str, local: bool = False) -> dict[str, float]:
     """The cue score of `text` for every hall (with the cues of other languages when `local`)."""
     text = text.lower().translate(QUOTES)
-    scores = {hall: sum(w for cue, w in cues if cue.found(text)) for hall, cues in _COMPILED.items()}
+    english = CJK_RUN.sub(" ", text) if local else text  # English cues' `\w+` would backtrack through long runs
+    scores = {hall: sum(w for cue, w in cues if cue.found(english)) for hall, cues in _COMPILED.items()}
     if local:
         scores = {h: s + sum(w for cue, w in _LOCAL_COMPILED[h] if cue.found(text)) for h, s in scores.items()}
     return scores
