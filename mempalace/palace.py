@@ -134,7 +134,7 @@ class Palace(Likeness, Rearranging, TaxonomyView):
         """File `content` verbatim, split into consecutive drawers if long; refuse near-duplicates (in
         the wings `within`, when given: a scoped view's)."""
         self._check_content(content)
-        wing, room, hall = wing_name(wing), self.resolve_room(room_slug(room)), hall_name(hall)
+        wing, room, hall = wing_name(wing), self.resolve_room(room_slug(room), folded=False), hall_name(hall)
         extra = extra_metadata(meta)
         pieces = split_verbatim(content, self.settings.drawer_chars)
         parent = "parent_" + hashlib.sha256(content.encode("utf-8")).hexdigest()[:24]
@@ -240,7 +240,7 @@ class Palace(Likeness, Rearranging, TaxonomyView):
     def move_rooms(self, rooms: Sequence[str], target: str) -> tuple[int, tuple[str, ...]]:
         """Move every drawer of the stored rooms `rooms` (in every wing) into room `target` in one
         step; returns how many moved and from which wings."""
-        target = self.resolve_room(room_slug(target))
+        target = self.resolve_room(room_slug(target), folded=False)
         self._sync.ensure_fresh()
         ids = [i for room in id_list(rooms) for i in self._catalog.ids_where({"room": room})]
         wings = tuple(sorted({w for w, room, _, _ in self._catalog.room_counts() if room in rooms}))

@@ -332,8 +332,8 @@ class ScopedPalace(ScopedRearranging):
         with acting_as(self.grant.actor):
             return self._palace.rename_room(name, new, chosen_by=chosen_by)
 
-    def resolve_room(self, name: str) -> str:
-        return self._palace.resolve_room(name)
+    def resolve_room(self, name: str, folded: bool = True) -> str:
+        return self._palace.resolve_room(name, folded)
 
     def room_aliases(self) -> dict[str, str]:
         rooms = self.list_rooms()

@@ -174,14 +174,15 @@ class TaxonomyView:
         """{earlier room name: the room it names now}."""
         return dict(self._memoized(("aliases", None), self._taxonomy_catalog.room_aliases))
 
-    def resolve_room(self, name: str) -> str:
+    def resolve_room(self, name: str, folded: bool = True) -> str:
         """The room `name` stands for: itself (or its slug) when a room has it, else the room it is an
-        earlier name of; unknown names come back as given. Rooms are read only when needed."""
+        earlier name of, else (`folded`: finding, not filing) the room spelled without its accents;
+        unknown names come back as given. Rooms are read only when needed."""
         try:
             slug = room_slug(name)
         except InvalidInputError:
             return name
-        plain = fold(slug)  # `migración` finds `migracion`: ingest names rooms with Latin accents off
+        plain = fold(slug) if folded else slug  # `migración` finds `migracion`: ingest takes Latin accents off
         target = self.room_aliases().get(slug) or self.room_aliases().get(plain)
         if (target is None and slug == name and (plain == slug or plain not in self._tree_rooms())) \
                 or name in self._tree_rooms():

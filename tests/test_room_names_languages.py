@@ -98,3 +98,14 @@ def test_filing_chats_not_in_english_into_an_english_only_palace_says_how_to_mov
     from mempalace.ingest.languages import embedder_note
 
     assert embedder_note("use-m3", UPGRADE) is None  # it reads them
+
+
+def test_a_room_spelled_with_accents_is_found_by_its_plain_name_but_never_filed_into_it(palace_path, settings) -> None:
+    with Palace.open(palace_path, settings=settings) as palace:
+        palace.add_drawer("Plan del año: ahorrar para la entrada del piso.", "wing_ana", "ano")
+        palace.add_drawer("El año pasado cambiamos de banco.", "wing_ana", "año")
+        palace.add_drawer("My résumé lists the Lisbon job first.", "wing_ana", "résumé")
+        palace.add_drawer("A new resume template with two columns.", "wing_ana", "resume")
+        rooms = palace.list_rooms()
+        assert {"ano": 1, "año": 1, "resume": 1, "résumé": 1}.items() <= rooms.items()
+        assert palace.resolve_room("año") == "año" and palace.resolve_room("actualización") == "actualización"
