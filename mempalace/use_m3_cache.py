@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import os
+import stat
 import zipfile
 from array import array
 from pathlib import Path
@@ -22,7 +23,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .privacy import owner_dir, owner_file
+from .errors import MempalaceError
+from .privacy import owner_dir, owner_file, read_own, write_own
 
 FORMAT = "1"  # bumped when what is cached, or how, changes
 _SEPARATOR = "\x00"  # between pieces in the cached text (no sentencepiece piece holds it)
@@ -117,11 +119,22 @@ def weights(source: Path, source_sha256: str, cache_dir: Path | None,
 
 
 def _sound(path: Path, cache_dir: Path, verified: Callable[[Path, Path | None], str]) -> bool:
-    """Whether the cached file exists and has the sha256 recorded when it was written."""
+    """Whether the cached file exists, is this user's own plain file in a folder only they can write
+    to, and has the sha256 recorded when it was written (a planted file or record is never used)."""
     try:
-        return path.with_suffix(".sha256").read_text(encoding="utf-8").strip() == verified(path, cache_dir)
-    except OSError:
+        if not all(_own(p) for p in (cache_dir, path, path.with_suffix(".sha256"))):
+            return False
+        return read_own(path.with_suffix(".sha256")).strip() == verified(path, cache_dir)
+    except (OSError, MempalaceError):
         return False
+
+
+def _own(path: Path) -> bool:
+    """A file or folder of this user's (not a link) that no one else can write to."""
+    found = path.lstat()
+    if stat.S_ISLNK(found.st_mode) or found.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return False
+    return not hasattr(os, "geteuid") or found.st_uid == os.geteuid()
 
 
 def _store(path: Path, cache_dir: Path, verified: Callable[[Path, Path | None], str],
@@ -131,13 +144,12 @@ def _store(path: Path, cache_dir: Path, verified: Callable[[Path, Path | None], 
     scratch = path.with_name(f"{path.stem}.{os.getpid()}.tmp.npz")
     try:
         owner_dir(cache_dir)
+        scratch.unlink(missing_ok=True)  # (np.savez would write through a link left there)
         write(scratch)
         owner_file(scratch)
         os.replace(scratch, path)
-        record = path.with_suffix(".sha256")
-        record.write_text(verified(path, cache_dir), encoding="utf-8")
-        owner_file(record)
-    except (OSError, ValueError):
+        write_own(path.with_suffix(".sha256"), verified(path, cache_dir))
+    except (OSError, ValueError, MempalaceError):
         scratch.unlink(missing_ok=True)
 
 

@@ -40,6 +40,35 @@ def test_the_cached_tokenizer_and_weights_give_the_same_vectors_and_are_rebuilt_
     assert tokenizer.read_bytes() == written, "the altered file was rebuilt"
 
 
+def test_a_cache_file_or_record_planted_as_a_link_or_in_an_open_folder_is_never_used(tmp_path: Path) -> None:
+    from mempalace.use_m3_cache import _sound, _store
+
+    def sha(path: Path, _cache: Path | None) -> str:
+        import hashlib
+
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+
+    cache = tmp_path / "cache"
+    cached = cache / "use-m3-weights-x.npz"
+    _store(cached, cache, sha, lambda path: np.savez(path, a=np.arange(3)))
+    assert _sound(cached, cache, sha)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me", encoding="utf-8")
+    record = cached.with_suffix(".sha256")
+    record.unlink()
+    record.symlink_to(victim)
+    _store(cached, cache, sha, lambda path: np.savez(path, a=np.arange(3)))  # writes the record again
+    assert victim.read_text(encoding="utf-8") == "keep me" and not record.is_symlink()
+    assert _sound(cached, cache, sha)
+    cache.chmod(0o777)  # anyone could have put a file and its record there
+    assert not _sound(cached, cache, sha)
+    cache.chmod(0o700)
+    planted = tmp_path / "planted.npz"
+    cached.rename(planted)
+    cached.symlink_to(planted)
+    assert not _sound(cached, cache, sha)
+
+
 @pytest.mark.model
 def test_a_chinese_question_finds_the_english_answer_first_in_hybrid_search(tmp_path: Path, home: Path,
                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
