@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .embedding import EMBEDDERS, load_embedder
-from .errors import InvalidInputError, PalaceBusyError
+from .errors import InvalidInputError, MempalaceError, PalaceBusyError, PalaceUnavailableError
 from .locking import LockTimeout, OwnLock
 from .store import Record
 from .store.switching import Beside, drop, digests, leftovers
@@ -91,7 +91,14 @@ def move_embedder(palace: "Palace", target: str, *, dry_run: bool = False, told:
             dropped = tuple(leftovers(store))
             drop(store, dropped)
             return MoveReport(before, target, store.count(), 0, 0, time.monotonic() - start, dropped)
-        return _move(palace, target, start, told)
+        try:
+            return _move(palace, target, start, told)
+        except (MempalaceError, KeyboardInterrupt):
+            raise
+        except Exception as exc:  # Chroma's own, from the collection built beside the live one
+            raise PalaceUnavailableError(
+                f"The move stopped ({type(exc).__name__}: {exc}); no drawer is lost. `mempalace embedder` shows "
+                "which embedder is live; run the move again to finish it.") from exc
 
 
 def _one_move_at_a_time(palace: "Palace") -> OwnLock:

@@ -119,7 +119,10 @@ def _with_catalog(store: ChromaStore, settings: Settings, catalog: Callable[[], 
     """What `Palace` is made of, once the store's embedder is checked (nothing is written before)."""
     try:
         settings = _recorded_settings(store.recorded_embedder(), settings)
-        return store, catalog(), settings, lock, None
+        opened = catalog()
+        if (opened.get_state("embedder") or "").startswith(MOVING):  # a move killed right after its switch
+            opened.set_state("embedder", settings.embedder)
+        return store, opened, settings, lock, None
     except BaseException:
         store.close()
         if lock:

@@ -200,3 +200,13 @@ def test_a_second_move_is_refused_while_one_runs(palace_path, settings):
         move_embedder(palace, "hash-512")  # once it is over
     with Palace.open(palace_path, settings=settings) as palace:
         assert palace.settings.embedder == "hash-512" and palace.count() == 6
+
+
+def test_a_private_palace_killed_between_its_switch_and_the_catalog_names_its_embedder_again(palace_path, settings):
+    from mempalace.sync import MOVING
+
+    with Palace.open(palace_path, settings=settings) as palace:
+        fill(palace, 3)
+        palace._catalog.set_state("embedder", MOVING + "hash")  # as `_switch` leaves it until the vectors are in
+    with Palace.open(palace_path, settings=settings) as palace:
+        assert palace._catalog.get_state("embedder") == "hash"
