@@ -63,6 +63,7 @@ def test_a_rooms_names_in_its_other_languages_are_its_aliases() -> None:
     assert rooms.aliases["数据库升级"] == ("actualizacion",)
     tally = PhraseTally([read_part(UPGRADE), read_part(UPGRADE_ES)])
     assert RoomChooser([]).aliases(tally, "数据库升级") == ("actualizacion",)
+    assert RoomChooser(["actualizacion"]).aliases(tally, "数据库升级") == ()  # another room's name: never an alias
 
 
 def test_an_alias_in_another_language_finds_the_room_in_the_core_and_the_cli(palace_path: Path, settings) -> None:

@@ -271,7 +271,7 @@ class RoomChooser:
             if language == parts.language:
                 continue
             alias = self._pick(tally, rank, None, language)[0]
-            if alias not in (GENERAL, name):
+            if alias not in (GENERAL, name) and self._known.get(room_key(alias), name) == name:
                 found.append(alias)
         return tuple(dict.fromkeys(found))
 

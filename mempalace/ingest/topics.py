@@ -314,7 +314,8 @@ class TopicRooms:
         for room in sorted(set(rooms) & self._profiles.keys() - {GENERAL}):
             profile = self._profiles[room]
             rank = self._ranker(profile.raw[None, :]) if profile.raw is not None else None
-            self.aliases[room] = self._namer.aliases(profile.all_said(), room, rank)
+            taken = {a for other, given in self.aliases.items() if other != room for a in given}
+            self.aliases[room] = tuple(a for a in self._namer.aliases(profile.all_said(), room, rank) if a not in taken)
 
     def _rename(self, old: str, new: str) -> None:
         self._profiles[new] = self._profiles.pop(old)
