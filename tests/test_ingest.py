@@ -67,6 +67,17 @@ def test_reingesting_the_same_or_a_renamed_file_adds_nothing(palace: Palace, tmp
     assert palace.count() == count
 
 
+def test_a_chat_that_repeats_itself_files_the_repeated_drawer_once(palace: Palace, tmp_path: Path) -> None:
+    pair = ("User: Quiero hablar de la migración de la base de datos con José y María.\n"
+            "Assistant: Claro, la migración de la base de datos es importante.\n")
+    path = tmp_path / "repite.txt"
+    path.write_text(pair * 24, encoding="utf-8")  # Chroma refused the whole file: the same drawer id twice
+    report = ingest(palace, path)
+    assert report.ok and report.added == palace.count() >= 1
+    assert report.added + report.already_present == report.planned
+    assert ingest(palace, path).added == 0
+
+
 def test_a_grown_session_adds_only_its_new_part(palace: Palace, tmp_path: Path, settings) -> None:
     exchanges = _long_exchanges(6, steps=5)  # small exchanges: several share a drawer
     path = _session(tmp_path / "grow.jsonl", exchanges[:2])

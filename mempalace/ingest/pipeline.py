@@ -29,7 +29,7 @@ from ..inventory import INGEST
 from ..models import DrawerDraft
 from ..naming import room_slug, wing_name
 from ..palace import Palace
-from .planning import (Plan, Progress, Run, assign_rooms, classify, keep_rooms, needs_room_choice, plan_source,
+from .planning import (Plan, Progress, Run, assign_rooms, classify, drop_repeats, keep_rooms, needs_room_choice, plan_source,
                        room_choice)
 from .imagined import AsIfFiled
 from .languages import embedder_note
@@ -168,7 +168,7 @@ def _finish(palace: Palace, plans: list[Plan], run: Run, dry_run: bool, progress
     """
     if not plans:
         return []
-    _drop_repeats(plans)
+    drop_repeats(plans)
     aside, rooms = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mempalace-ingest"), None
     nearest = None if dry_run else _asking_nearest(palace, plans)
     try:
@@ -262,17 +262,6 @@ class _NearestAsked:
 
 def _asking_nearest(palace: Palace, plans: list[Plan]) -> _NearestAsked | None:
     return _NearestAsked(palace, plans) if any(p.drafts for p in plans) else None
-
-
-def _drop_repeats(plans: list[Plan]) -> None:
-    """A drawer text that an earlier file of the group files too is filed once, by the earlier one."""
-    seen: set[str] = set()
-    for plan in plans:
-        repeated = {d.id for d in plan.drafts if d.id in seen}
-        seen.update(d.id for d in plan.drafts)
-        if repeated:
-            plan.drafts = [d for d in plan.drafts if d.id not in repeated]
-            plan.drawers = [replace(d, status="present") if d.id in repeated else d for d in plan.drawers]
 
 
 def _refuse_blobs(name: str, conversations: list[Conversation]) -> None:

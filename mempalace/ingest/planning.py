@@ -339,3 +339,25 @@ def classify(palace: Palace, plans: list[Plan], progress: Progress | None, remem
         by_id = {d.id: d.hall for d in plan.drafts}
         plan.drawers = [replace(d, hall=by_id[d.id] or "") if d.status == "new" else d for d in plan.drawers]  # "" = no hall
         start += count
+
+
+def drop_repeats(plans: list[Plan]) -> None:
+    """A drawer text filed earlier in the group (by an earlier file, or earlier in the same one: a chat
+    that repeats itself) is filed once, by the first; the repeats count as present."""
+    seen: set[str] = set()
+    for plan in plans:
+        earlier, drafts = set(seen), []
+        for draft in plan.drafts:
+            if draft.id not in seen:
+                drafts.append(draft)
+                seen.add(draft.id)
+        if len(drafts) == len(plan.drafts):
+            continue
+        new, first, drawers = {d.id for d in plan.drafts}, set(), []
+        for drawer in plan.drawers:
+            if drawer.id in new and (drawer.id in earlier or drawer.id in first):
+                drawer = replace(drawer, status="present")
+            elif drawer.id in new:
+                first.add(drawer.id)
+            drawers.append(drawer)
+        plan.drafts, plan.drawers = drafts, drawers
