@@ -25,6 +25,8 @@ from .words import WORD, text_signatures, words_in
 
 SEGMENT_PENALTY = 0.55  # the cost of one more topic in a conversation, against how far drawers stray from it
 LONGEST_SEGMENT = 12  # drawers: a long chat is looked at in parts at least this small
+SHORT_CHAT = 4  # drawers: `topic_segments` cuts parts of two drawers or more, so never a shorter chat
+STRAY_LIKENESS = 0.1  # a part's first or last drawer this little like the rest (less its wing's style, × spread) is a topic of its own
 WING_SHRINK = 10.0  # what a wing's chats share is estimated from n drawers as if this many more were the palace's
 JOIN_SIMILARITY = 0.22  # the blended likeness at which a part joins an existing room
 WORD_SHARE = 0.3  # the words' share of the blend (the meaning's is the rest)
@@ -93,6 +95,28 @@ def topic_segments(vectors: np.ndarray, penalty: float | None = None,
         cuts.append((back[end], end))
         end = back[end]
     return cuts[::-1]
+
+
+def strays_apart(vectors: np.ndarray, segments: list[tuple[int, int]], bar: float) -> list[tuple[int, int]]:
+    """`segments` with a part's first or last drawer made a part of its own when its cosine with the
+    mean of the part's other drawers is below `bar`: a chat too short for `topic_segments` to cut that
+    moves to another topic in its last drawer is not filed as one topic."""
+    parts: list[tuple[int, int]] = []
+    for start, end in segments:
+        if end - start >= 2:
+            if _stray(vectors[start], vectors[start + 1:end], bar):
+                parts.append((start, start + 1))
+                start += 1
+            if end - start >= 2 and _stray(vectors[end - 1], vectors[start:end - 1], bar):
+                parts += [(start, end - 1), (end - 1, end)]
+                continue
+        parts.append((start, end))
+    return parts
+
+
+def _stray(vector: np.ndarray, others: np.ndarray, bar: float) -> bool:
+    mean = others.sum(axis=0)
+    return float(vector @ mean) < bar * float(np.linalg.norm(vector) * np.linalg.norm(mean))
 
 
 class TopicRooms:
@@ -234,7 +258,10 @@ class TopicRooms:
         centred = self.centred(wing, np.asarray(vectors, np.float32), observed=True)
         words = text_signatures(texts, names)
         rooms: list[str] = []
-        for start, end in topic_segments(np.asarray(vectors, np.float32), SEGMENT_PENALTY * self._scale.spread):
+        segments = topic_segments(np.asarray(vectors, np.float32), SEGMENT_PENALTY * self._scale.spread)
+        if len(texts) < SHORT_CHAT:
+            segments = strays_apart(centred, segments, STRAY_LIKENESS * self._scale.spread)
+        for start, end in segments:
             meaning = centred[start:end].sum(axis=0)
             signature: Counter[str] = Counter()
             for w in words[start:end]:

@@ -1,0 +1,45 @@
+"""Cutting a conversation into topics: a short chat that changes topic in its first or last drawer is
+cut there, however short, and a chat of one topic is not (hand-made vectors)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mempalace.embedding import LikenessScale
+from mempalace.ingest.rooms import RoomChooser
+from mempalace.ingest.topics import STRAY_LIKENESS, TopicRooms, strays_apart
+
+GARDEN = "The tomato seedlings need compost in the raised beds before the frost."
+DATABASE = "The database upgrade needs a rollback plan and a downtime window."
+
+
+def _chat(*cosines: float) -> np.ndarray:
+    """Unit vectors, the first along x and each other one `cosine` alike to it."""
+    return np.array([[1.0, 0.0]] + [[c, float(np.sqrt(1 - c * c))] for c in cosines], np.float32)
+
+
+def test_a_two_drawer_chat_that_changes_topic_gets_two_rooms() -> None:
+    rooms = TopicRooms(RoomChooser([]))
+    first, second = rooms.assign("wing_a", _chat(0.0), [GARDEN, DATABASE])
+    assert first != second
+
+
+def test_a_two_drawer_chat_of_one_topic_keeps_one_room() -> None:
+    rooms = TopicRooms(RoomChooser([]))
+    first, second = rooms.assign("wing_a", _chat(0.5), [GARDEN, GARDEN])
+    assert first == second
+
+
+def test_only_a_first_or_last_drawer_unlike_the_rest_of_its_part_stands_alone() -> None:
+    vectors = np.array([[1.0, 0.0], [0.98, 0.199], [1.0, 0.0], [0.0, 1.0]], np.float32)
+    assert strays_apart(vectors, [(0, 4)], 0.1) == [(0, 3), (3, 4)]
+    assert strays_apart(vectors[::-1].copy(), [(0, 4)], 0.1) == [(0, 1), (1, 4)]
+    assert strays_apart(vectors[:3], [(0, 3)], 0.1) == [(0, 3)]
+    assert strays_apart(vectors, [(0, 2), (2, 4)], 0.1) == [(0, 2), (2, 3), (3, 4)]
+
+
+def test_the_bar_follows_the_embedders_spread() -> None:
+    tight = 0.9 * STRAY_LIKENESS  # below MiniLM's bar, above the bar of a model that spreads half as wide
+    assert len(set(TopicRooms(RoomChooser([])).assign("wing_a", _chat(tight), [GARDEN, DATABASE]))) == 2
+    spread = TopicRooms(RoomChooser([]), scale=LikenessScale(spread=0.5))
+    assert len(set(spread.assign("wing_a", _chat(tight), [GARDEN, DATABASE]))) == 1
