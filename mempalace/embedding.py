@@ -309,15 +309,19 @@ class EmbedderLoader:
 
 def likeness_scale(name: str) -> LikenessScale:
     """Where the named embedder's cosines sit against MiniLM's, for room choice's thresholds."""
-    known = {c.name: getattr(c, "likeness", LikenessScale()) for c in (MiniLMInt8, UseM3, HashEmbedder)}
-    return known.get(name, LikenessScale())
+    return _declared(name, "likeness", LikenessScale())
 
 
 def crosses_languages(name: str) -> bool:
     """Whether the named embedder places the same meaning in different languages near each other (then
     search trusts its vectors over a keyword match that shares only a word or two with the question)."""
-    known = {c.name: getattr(c, "crosses_languages", False) for c in (MiniLMInt8, UseM3, HashEmbedder)}
-    return known.get(name, False)
+    return _declared(name, "crosses_languages", False)
+
+
+def _declared(name: str, attribute: str, default: Any) -> Any:
+    """What the embedder class registered under `name` declares as `attribute` (read without loading it)."""
+    found = next((c for c in (MiniLMInt8, UseM3, HashEmbedder) if c.name == name), None)
+    return getattr(found, attribute, default)
 
 
 def load_embedder(name: str, cache_dir: Path | None = None) -> Any:

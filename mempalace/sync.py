@@ -302,7 +302,6 @@ class CatalogSync:
         and if it fails leave the entry for `_repair` (by this process's next read, or anyone's)."""
         entry = JournalEntry(uuid.uuid4().hex, self._owner, kind, stamp, tuple(ids))
         with self.gate.passing():  # (a move's switch waits for this write, or this write for it)
-            self.store.check_live()
             self.begin_write()  # reaches Chroma first: a write that cannot start leaves nothing to repair
             self.catalog.open_write(entry)
             self._writing.add(entry.token)
@@ -314,7 +313,7 @@ class CatalogSync:
 
     def begin_write(self) -> None:
         """Call before writing to Chroma: announces the write first, so a crash mid-way is noticed."""
-        self._before = self.store.marker() or ""
+        self._before = self.store.check_live() or ""  # a palace moved since it was opened is not written
         self._pending = self.store.bump_marker()
 
     def finish_write(self, rows: Iterable[Row] = (), deleted: Iterable[str] = (), seq: int = 0) -> None:

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import re
 
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+from .languages import HAN, KANA
+
+_CJK = KANA + HAN
 CJK_CHAR = re.compile(f"[{_CJK}]")
 LOCAL_WORD = re.compile(rf"[^\W\d_{_CJK}]{{2,}}")  # a word of two letters or more, in any alphabet
 _CYRILLIC_WORD = re.compile(r"[\u0400-\u04ff]{2,}")

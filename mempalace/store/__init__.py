@@ -209,14 +209,17 @@ class ChromaStore:
         return self._state().get(EMBEDDER_KEY)
 
     @_guarded
-    def check_live(self) -> None:
+    def check_live(self) -> str | None:
         """Before a write: refuse it if the palace moved to another embedder's collection since this
-        store opened it (the write would land in the collection a move left behind)."""
-        live = self._state().get(LIVE_KEY)
+        store opened it (the write would land in the collection a move left behind). Returns the
+        write marker, read with it (see `marker`)."""
+        state = self._state()
+        live = state.get(LIVE_KEY)
         if live and live != self._collection.name:
             raise PalaceMovedError(
-                f"This palace moved to the {self._state().get(EMBEDDER_KEY)!r} embedder while it was open: "
+                f"This palace moved to the {state.get(EMBEDDER_KEY)!r} embedder while it was open: "
                 "nothing was written. Open it again (restart the dashboard or MCP server) and retry.")
+        return state.get(MARKER_KEY)
 
     def follow_live(self) -> None:
         """Use the drawers collection the palace's state names as live (after a move switched it)."""
