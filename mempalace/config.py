@@ -16,12 +16,16 @@ from .errors import ConfigError, InvalidInputError
 from .naming import room_slug
 
 
+DEFAULT_EMBEDDER = "minilm-int8"
+
+
 @dataclass(frozen=True)
 class Settings:
     """What a palace needs to know besides where it is."""
 
     home: Path
-    embedder: str = "minilm-int8"
+    embedder: str = DEFAULT_EMBEDDER
+    embedder_chosen: bool = False  # set by config or environment: a new palace never picks one by its languages
     shared: bool = True  # a palace folder is served to every process at once; false: private, embedded
     server_idle_seconds: float = 600.0  # a shared palace's server stops after this long unused
     duplicate_threshold: float = 0.9
@@ -77,6 +81,8 @@ def load_settings(home: str | os.PathLike[str] | None = None, **overrides: Any) 
         if os.environ.get(variable):
             values[key] = os.environ[variable]
     values.update({k: v for k, v in overrides.items() if v is not None})
+    if "embedder" in values:
+        values.setdefault("embedder_chosen", True)
     return _typed(Settings(home=root), values, config_file)
 
 

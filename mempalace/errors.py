@@ -30,7 +30,7 @@ class PalaceUnavailableError(MempalaceError):
 
 
 class PalaceMovedError(PalaceUnavailableError):
-    """The palace moved to another embedder while this process held it open: open it again."""
+    """The palace moved to another embedder during a write: nothing was written; trying again works."""
 
 
 class DrawerNotFoundError(MempalaceError, KeyError):

@@ -5,8 +5,10 @@ Safe to stop at any moment (kill -9 included): until the switch the live collect
 untouched, and keeps answering searches; a run started again resumes the half-built collection (only
 drawers it lacks are embedded). Writes go on during the move: a catch-up pass brings the new
 collection level with the old, and a last one runs with the palace's write gate closed (see
-`locking.WriteGate`; writers wait those seconds), then the switch. Writers that opened the palace
-before the switch are told to open it again (`PalaceMovedError`), never written to the old collection.
+`locking.WriteGate`; writers wait those seconds), then the switch. Palaces opened before the switch
+(this process's, or other processes') go on with the new embedder at their next read or write; a write
+whose vectors were made before the switch is refused (`PalaceMovedError`), never written to the old
+collection.
 """
 
 from __future__ import annotations
@@ -17,17 +19,20 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .config import DEFAULT_EMBEDDER
 from .embedding import EMBEDDERS, load_embedder
 from .errors import InvalidInputError, MempalaceError, PalaceBusyError, PalaceUnavailableError
 from .locking import LockTimeout, OwnLock
 from .store import Record
 from .store.switching import Beside, drop, digests, leftovers
 from .sync import MOVING
+from .wording import counted
 
 if TYPE_CHECKING:
     from .palace import Palace
     from .store import ChromaStore
 
+DEMO_DRAWERS_AT_MOST = 200  # a palace with more holds drawers of its own (the demo files about 50)
 BATCH = 256  # drawers embedded and written at a time (progress is told after each)
 
 
@@ -77,11 +82,10 @@ def embedder_info(palace: "Palace") -> EmbedderInfo:
 
 
 def move_embedder(palace: "Palace", target: str, *, dry_run: bool = False, told: Told | None = None) -> MoveReport:
-    """Move `palace` to the embedder `target` (see the module's docstring). The palace object used is
-    left behind by the switch: open the palace again to use it."""
+    """Move `palace` to the embedder `target` (see the module's docstring); `palace` goes on with it."""
     start = time.monotonic()
+    palace._sync.ensure_fresh()  # opened before another move's switch: go on with the live collection
     store, before = palace._store, palace.settings.embedder
-    store.check_live()  # opened before another move's switch: it would read the collection left behind
     _check_move(palace, target)
     if dry_run:
         return MoveReport(before, target, store.count(), 0, 0, 0.0, (), dry_run=True)
@@ -99,6 +103,29 @@ def move_embedder(palace: "Palace", target: str, *, dry_run: bool = False, told:
             raise PalaceUnavailableError(
                 f"The move stopped ({type(exc).__name__}: {exc}); no drawer is lost. `mempalace embedder` shows "
                 "which embedder is live; run the move again to finish it.") from exc
+
+
+def fit_embedder(palace: "Palace", texts: Sequence[str]) -> str | None:
+    """Before a palace's first filing: move it to the multilingual embedder when its owner chose none, it
+    holds no drawer but the demo's, and a share of what is filed is not in English (MiniLM would find
+    those only by their exact words, never across languages). Returns what to tell, if it moved."""
+    from .demo_data import demo_drawers
+    from .ingest.languages import MULTILINGUAL, NOT_ENGLISH_SHARE, not_in_english
+
+    settings = palace.settings
+    if settings.embedder_chosen or settings.embedder != DEFAULT_EMBEDDER or palace.mode == "server" or not texts:
+        return None
+    count = palace.count()
+    if count > DEMO_DRAWERS_AT_MOST or count > len(demo_drawers(palace)):
+        return None
+    other = not_in_english(texts)
+    if other < NOT_ENGLISH_SHARE * len(texts):
+        return None
+    move_embedder(palace, MULTILINGUAL)
+    return (f"{other:,} of {counted(len(texts), 'new drawer')} {'is' if other == 1 else 'are'} not in English, so "
+            f"this new palace now uses the multilingual embedder ({MULTILINGUAL}) instead of {DEFAULT_EMBEDDER}: a "
+            f"question in one language finds answers in another. `mempalace embedder --to {DEFAULT_EMBEDDER}` moves "
+            "it back; setting `embedder` in config.toml chooses for every new palace.")
 
 
 def _one_move_at_a_time(palace: "Palace") -> OwnLock:
@@ -122,6 +149,8 @@ def _move(palace: "Palace", target: str, start: float, told: Told | None) -> Mov
     resumed = mover.copy()
     mover.catch_up()
     _switch(palace, beside, mover)
+    palace._sync.ensure_fresh()  # the palace follows the switch (see `CatalogSync.on_moved`)
+    palace._record("embedder", [], before=before, after=target, drawers=mover.total)
     dropped = tuple(leftovers(store))
     drop(store, dropped)
     return MoveReport(before, target, mover.total, mover.embedded, resumed, time.monotonic() - start, dropped)

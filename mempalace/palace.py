@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import threading
@@ -20,10 +21,10 @@ from .dates import date_range
 from .chunking import split_verbatim
 from .config import Settings, load_settings
 from .embedding import EmbedderLoader, crosses_languages
-from .errors import DrawerNotFoundError, InvalidInputError
+from .errors import DrawerNotFoundError, InvalidInputError, PalaceMovedError
 from .inventory import PERSON
 from .keeping import KeptInUse
-from .models import (HALL_BY, ROOM_ALIASES, ROOM_BY, AddResult, Drawer, DrawerDraft, PalaceStatus, RoomRename,
+from .models import (HALL_BY, ROOM_BY, AddResult, Drawer, DrawerDraft, PalaceStatus, RoomRename,
                      SearchHit)
 from .naming import alias_of, hall_change, hall_filter, hall_name, room_slug, wing_name
 from .records import (access_path, best_first, check_content, draft_metadata, drawer_from_record, drawer_from_row,
@@ -57,15 +58,14 @@ class Palace(Likeness, Rearranging, TaxonomyView):
         self._catalog = catalog
         self._lock = lock
         self._lease = lease
-        self._embedder = EmbedderLoader(settings.embedder, settings.cache_dir)
         self._sync = CatalogSync(store, catalog, settings.foreign_check_seconds, settings.embedder)
         if lease:
             self._sync.on_use = lease.touch
-        self._searcher = Searcher(store, catalog, MATCHED_SHARE_POWER if crosses_languages(settings.embedder) else 0.0)
         self._closed = False
         self.keeper: KeptInUse | None = None  # see `keep_in_use`
-        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
         self._vectors_guard = threading.Lock()  # not the palace's: embedding never waits on its reads
+        self._follow_embedder(settings.embedder)
+        self._sync.on_moved = self._follow_embedder
         self.access = AccessBook(access_path(catalog.path))  # the audit log and tokens, opened on first use
         super().__init__(catalog, self._sync)
 
@@ -170,6 +170,7 @@ class Palace(Likeness, Rearranging, TaxonomyView):
         """File prepared drawers in one batch (no duplicate check; ids already stored are left as they are)."""
         for draft in drafts:
             self._check_content(draft.content)
+        given, embedder = vectors is not None, self.settings.embedder
         vectors = self._embed([d.content for d in drafts]) if vectors is None else vectors
         if len(vectors) != len(drafts):
             raise InvalidInputError("file_drawers needs exactly one vector per drawer.")
@@ -178,6 +179,10 @@ class Palace(Likeness, Rearranging, TaxonomyView):
         if not drafts:
             return
         self._sync.ensure_fresh()
+        width = getattr(self._embedder.get(), "dimension", None) if given else None
+        if given and (self.settings.embedder != embedder or (width and np.shape(vectors)[1:] != (width,))):
+            raise PalaceMovedError(f"This palace moved to the {self.settings.embedder!r} embedder while these drawers "
+                                   "were being read: nothing was filed. File them again.")
         known = self._catalog.stamps([d.id for d in drafts])
         with self._sync.writing("add", [d.id for d in drafts if d.id not in known], stamp):
             self._store.add([d.id for d in drafts], [d.content for d in drafts], metadatas, vectors)
@@ -368,27 +373,18 @@ class Palace(Likeness, Rearranging, TaxonomyView):
 
     # -- helpers ----------------------------------------------------------------------------------
 
+    def _follow_embedder(self, embedder: str) -> None:
+        """Use `embedder` from now on: the palace's own, or the one a move switched it to meanwhile."""
+        if embedder != self.settings.embedder:
+            self.settings = dataclasses.replace(self.settings, embedder=embedder)
+            self._store.follow_live()
+        self._embedder = EmbedderLoader(embedder, self.settings.cache_dir)
+        self._searcher = Searcher(self._store, self._catalog, MATCHED_SHARE_POWER if crosses_languages(embedder) else 0.0)
+        with self._vectors_guard:
+            self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+
     def _check_content(self, content: object) -> None:
         check_content(content, self.settings.max_content_chars)
-
-    def _move(self, ids: list[str], place: dict[str, str | None], chosen_by: str = PERSON,
-              action: str = "move", aliases: str | None = None, **detail: str) -> None:
-        """Apply `place` (None: unchanged; "": removed, which only a hall can be) to the drawers; a
-        new room records who chose it, and `aliases` (its earlier names) when given."""
-        changes = {k: v for k, v in place.items() if v is not None}
-        seq = new_stamp()
-        stored = {k: v or None for k, v in changes.items()}  # None deletes the key in Chroma
-        if "room" in changes:
-            stored[ROOM_BY] = chosen_by
-        if "hall" in changes:
-            stored[HALL_BY] = chosen_by
-        if aliases is not None:
-            stored[ROOM_ALIASES] = aliases or None
-        with self._sync.writing("change", ids, seq):
-            self._store.update_metadata(ids, [{**stored, SEQ_KEY: seq}] * len(ids))
-            self._catalog.move(ids, seq, aliases=aliases, **changes)
-            self._sync.finish_write(seq=seq)
-        self._record(action, ids, **changes, **detail)
 
     def _record(self, action: str, ids: Sequence[str], **detail: Any) -> None:
         """Append a write to the audit log, under the actor of this thread (see mempalace.access). A log

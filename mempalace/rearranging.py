@@ -1,5 +1,6 @@
 """Re-rooming's and re-halling's side of a palace: its inventory of placed drawers, who chose each
-drawer's room and hall, and moves that a person's later choice wins over (a mixin of `Palace`)."""
+drawer's room and hall, moves that a person's later choice wins over, and the embedder a first
+filing's languages need (a mixin of `Palace`)."""
 
 from __future__ import annotations
 
@@ -13,18 +14,20 @@ from .inventory import (INGEST, PERSON, PlacedDrawer, RoomedDrawer, chooser, hal
                         reroom_targets, room_inventory, with_vectors)
 from .naming import room_slug
 from .records import id_list
-from .store import ChromaStore
-from .sync import CatalogSync
+from .models import HALL_BY, ROOM_ALIASES, ROOM_BY
+from .store import SEQ_KEY, ChromaStore
+from .sync import CatalogSync, new_stamp
 
 
 class Rearranging:
-    """Reads and moves for re-rooming and re-halling; `Palace` provides the store, catalog and `_move`."""
+    """Reads and moves for re-rooming and re-halling, and `_move` for every change of place; `Palace`
+    provides the store, catalog and `_record`."""
 
     _guard: threading.RLock
     _store: ChromaStore
     _catalog: Catalog
     _sync: CatalogSync
-    _move: Any
+    _record: Any
 
     @serialized
     def room_named_by_person(self, room: str) -> bool:
@@ -74,3 +77,28 @@ class Rearranging:
         for hall, ids in targets.items():
             self._move(ids, {"hall": hall}, INGEST, "rehall")
         return sum(map(len, targets.values()))
+
+    def fit_embedder(self, texts: Sequence[str]) -> str | None:
+        """Before a first filing, the embedder its languages need (see `moving.fit_embedder`)."""
+        from .moving import fit_embedder
+
+        return fit_embedder(self, texts)  # type: ignore[arg-type]
+
+    def _move(self, ids: list[str], place: dict[str, str | None], chosen_by: str = PERSON,
+              action: str = "move", aliases: str | None = None, **detail: str) -> None:
+        """Apply `place` (None: unchanged; "": removed, which only a hall can be) to the drawers; a
+        new room records who chose it, and `aliases` (its earlier names) when given."""
+        changes = {k: v for k, v in place.items() if v is not None}
+        seq = new_stamp()
+        stored = {k: v or None for k, v in changes.items()}  # None deletes the key in Chroma
+        if "room" in changes:
+            stored[ROOM_BY] = chosen_by
+        if "hall" in changes:
+            stored[HALL_BY] = chosen_by
+        if aliases is not None:
+            stored[ROOM_ALIASES] = aliases or None
+        with self._sync.writing("change", ids, seq):
+            self._store.update_metadata(ids, [{**stored, SEQ_KEY: seq}] * len(ids))
+            self._catalog.move(ids, seq, aliases=aliases, **changes)
+            self._sync.finish_write(seq=seq)
+        self._record(action, ids, **changes, **detail)

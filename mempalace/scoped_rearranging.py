@@ -33,6 +33,12 @@ class ScopedRearranging:
         return self._palace.hall_choosers([i for i in ids if i in self.find_drawers(ids)])
 
     @checked_then_written
+    def fit_embedder(self, texts: Sequence[str]) -> str | None:
+        self.grant.check("ingest")  # it moves only a palace that holds nothing but the demo
+        with acting_as(self.grant.actor):
+            return self._palace.fit_embedder(texts)
+
+    @checked_then_written
     def reroom_drawers(self, moves: Sequence[tuple[str, str, str]]) -> int:
         self.grant.check("reroom")
         with acting_as(self.grant.actor):

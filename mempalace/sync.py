@@ -140,6 +140,7 @@ class CatalogSync:
         self._verified = 0
         self._repair_after = 0.0
         self.on_use: Any = lambda: None  # a shared palace's lease: tells the server it is still wanted
+        self.on_moved: Any = None  # given the embedder a move switched the palace to: go on with it
 
     # -- reading ----------------------------------------------------------------------------------
 
@@ -172,13 +173,17 @@ class CatalogSync:
         self._remember(token)
 
     def _check_embedder(self) -> None:
-        """Refuse to go on with a palace that another process moved to another embedder since it was
-        opened here: its catalog now holds the new embedder's vectors (see `mempalace.moving`)."""
+        """Go on with the embedder another process (or this one) moved the palace to since it was opened
+        here: its catalog now holds the new embedder's vectors (see `mempalace.moving`)."""
         recorded = self.catalog.get_state("embedder")
         if self.embedder and recorded and not recorded.startswith(MOVING) and recorded != self.embedder:
-            raise PalaceMovedError(
-                f"This palace moved to the {recorded!r} embedder while it was open here. Open it again "
-                "(restart the dashboard or MCP server).")
+            if self.on_moved is None:
+                raise PalaceMovedError(
+                    f"This palace moved to the {recorded!r} embedder while it was open here. Open it again "
+                    "(restart the dashboard or MCP server).")
+            self.on_moved(recorded)
+            self.embedder = recorded
+            self.generation += 1
 
     def rebuild(self) -> None:
         """Remake the catalog from every drawer in Chroma."""

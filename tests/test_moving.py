@@ -17,7 +17,7 @@ from mempalace import Palace
 from mempalace.cli import main
 from mempalace.config import load_settings
 from mempalace.embedding import WideHashEmbedder
-from mempalace.errors import PalaceMovedError
+from mempalace.errors import InvalidInputError, PalaceMovedError
 from mempalace.moving import embedder_info, move_embedder
 
 from _cli import as_json, assert_user_error, ok
@@ -62,8 +62,8 @@ def test_a_move_keeps_every_drawer_exactly_and_search_works_after(palace_path, s
     before = held(palace_path, settings)
     with Palace.open(palace_path, settings=settings) as palace:
         report = move_embedder(palace, "hash-512")
-        with pytest.raises(PalaceMovedError):
-            palace.search("kiln")  # the object that moved it is left behind: open the palace again
+        assert palace.settings.embedder == "hash-512"  # the object that moved it goes on with the new embedder
+        assert palace.search("kiln 17 cone", limit=1)[0].content.startswith("note 17:")
     assert (report.before, report.after, report.drawers, report.embedded) == ("hash", "hash-512", 40, 40)
     assert held(palace_path, settings) == before
     assert collections(palace_path, settings) == ["mempalace_drawers_hash-512", "mempalace_state"]
@@ -159,7 +159,7 @@ def test_a_palace_moved_from_minilm_to_use_m3_finds_a_chinese_drawer_from_an_eng
     assert "灰狗" in hit.content
 
 
-def test_a_shared_palace_moves_while_another_holder_searches_until_the_switch_and_is_then_told(
+def test_a_shared_palace_moves_while_another_holder_searches_and_the_holder_goes_on_with_the_new_embedder(
         settings, tmp_path: Path) -> None:
     from test_first_open import _stop_host
 
@@ -173,19 +173,39 @@ def test_a_shared_palace_moves_while_another_holder_searches_until_the_switch_an
             found: list[str] = []
             move_embedder(mover, "hash-512", told=lambda _: found.append(holder.search("kiln 7 cone", limit=1)[0].content))
             assert found and all(text.startswith("note 7:") for text in found)  # the old collection served it
-            with pytest.raises(PalaceMovedError):
-                holder.search("kiln 7 cone", limit=1)
-            with pytest.raises(PalaceMovedError):
-                holder.add_drawer("written by a holder of the old embedder", wing="wing_0", room="room-0")
-            with pytest.raises(PalaceMovedError):  # it would level the live collection with the one left behind
+            assert holder.settings.embedder == "hash"
+            assert holder.search("kiln 7 cone", limit=1)[0].content.startswith("note 7:")  # after the switch
+            assert holder.settings.embedder == "hash-512"
+            added = holder.add_drawer("written by a holder opened before the move", wing="wing_0", room="room-0")
+            with pytest.raises(InvalidInputError, match="already uses"):
                 move_embedder(holder, "hash-512")
-        assert held(folder, settings, private=False) == before
+        after = held(folder, settings, private=False)
+        assert {k: v for k, v in after.items() if k not in added.drawer_ids} == before
         with Palace.open(folder, settings=settings, private=False) as again:
             assert again.settings.embedder == "hash-512"
             assert again.search("kiln 7 cone", limit=1)[0].content.startswith("note 7:")
+            assert again.search("a holder opened before the move", limit=1)[0].drawer_id == added.drawer_ids[0]
+            record = again._store.get([added.drawer_ids[0]], embeddings=True)[0]
+            assert np.allclose(record.embedding, WideHashEmbedder().embed([record.document])[0], atol=1e-6)
             assert len([p for p in folder.iterdir() if p.is_dir() and "-" in p.name and "." not in p.name]) == 1
     finally:
         _stop_host(folder)
+
+
+def test_drawers_embedded_before_a_move_are_refused_after_it_and_filed_when_given_again(palace_path, settings):
+    from mempalace.models import DrawerDraft
+
+    with Palace.open(palace_path, settings=settings) as palace:
+        fill(palace, 4)
+        drafts = [DrawerDraft(f"late{n}", f"a drawer read while the palace moved, number {n}", "wing_0", "room-0")
+                  for n in range(3)]
+        vectors = palace.embed([d.content for d in drafts])  # as ingest does before it files
+        move_embedder(palace, "hash-512")
+        with pytest.raises(PalaceMovedError, match="nothing was filed"):
+            palace.file_drawers(drafts, vectors)
+        assert palace.find_drawers([d.id for d in drafts]) == {}
+        palace.file_drawers(drafts)
+        assert palace.search("read while the palace moved number 2", limit=1)[0].drawer_id == "late2"
 
 
 def test_a_second_move_is_refused_while_one_runs(palace_path, settings):

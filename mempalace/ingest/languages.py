@@ -55,6 +55,7 @@ KIN = frozenset("""奶奶 爷爷 外婆 外公 姥姥 姥爷 妈妈 爸爸 老�
 儿子 女儿 宝宝 孩子 媳妇 婆婆 公公 岳母 岳父""".split())  # people by their place in a family (Chinese kin terms)
 MIXED_SHARE, MIXED_HITS = 0.5, 3  # a second Latin language in a text: half the stop words of the first, and 3
 PERSON_ZIPF = 3.0  # a name jieba tags as a person's, rarer than this in Chinese, is someone here (张伟, 朵朵)
+MULTILINGUAL = "use-m3"  # the embedder that places one meaning in different languages near each other
 NOT_ENGLISH_SHARE = 0.25  # of a filing's new drawers, from which an English-only embedder is said to fall short
 MIN_CJK_CHARS = 2  # one Han character alone is a particle or part of a word far more often than a topic
 
@@ -274,6 +275,11 @@ def _russian():  # type: ignore[no-untyped-def]
     return Stemmer.Stemmer("russian")
 
 
+def not_in_english(texts: Sequence[str]) -> int:
+    """How many of `texts` are mostly written in another language than English."""
+    return sum(main_language(text) != ENGLISH for text in texts)
+
+
 def embedder_note(embedder: str, texts: Sequence[str]) -> str | None:
     """What to tell someone filing conversations mostly not in English into a palace whose embedder reads
     English only (MiniLM): their search and rooms across languages need the multilingual one."""
@@ -281,10 +287,10 @@ def embedder_note(embedder: str, texts: Sequence[str]) -> str | None:
 
     if crosses_languages(embedder) or not texts:
         return None
-    other = sum(main_language(text) != ENGLISH for text in texts)
+    other = not_in_english(texts)
     if other < NOT_ENGLISH_SHARE * len(texts):
         return None
     return (f"{other:,} of {counted(len(texts), 'new drawer')} {'is' if other == 1 else 'are'} not in English, and "
             f"this palace's embedder ({embedder}) "
             "reads English only: a question finds them only by their exact words, and never across languages. "
-            "`mempalace embedder --to use-m3` moves the palace to the multilingual embedder (every drawer kept).")
+            f"`mempalace embedder --to {MULTILINGUAL}` moves the palace to the multilingual embedder (every drawer kept).")

@@ -169,9 +169,11 @@ def _finish(palace: Palace, plans: list[Plan], run: Run, dry_run: bool, progress
     if not plans:
         return []
     drop_repeats(plans)
+    texts = [d.content for p in plans for d in p.drafts]
     aside, rooms = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mempalace-ingest"), None
     nearest = None if dry_run else _asking_nearest(palace, plans)
     try:
+        fitted = None if dry_run else palace.fit_embedder(texts)  # before anything embeds or reads vectors
         rooms = aside.submit(copy_context().run, room_choice, palace) if needs_room_choice(plans, run) else None
         classify(palace, plans, progress, remember=dry_run, on_part=nearest.ask if nearest else None)
         if rooms is not None:
@@ -191,7 +193,7 @@ def _finish(palace: Palace, plans: list[Plan], run: Run, dry_run: bool, progress
     run.renames += renames.items()
     said = tuple(f"room {old} {'would be' if dry_run else 'is'} renamed {new} (its old name still finds it)"
                  for old, new in sorted(renames.items()))
-    said += tuple(filter(None, [embedder_note(palace.settings.embedder, [d.content for p in plans for d in p.drafts])]))
+    said += tuple(filter(None, [fitted or embedder_note(palace.settings.embedder, texts)]))
     if dry_run:
         return [_report(plan, added=(), near=0, replaced=len(plan.replaces), dry_run=True, notes=said if n == 0 else ())
                 for n, plan in enumerate(plans)]

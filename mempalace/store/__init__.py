@@ -218,7 +218,7 @@ class ChromaStore:
         if live and live != self._collection.name:
             raise PalaceMovedError(
                 f"This palace moved to the {state.get(EMBEDDER_KEY)!r} embedder while it was open: "
-                "nothing was written. Open it again (restart the dashboard or MCP server) and retry.")
+                "nothing was written. Try again: MemPalace goes on with the new embedder.")
         return state.get(MARKER_KEY)
 
     def follow_live(self) -> None:
