@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 from _cli import as_json
 from mempalace.cli import main
+from mempalace.ingest.languages import words_in
 from mempalace.ingest.rooms import PhraseTally, RoomChooser, read_part
 from mempalace.ingest.topics import TopicRooms
 from mempalace.models import DrawerDraft
@@ -99,6 +100,21 @@ def test_filing_chats_not_in_english_into_an_english_only_palace_says_how_to_mov
     from mempalace.ingest.languages import embedder_note
 
     assert embedder_note("use-m3", UPGRADE) is None  # it reads them
+
+
+MOVE_JA = ["来月引っ越しするので、新しいアパートの賃貸契約を調べています。田中さんに相談しました。",
+           "引っ越しの前に電気とガスの手続きが必要です。賃貸契約の更新も確認してください。",
+           "田中さんによると、引っ越しの見積もりは三社から取るのが良いそうです。",
+           "引っ越し業者は土曜日の朝に来ます。"]
+
+
+def test_japanese_words_come_from_a_dictionary_so_a_kana_word_names_the_room_and_a_person_never_does() -> None:
+    import re
+
+    words = words_in("来月引っ越しするので、田中さんと医療費控除の書類を準備した。", re.compile(r"\w+"))
+    assert {"引っ越し", "医療費", "控除", "書類"} <= set(words)  # 引っ越し mixes kanji and kana; 費 joins 医療
+    assert not {"田中", "さん", "来月", "準備した"} & set(words)  # a person, a suffix, a time word, a verb form
+    assert RoomChooser([]).choose(MOVE_JA, names=["田中"]) == "引っ越し"
 
 
 def test_a_room_spelled_with_accents_is_found_by_its_plain_name_but_never_filed_into_it(palace_path, settings) -> None:

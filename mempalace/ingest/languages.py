@@ -1,11 +1,12 @@
 """Words beyond English for room choice: which language a text is in, its words (Chinese segmented by
-jieba's dictionary, Japanese by its kanji and katakana runs), each language's stop words and how
+jieba's dictionary, Japanese by MeCab's), each language's stop words and how
 common a word is in it. Every list ships inside a PyPI package and is checked by sha256 on first use
 (`lexicon.checked_file`), so a changed list cannot silently change every room:
 
 - stop words: `stopwordsiso` (the stopwords-iso lists, 50+ languages);
 - word frequencies: `wordfreq`'s lists for each language below;
 - Chinese words and their parts of speech: `rjieba` (jieba-rs, its dictionary built into the library);
+- Japanese words and their parts of speech: `fugashi` (MeCab) with `ipadic` (the IPA dictionary);
 - Russian inflections: `PyStemmer` (Snowball, no data files).
 """
 
@@ -47,7 +48,13 @@ _KANA = re.compile(f"[{KANA}]")
 _HAN = re.compile(f"[{HAN}]")
 _CYRILLIC = re.compile(r"[\u0400-\u04ff]")
 _LATIN_WORD = re.compile(r"\b[a-zà-ÿ]+\b")
-_JAPANESE_WORD = re.compile(f"[\u30a0-\u30ff\u31f0-\u31ff]{{2,}}|[{HAN}]{{2,}}")  # a katakana or a kanji run
+# MeCab's IPA dictionary (`ipadic`, read by `fugashi`): its noun kinds that can name a topic (common, verbal,
+# adjectival and proper nouns; not numbers, suffixes, pronouns, adverbial time words such as 来月)
+IPADIC_FILES = (("sys.dic", "223af63996d5d9a104d8c8baaf32029fbbf6a370d7dff33fe19fda2e92ac0ac1"),
+                ("matrix.bin", "ee44d7350cdcb680ebd699f83e121be1dc63310f8832d55bcb537a068177611a"),
+                ("char.bin", "81bba502ae48fa005a374819f15e44452eb68086a8b323ec20a044d514400832"),
+                ("unk.dic", "f0bf15e3e28259f4470b9c1e775d98bef53207d4b09afcd6d8545209b7b53f88"))
+_JAPANESE_TOPIC_KINDS = frozenset({"一般", "サ変接続", "形容動詞語幹", "固有名詞"})
 # jieba's tags for words that never name a topic: numerals, measures, pronouns, prepositions, conjunctions,
 # particles, adverbs, adjectives, interjections, idioms, times and places of a sentence ("上面"), symbols
 _NOT_TOPIC_TAGS = frozenset("m mq q r rr rz p c u uj ul uz uv ud ug y e o x w t tg f d dg a ad ag l i z zg k h s".split())
@@ -172,16 +179,28 @@ def _segmented(run: str) -> list[str]:
 
 
 def _japanese(run: str) -> list[str]:
-    """Japanese without a dictionary: kanji and katakana runs are its content words, kana between
-    them (particles, endings) break phrases."""
+    """Japanese by MeCab's IPA dictionary: its common and proper nouns are content words (a suffix noun
+    joins the word before it: 医療 + 費); particles, verbs, numbers, time words and people break phrases."""
     found: list[str] = []
-    at = 0
-    for match in _JAPANESE_WORD.finditer(run):
-        if match.start() > at:
+    for token in _mecab()(run):
+        pos, kind, detail = token.feature[0], token.feature[1], token.feature[2]
+        if pos == "名詞" and kind == "接尾" and detail != "人名" and found and found[-1]:
+            found[-1] += token.surface
+        elif pos == "名詞" and kind in _JAPANESE_TOPIC_KINDS and detail != "人名" and token.surface not in stop_words("ja"):
+            found.append(token.surface)
+        elif not found or found[-1]:
             found.append("")
-        found.append(match.group())
-        at = match.end()
-    return found + ([""] if at < len(run) else [])
+    return [w if len(w) >= MIN_CJK_CHARS else "" for w in found]
+
+
+@functools.lru_cache(maxsize=1)
+def _mecab():  # type: ignore[no-untyped-def]
+    for relative, sha256 in IPADIC_FILES:
+        checked_file("ipadic", f"ipadic/dicdir/{relative}", sha256)
+    import fugashi
+    import ipadic
+
+    return fugashi.GenericTagger(ipadic.MECAB_ARGS)
 
 
 def _chinese_word(word: str, tag: str) -> str:
