@@ -105,10 +105,11 @@ def move_embedder(palace: "Palace", target: str, *, dry_run: bool = False, told:
                 "which embedder is live; run the move again to finish it.") from exc
 
 
-def fit_embedder(palace: "Palace", texts: Sequence[str]) -> str | None:
+def fit_embedder(palace: "Palace", texts: Sequence[str], dry_run: bool = False) -> str | None:
     """Before a palace's first filing: move it to the multilingual embedder when its owner chose none, it
     holds no drawer but the demo's, and a share of what is filed is not in English (MiniLM would find
-    those only by their exact words, never across languages). Returns what to tell, if it moved."""
+    those only by their exact words, never across languages). Returns what to tell, if it moved (or,
+    with `dry_run`, would move)."""
     from .demo_data import demo_drawers
     from .ingest.languages import MULTILINGUAL, NOT_ENGLISH_SHARE, not_in_english
 
@@ -121,11 +122,13 @@ def fit_embedder(palace: "Palace", texts: Sequence[str]) -> str | None:
     other = not_in_english(texts)
     if other < NOT_ENGLISH_SHARE * len(texts):
         return None
-    move_embedder(palace, MULTILINGUAL)
+    if not dry_run:
+        move_embedder(palace, MULTILINGUAL)
     return (f"{other:,} of {counted(len(texts), 'new drawer')} {'is' if other == 1 else 'are'} not in English, so "
-            f"this new palace now uses the multilingual embedder ({MULTILINGUAL}) instead of {DEFAULT_EMBEDDER}: a "
-            f"question in one language finds answers in another. `mempalace embedder --to {DEFAULT_EMBEDDER}` moves "
-            "it back; setting `embedder` in config.toml chooses for every new palace.")
+            f"this new palace {'would now use' if dry_run else 'now uses'} the multilingual embedder ({MULTILINGUAL}) "
+            f"instead of {DEFAULT_EMBEDDER}: a question in one language finds answers in another. "
+            f"`mempalace embedder --to {DEFAULT_EMBEDDER}` moves it back; setting `embedder` in config.toml chooses "
+            "for every new palace.")
 
 
 def _one_move_at_a_time(palace: "Palace") -> OwnLock:

@@ -78,11 +78,11 @@ class Rearranging:
             self._move(ids, {"hall": hall}, INGEST, "rehall")
         return sum(map(len, targets.values()))
 
-    def fit_embedder(self, texts: Sequence[str]) -> str | None:
+    def fit_embedder(self, texts: Sequence[str], dry_run: bool = False) -> str | None:
         """Before a first filing, the embedder its languages need (see `moving.fit_embedder`)."""
         from .moving import fit_embedder
 
-        return fit_embedder(self, texts)  # type: ignore[arg-type]
+        return fit_embedder(self, texts, dry_run)  # type: ignore[arg-type]
 
     def _move(self, ids: list[str], place: dict[str, str | None], chosen_by: str = PERSON,
               action: str = "move", aliases: str | None = None, **detail: str) -> None:

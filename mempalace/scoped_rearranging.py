@@ -33,10 +33,10 @@ class ScopedRearranging:
         return self._palace.hall_choosers([i for i in ids if i in self.find_drawers(ids)])
 
     @checked_then_written
-    def fit_embedder(self, texts: Sequence[str]) -> str | None:
+    def fit_embedder(self, texts: Sequence[str], dry_run: bool = False) -> str | None:
         self.grant.check("ingest")  # it moves only a palace that holds nothing but the demo
         with acting_as(self.grant.actor):
-            return self._palace.fit_embedder(texts)
+            return self._palace.fit_embedder(texts, dry_run)
 
     @checked_then_written
     def reroom_drawers(self, moves: Sequence[tuple[str, str, str]]) -> int:

@@ -72,6 +72,7 @@ def test_an_embedder_chosen_in_the_environment_is_kept_and_a_dry_run_moves_nothi
     with Palace.open(tmp_path / "p", settings=unchosen) as palace:
         preview = ingest(palace, chat, dry_run=True)
         assert preview.ok and palace.settings.embedder == "minilm-int8" and palace.count() == 0
+        assert any("would now use the multilingual embedder" in note for note in preview.notes), preview.notes
     monkeypatch.setenv("MEMPALACE_EMBEDDER", "minilm-int8")
     with Palace.open(tmp_path / "q", settings=load_settings(home)) as chosen:
         report = ingest(chosen, chat)

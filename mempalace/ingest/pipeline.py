@@ -173,7 +173,7 @@ def _finish(palace: Palace, plans: list[Plan], run: Run, dry_run: bool, progress
     aside, rooms = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mempalace-ingest"), None
     nearest = None if dry_run else _asking_nearest(palace, plans)
     try:
-        fitted = None if dry_run else palace.fit_embedder(texts)  # before anything embeds or reads vectors
+        fitted = palace.fit_embedder(texts, dry_run)  # before anything embeds or reads vectors
         rooms = aside.submit(copy_context().run, room_choice, palace) if needs_room_choice(plans, run) else None
         classify(palace, plans, progress, remember=dry_run, on_part=nearest.ask if nearest else None)
         if rooms is not None:
