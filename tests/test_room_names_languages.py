@@ -115,6 +115,8 @@ def test_japanese_words_come_from_a_dictionary_so_a_kana_word_names_the_room_and
     assert {"引っ越し", "医療費", "控除", "書類"} <= set(words)  # 引っ越し mixes kanji and kana; 費 joins 医療
     assert not {"田中", "さん", "来月", "準備した"} & set(words)  # a person, a suffix, a time word, a verb form
     assert RoomChooser([]).choose(MOVE_JA, names=["田中"]) == "引っ越し"
+    mixed = words_in("deploy待ちが多くて、lock待ちでタイムアウトした。", re.compile(r"\w+"))
+    assert "待ち" not in mixed and {"deploy", "lock"} <= set(mixed)  # read as the suffix it is after a Latin word
 
 
 def test_a_room_spelled_with_accents_is_found_by_its_plain_name_but_never_filed_into_it(palace_path, settings) -> None:

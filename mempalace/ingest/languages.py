@@ -54,6 +54,7 @@ IPADIC_FILES = (("sys.dic", "223af63996d5d9a104d8c8baaf32029fbbf6a370d7dff33fe19
                 ("matrix.bin", "ee44d7350cdcb680ebd699f83e121be1dc63310f8832d55bcb537a068177611a"),
                 ("char.bin", "81bba502ae48fa005a374819f15e44452eb68086a8b323ec20a044d514400832"),
                 ("unk.dic", "f0bf15e3e28259f4470b9c1e775d98bef53207d4b09afcd6d8545209b7b53f88"))
+_LEFT_WORD = re.compile(r"[^\W_]+\Z")
 _JAPANESE_TOPIC_KINDS = frozenset({"一般", "サ変接続", "形容動詞語幹", "固有名詞"})
 # jieba's tags for words that never name a topic: numerals, measures, pronouns, prepositions, conjunctions,
 # particles, adverbs, adjectives, interjections, idioms, times and places of a sentence ("上面"), symbols
@@ -158,9 +159,11 @@ def words_in(piece: str, word: re.Pattern[str], names: frozenset[str] | set[str]
     people: tuple[str, ...] | None = None
     for run in CJK_RUN.finditer(piece):
         people = _cjk_names(frozenset(names)) if people is None else people
-        found += word.findall(piece[at : run.start()])
-        for said in re.split("|".join(map(re.escape, people)), run.group()) if people else [run.group()]:
-            found += _segmented(said) + [""] if said else [""]
+        before = piece[at : run.start()]
+        found += word.findall(before)
+        left = _LEFT_WORD.search(before)  # a word written right against the run: `lock待ち`
+        for n, said in enumerate(re.split("|".join(map(re.escape, people)), run.group()) if people else [run.group()]):
+            found += _segmented(said, left.group() if left and n == 0 else "") + [""] if said else [""]
         at = run.end()
     found += word.findall(piece[at:])
     return found
@@ -172,17 +175,23 @@ def _cjk_names(names: frozenset[str]) -> tuple[str, ...]:
     return tuple(sorted((n for n in names if is_cjk(n)), key=len, reverse=True))
 
 
-def _segmented(run: str) -> list[str]:
+def _segmented(run: str, left: str = "") -> list[str]:
     if _KANA.search(run):
-        return _japanese(run)
+        return _japanese(run, left)
     return [_chinese_word(w, tag) for w, tag in _jieba().tag(run)]
 
 
-def _japanese(run: str) -> list[str]:
+def _japanese(run: str, left: str = "") -> list[str]:
     """Japanese by MeCab's IPA dictionary: its common and proper nouns are content words (a suffix noun
-    joins the word before it: 医療 + 費); particles, verbs, numbers, time words and people break phrases."""
-    found: list[str] = []
-    for token in _mecab()(run):
+    joins the word before it: 医療 + 費); particles, verbs, numbers, time words and people break phrases.
+    `left` is the word written right before the run (`lock` in `lock待ち`): read with it, so that a
+    suffix is seen as one, but not part of the run's words."""
+    found: list[str] = [""] if left else []
+    at = 0
+    for token in _mecab()(left + run):
+        at += len(token.surface)  # MeCab skips no character here: the text has no spaces
+        if at <= len(left):
+            continue
         pos, kind, detail = token.feature[0], token.feature[1], token.feature[2]
         if pos == "名詞" and kind == "接尾" and detail != "人名" and found and found[-1]:
             found[-1] += token.surface
