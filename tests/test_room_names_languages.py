@@ -119,6 +119,21 @@ def test_japanese_words_come_from_a_dictionary_so_a_kana_word_names_the_room_and
     assert "待ち" not in mixed and {"deploy", "lock"} <= set(mixed)  # read as the suffix it is after a Latin word
 
 
+def test_a_russian_name_is_written_in_the_nominative_up_to_its_head_noun() -> None:
+    from mempalace.ingest.languages import written
+
+    assert written("экзамене") == "экзамен" and written("свадьбу") == "свадьба"
+    assert written("новой квартиры") == "новая квартира"  # the adjective tells the noun's case
+    assert written("водительских прав") == "водительские права"  # a plural stays plural
+    assert written("ремонта ноутбука") == "ремонт ноутбука"  # what follows the head keeps its case
+    assert written("протечки") == "протечки"  # it may be nominative already: left as written
+    assert written("Марине") == "Марине"  # a person's name is not read as a word to inflect
+    exam = ["На экзамене инструктор сказал, что я плохо паркуюсь.", "Перед экзаменом надо потренировать парковку.",
+            "Я сдаю экзамен в пятницу, если не сдам экзамен, пересдача через неделю.",
+            "Говорят, на экзамене главное не нервничать и смотреть в зеркала."]
+    assert RoomChooser([]).choose(exam) == "экзамен"
+
+
 def test_a_room_spelled_with_accents_is_found_by_its_plain_name_but_never_filed_into_it(palace_path, settings) -> None:
     with Palace.open(palace_path, settings=settings) as palace:
         palace.add_drawer("Plan del año: ahorrar para la entrada del piso.", "wing_ana", "ano")

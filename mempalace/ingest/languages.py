@@ -7,7 +7,7 @@ common a word is in it. Every list ships inside a PyPI package and is checked by
 - word frequencies: `wordfreq`'s lists for each language below;
 - Chinese words and their parts of speech: `rjieba` (jieba-rs, its dictionary built into the library);
 - Japanese words and their parts of speech: `fugashi` (MeCab) with `ipadic` (the IPA dictionary);
-- Russian inflections: `PyStemmer` (Snowball, no data files).
+- Russian inflections: `PyStemmer` (Snowball, no data files) and `pymorphy3` (see `russian`).
 """
 
 from __future__ import annotations
@@ -260,8 +260,13 @@ def everyday(word: str, language: str) -> bool:
 
 
 def written(phrase: str) -> str:
-    """A phrase as a name is written: Chinese and Japanese words run together (`数据库升级`)."""
+    """A phrase as a name is written: Chinese and Japanese words run together (`数据库升级`), a Russian
+    one's head in the nominative (`экзамене` → `экзамен`)."""
     words = phrase.split()
+    if any(is_cyrillic(w) for w in words):
+        from .russian import nominative
+
+        words = nominative(words)
     text = words[0] if words else ""
     for before, word in zip(words, words[1:]):
         text += word if is_cjk(before[-1]) and is_cjk(word) else " " + word
@@ -288,19 +293,6 @@ def word_language(word: str, latin: str = ENGLISH, han: str = "zh") -> str:
     if is_cyrillic(word):
         return "ru"
     return latin
-
-
-@functools.lru_cache(maxsize=131_072)
-def russian_stem(word: str) -> str:
-    """Snowball's Russian stem (`протечки`, `протечка` → `протечк`)."""
-    return str(_russian().stemWord(word))
-
-
-@functools.lru_cache(maxsize=1)
-def _russian():  # type: ignore[no-untyped-def]
-    import Stemmer
-
-    return Stemmer.Stemmer("russian")
 
 
 def not_in_english(texts: Sequence[str]) -> int:

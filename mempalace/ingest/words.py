@@ -15,8 +15,9 @@ from collections.abc import Iterable, Sequence
 from ..naming import spell_symbols
 from ..vocabulary import STOP_WORDS
 from .frequency import specificity, zipf
-from .languages import fold, is_cjk, is_cyrillic, reading, russian_stem, word_language, \
+from .languages import fold, is_cjk, is_cyrillic, reading, word_language, \
     words_in
+from .russian import russian_stem
 
 WORD = re.compile(r"[^\W\d_][\w+#]*")
 LONG_TOKEN = re.compile(r"\S{41,}")  # blobs, hashes, URLs: dropped first, which keeps the next pattern linear
