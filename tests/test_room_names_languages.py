@@ -134,6 +134,23 @@ def test_a_russian_name_is_written_in_the_nominative_up_to_its_head_noun() -> No
     assert RoomChooser([]).choose(exam) == "экзамен"
 
 
+def test_a_month_or_a_weekday_never_names_a_room_in_any_language() -> None:
+    from mempalace.ingest.languages import is_calendar
+
+    assert all(is_calendar(w, lang) for w, lang in [("juin", "fr"), ("Dienstag", "de"), ("пятницу", "ru"),
+                                                     ("星期六", "zh"), ("土曜日", "ja"), ("mayo", "es")])
+    assert not any(is_calendar(w, lang) for w, lang in [("voiture", "fr"), ("mar", "es"), ("anniversaire", "fr")])
+    party = ["On fête l'anniversaire de Léa le 14 juin, avec un gâteau au chocolat et des ballons.",
+             "Pour l'anniversaire en juin, on peut réserver la salle et commander le gâteau.",
+             "Les invitations pour l'anniversaire partent début juin, le gâteau est commandé."]
+    assert RoomChooser([]).choose(party, names=["Léa"]) == "anniversaire"
+    garden = ["Am Dienstag treffen wir uns im Garten.", "Dienstag passt mir gut, ich bringe Salat mit.",
+              "Bis Dienstag dann, vergiss die Lampions nicht."]
+    dentist = ["La cita es el martes por la tarde.", "El martes no puedo, ¿el miércoles?",
+               "Vale, el martes a las cinco en la clínica."]
+    assert RoomChooser([]).choose(garden) == RoomChooser([]).choose(dentist) == "general"  # were dienstag, martes
+
+
 def test_a_room_spelled_with_accents_is_found_by_its_plain_name_but_never_filed_into_it(palace_path, settings) -> None:
     with Palace.open(palace_path, settings=settings) as palace:
         palace.add_drawer("Plan del año: ahorrar para la entrada del piso.", "wing_ana", "ano")

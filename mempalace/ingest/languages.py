@@ -7,7 +7,8 @@ common a word is in it. Every list ships inside a PyPI package and is checked by
 - word frequencies: `wordfreq`'s lists for each language below;
 - Chinese words and their parts of speech: `rjieba` (jieba-rs, its dictionary built into the library);
 - Japanese words and their parts of speech: `fugashi` (MeCab) with `ipadic` (the IPA dictionary);
-- Russian inflections: `PyStemmer` (Snowball, no data files) and `pymorphy3` (see `russian`).
+- Russian inflections: `PyStemmer` (Snowball, no data files) and `pymorphy3` (see `russian`);
+- month and weekday names: the Unicode CLDR's, from `babel`.
 """
 
 from __future__ import annotations
@@ -37,6 +38,20 @@ FREQUENCY_SHA256 = {
     "nl": "cfdae01b2ccd5bc94be046645b6ba8682e65d6709beedf6ab98d7bdc5414d671",
     "ru": "0440613cc765c14a20fb9483225f2fec4d85e66672809076bcec9b29119f9b43",
     "uk": "0a7d525ef5b9d2c84cd3ccd1064b02eb6a07232e5d1e465df40cc00168fdaac2",
+}
+CALENDAR_SHA256 = {  # babel's CLDR data of each language whose month and weekday names are read
+    "root": "f38efff9eebc95c49a5db1789c1619170e880d0bfcf89e43c449454536e3af42",
+    "en": "1e613e1ac63d11f03440d18f05fe276dd4d30d75b471f7a87bffda9ca0264cee",
+    "es": "3bdcedd24646f95e3c3734cae46d7a625c529ea07e8f43efde4c682681322aea",
+    "fr": "0a4d8b9befb62f45be1161fdc86f8407de68c9fe2865cf3393a5db838f63a779",
+    "de": "76d0afef457b296b85179cedfa92cd4b4e6cbb84b52117e2facfc3221b57b266",
+    "it": "82008480a2cd2c2ce582c4ae10ec4be31fcff303baee2d2a69a85bb8c9b3d87d",
+    "pt": "831993cb03af18ecc5b936f6ddce4625246cc8debdb9cc130209e8ab4616e69f",
+    "nl": "9df1cc4ad3356ef5f2ab62dde1300fc25eca729ae0758e351a47faa99c6edfed",
+    "ru": "b6ec692a0e7bdcb590e919824f950f90233c48ebfc6881163e4ebd1687a74d00",
+    "uk": "970172729e78db14c3bd1e2eb5ab7d95e7c09e0fddf5edeeac11f1a088ab260f",
+    "zh": "ad024d5bea83799e904a84bd3593dcca97d62fa952363445f9a07d152df4b632",
+    "ja": "c1d5dd4a76f7191a12f8e97be64d17b481956df272b5a274ac689bb9323f2def",
 }
 LATIN_LANGUAGES = ("en", "es", "fr", "de", "it", "pt", "nl")  # told apart by their stop words
 CYRILLIC_LANGUAGES = ("ru", "uk")
@@ -293,6 +308,33 @@ def word_language(word: str, latin: str = ENGLISH, han: str = "zh") -> str:
     if is_cyrillic(word):
         return "ru"
     return latin
+
+
+def is_calendar(word: str, language: str) -> bool:
+    """Whether `word` is a month's or a weekday's name in `language` (`juin`, `Dienstag`, `пятница`,
+    `星期六`), from the Unicode CLDR's names (`babel`): a date, never a topic."""
+    names = _calendar_names(language)
+    lowered = word.lower()
+    return lowered in names or (language == "ru" and _russian_stem(lowered) in names)
+
+
+@functools.lru_cache(maxsize=64)
+def _calendar_names(language: str) -> frozenset[str]:
+    if language not in CALENDAR_SHA256:
+        return frozenset()
+    for locale in ("root", language):
+        checked_file("babel", f"babel/locale-data/{locale}.dat", CALENDAR_SHA256[locale])
+    from babel.dates import get_day_names, get_month_names
+
+    names = {name.lower() for context in ("format", "stand-alone") for getter in (get_month_names, get_day_names)
+             for name in getter("wide", context, language).values()}
+    return frozenset(names | ({_russian_stem(n) for n in names} if language == "ru" else set()))
+
+
+def _russian_stem(word: str) -> str:
+    from .russian import russian_stem
+
+    return russian_stem(word)
 
 
 def not_in_english(texts: Sequence[str]) -> int:

@@ -24,7 +24,7 @@ import numpy as np
 from ..errors import InvalidInputError
 from ..naming import room_slug, spell_symbols
 from .lexicon import HONORIFICS, can_head, can_stand_alone, given_names
-from .languages import ENGLISH, everyday, in_language, is_cjk, main_language, reading, word_language, words_in, written
+from .languages import ENGLISH, everyday, in_language, is_calendar, is_cjk, main_language, reading, word_language, words_in, written
 from .words import COMMAND_WORD, GENERIC, LONG_TOKEN, NOT_PROSE, NOT_TOPIC_WORDS, SENTENCE, WORD, fold, stem, topic_length
 
 GENERAL = "general"
@@ -317,17 +317,16 @@ class RoomChooser:
         return scores
 
     def _nameable(self, phrase: list[str], widespread: set[str], latin: str = ENGLISH) -> bool:
-        """A topic's name ends in a noun, repeats no wing's name and is not everyone's words (nor, in
-        another language than English, only everyday words)."""
-        if not can_head(phrase[-1]) or any(w in self._wing_words for w in phrase):
+        """A topic's name ends in a noun, repeats no wing's name, holds no month or weekday in any
+        language and is not everyone's words (nor, in another language than English, only everyday words)."""
+        if not can_head(phrase[-1]) or any(w in self._wing_words or is_calendar(w, word_language(w, latin))
+                                           for w in phrase):
             return False
         if all(everyday(w, word_language(w, latin)) for w in phrase):
             return False
         if len(phrase) == 1 and (phrase[0] in _WEAK_ALONE or not can_stand_alone(phrase[0])):
             return False
-        if set(phrase) <= GENERIC:
-            return False
-        if any(w in _CODE_PLACES for w in phrase):
+        if set(phrase) <= GENERIC or any(w in _CODE_PLACES for w in phrase):
             return False
         return not set(phrase) <= widespread
 
