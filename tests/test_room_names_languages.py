@@ -137,9 +137,8 @@ def test_a_russian_name_is_written_in_the_nominative_up_to_its_head_noun() -> No
 def test_a_month_or_a_weekday_never_names_a_room_in_any_language() -> None:
     from mempalace.ingest.languages import is_calendar
 
-    assert all(is_calendar(w, lang) for w, lang in [("juin", "fr"), ("Dienstag", "de"), ("пятницу", "ru"),
-                                                     ("星期六", "zh"), ("土曜日", "ja"), ("mayo", "es")])
-    assert not any(is_calendar(w, lang) for w, lang in [("voiture", "fr"), ("mar", "es"), ("anniversaire", "fr")])
+    assert all(map(is_calendar, ["juin", "Dienstag", "пятницу", "星期六", "土曜日", "mayo"]))
+    assert not any(map(is_calendar, ["voiture", "mar", "anniversaire", "protecting"]))
     party = ["On fête l'anniversaire de Léa le 14 juin, avec un gâteau au chocolat et des ballons.",
              "Pour l'anniversaire en juin, on peut réserver la salle et commander le gâteau.",
              "Les invitations pour l'anniversaire partent début juin, le gâteau est commandé."]

@@ -310,25 +310,24 @@ def word_language(word: str, latin: str = ENGLISH, han: str = "zh") -> str:
     return latin
 
 
-def is_calendar(word: str, language: str) -> bool:
-    """Whether `word` is a month's or a weekday's name in `language` (`juin`, `Dienstag`, `пятница`,
-    `星期六`), from the Unicode CLDR's names (`babel`): a date, never a topic."""
-    names = _calendar_names(language)
+def is_calendar(word: str) -> bool:
+    """Whether `word` is a month's or a weekday's name in one of the languages read here (`juin`,
+    `Dienstag`, `пятница`, `星期六`): a date, never a topic. Every language's, as a French word in a
+    German thread is read as German. From the Unicode CLDR's names (`babel`)."""
     lowered = word.lower()
-    return lowered in names or (language == "ru" and _russian_stem(lowered) in names)
+    names = _calendar_names()
+    return lowered in names or (is_cyrillic(lowered) and _russian_stem(lowered) in names)
 
 
-@functools.lru_cache(maxsize=64)
-def _calendar_names(language: str) -> frozenset[str]:
-    if language not in CALENDAR_SHA256:
-        return frozenset()
-    for locale in ("root", language):
-        checked_file("babel", f"babel/locale-data/{locale}.dat", CALENDAR_SHA256[locale])
+@functools.lru_cache(maxsize=1)
+def _calendar_names() -> frozenset[str]:
+    for locale, sha256 in CALENDAR_SHA256.items():
+        checked_file("babel", f"babel/locale-data/{locale}.dat", sha256)
     from babel.dates import get_day_names, get_month_names
 
-    names = {name.lower() for context in ("format", "stand-alone") for getter in (get_month_names, get_day_names)
-             for name in getter("wide", context, language).values()}
-    return frozenset(names | ({_russian_stem(n) for n in names} if language == "ru" else set()))
+    names = {name.lower() for language in CALENDAR_SHA256 if language != "root" for context in ("format", "stand-alone")
+             for getter in (get_month_names, get_day_names) for name in getter("wide", context, language).values()}
+    return frozenset(names | {_russian_stem(n) for n in names if is_cyrillic(n)})
 
 
 def _russian_stem(word: str) -> str:

@@ -319,8 +319,7 @@ class RoomChooser:
     def _nameable(self, phrase: list[str], widespread: set[str], latin: str = ENGLISH) -> bool:
         """A topic's name ends in a noun, repeats no wing's name, holds no month or weekday in any
         language and is not everyone's words (nor, in another language than English, only everyday words)."""
-        if not can_head(phrase[-1]) or any(w in self._wing_words or is_calendar(w, word_language(w, latin))
-                                           for w in phrase):
+        if not can_head(phrase[-1]) or any(w in self._wing_words or is_calendar(w) for w in phrase):
             return False
         if all(everyday(w, word_language(w, latin)) for w in phrase):
             return False
