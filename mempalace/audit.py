@@ -24,7 +24,7 @@ from typing import Any
 from .access import Actor, check_role, wing_patterns
 from .audit_anchor import AnchorLock, anchor_path, disagreement, first_anchor, read_anchor, write_anchor
 from .errors import AccessDeniedError, InvalidInputError
-from .privacy import owner_file, refuse_linked_database
+from .privacy import owner_database, refuse_linked_database
 from .wording import counted
 
 ACCESS_FILE = "mempalace_access.sqlite3"
@@ -123,7 +123,7 @@ class AccessBook:
             refuse_linked_database(self.path)
             db = sqlite3.connect(str(self.path), timeout=30, check_same_thread=False, isolation_level=None)
             db.execute("PRAGMA journal_mode=WAL")
-            owner_file(self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-shm"))
+            owner_database(self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-shm"))
             db.executescript(_SCHEMA)
             if "chain" not in {row[1] for row in db.execute("PRAGMA table_info(audit)")}:
                 db.execute("ALTER TABLE audit ADD COLUMN chain TEXT")  # a log from before chaining

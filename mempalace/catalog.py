@@ -7,7 +7,6 @@ Chroma. It is a cache: `rebuild` remakes it from Chroma, the only source of trut
 from __future__ import annotations
 
 import contextlib
-import re
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -17,73 +16,18 @@ from typing import Any
 import numpy as np
 
 from .dates import DATE_FILTERS, DateCounts
+from .catalog_file import INDEX_NAMES, INDEXES, LOADING_KEY, TRIGGER_NAMES, TRIGGERS, loading, open_catalog
 from .cjk import index_text
-from .errors import PalaceBusyError
 from .filters import FILING_ORDER, place_tokens, where_clause
 from .lexical import LexicalSearch
-from .privacy import owner_dir, owner_file, refuse_linked_database
+from .privacy import owner_dir
 from .vector_reads import VectorReads
 from .vocabulary import WordCounts, WordTokens
 from .write_journal import JournalEntry, WriteJournal  # noqa: F401 (JournalEntry: sync's and tests' name for it here)
 
 CATALOG_FILE = "mempalace_catalog.sqlite3"  # in a palace folder (a server's palace: named after it in the cache)
 
-SCHEMA_VERSION = "7"
 WHOLE_TABLE_MMAP_BYTES = 2 << 30  # (SQLite caps it at its own limit, 2 GB by default)
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS drawers(
-    rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, content TEXT NOT NULL,
-    wing TEXT NOT NULL, room TEXT NOT NULL, hall TEXT NOT NULL DEFAULT '',
-    source_file TEXT NOT NULL DEFAULT '', chunk_index INTEGER NOT NULL DEFAULT 0,
-    parent_id TEXT NOT NULL DEFAULT '', filed_at TEXT NOT NULL DEFAULT '',
-    seq INTEGER NOT NULL DEFAULT 0, vector BLOB, place TEXT NOT NULL DEFAULT '', dated TEXT NOT NULL DEFAULT '',
-    said TEXT NOT NULL DEFAULT '', title TEXT NOT NULL DEFAULT '', aliases TEXT NOT NULL DEFAULT '',
-    terms TEXT);  -- what the keyword index reads instead of content (CJK text: cjk.index_text), else NULL
-CREATE INDEX IF NOT EXISTS drawers_place ON drawers(wing, room, hall);
-CREATE INDEX IF NOT EXISTS drawers_source ON drawers(source_file, chunk_index);
-CREATE INDEX IF NOT EXISTS drawers_room ON drawers(room, dated);
-CREATE INDEX IF NOT EXISTS drawers_wing_dated ON drawers(wing, room, dated);
-DROP INDEX IF EXISTS drawers_wing_filed;
-CREATE INDEX IF NOT EXISTS drawers_wing_order ON drawers(wing, filed_at, source_file, parent_id, chunk_index, id);
-CREATE INDEX IF NOT EXISTS drawers_room_order ON drawers(room, filed_at, source_file, parent_id, chunk_index, id);
-CREATE INDEX IF NOT EXISTS drawers_wing_day ON drawers(wing, dated, parent_id);
-CREATE INDEX IF NOT EXISTS drawers_parent ON drawers(parent_id);
-CREATE INDEX IF NOT EXISTS drawers_aliases ON drawers(aliases, room) WHERE aliases != '';
-CREATE INDEX IF NOT EXISTS drawers_listing ON drawers(wing, room, source_file, chunk_index);
-CREATE INDEX IF NOT EXISTS drawers_newest ON drawers(dated DESC, parent_id, chunk_index);
-CREATE TABLE IF NOT EXISTS room_counts(
-    wing TEXT NOT NULL, room TEXT NOT NULL, hall TEXT NOT NULL, n INTEGER NOT NULL,
-    PRIMARY KEY(wing, room, hall)) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS state(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS writes(
-    token TEXT PRIMARY KEY, owner TEXT NOT NULL, kind TEXT NOT NULL, stamp INTEGER NOT NULL, ids TEXT NOT NULL);
-CREATE VIEW IF NOT EXISTS drawers_indexed AS
-    SELECT rowid AS rowid, coalesce(terms, content) AS content, place FROM drawers;
-CREATE VIRTUAL TABLE IF NOT EXISTS drawers_fts USING fts5(
-    content, place, content='drawers_indexed', content_rowid='rowid', tokenize='porter unicode61 remove_diacritics 2');
-CREATE VIRTUAL TABLE IF NOT EXISTS drawers_vocab USING fts5vocab(drawers_fts, 'row');
-CREATE TRIGGER IF NOT EXISTS drawers_ai AFTER INSERT ON drawers BEGIN
-    INSERT INTO drawers_fts(rowid, content, place) VALUES (new.rowid, coalesce(new.terms, new.content), new.place);
-    INSERT INTO room_counts VALUES (new.wing, new.room, new.hall, 1)
-        ON CONFLICT(wing, room, hall) DO UPDATE SET n = n + 1;
-END;
-CREATE TRIGGER IF NOT EXISTS drawers_ad AFTER DELETE ON drawers BEGIN
-    INSERT INTO drawers_fts(drawers_fts, rowid, content, place)
-        VALUES ('delete', old.rowid, coalesce(old.terms, old.content), old.place);
-    UPDATE room_counts SET n = n - 1 WHERE wing = old.wing AND room = old.room AND hall = old.hall;
-    DELETE FROM room_counts WHERE n <= 0;
-END;
-CREATE TRIGGER IF NOT EXISTS drawers_au AFTER UPDATE OF wing, room, hall ON drawers BEGIN
-    INSERT INTO drawers_fts(drawers_fts, rowid, content, place)
-        VALUES ('delete', old.rowid, coalesce(old.terms, old.content), old.place);
-    INSERT INTO drawers_fts(rowid, content, place) VALUES (new.rowid, coalesce(new.terms, new.content), new.place);
-    UPDATE room_counts SET n = n - 1 WHERE wing = old.wing AND room = old.room AND hall = old.hall;
-    DELETE FROM room_counts WHERE n <= 0;
-    INSERT INTO room_counts VALUES (new.wing, new.room, new.hall, 1)
-        ON CONFLICT(wing, room, hall) DO UPDATE SET n = n + 1;
-END;
-"""
-
 
 @dataclass(frozen=True)
 class Row:
@@ -113,37 +57,7 @@ class Catalog(WordCounts, DateCounts, VectorReads, WriteJournal, LexicalSearch):
         owner_dir(path.parent)
         self.path = path
         self._word_tokens = WordTokens()
-        try:
-            self._db = self._connect()
-        except sqlite3.DatabaseError as exc:  # a damaged cache: Chroma still has everything, so start afresh
-            if _busy(exc):  # not damaged: another process holds it (building indexes after an upgrade)
-                raise PalaceBusyError("The palace's catalog is busy in another process (a first open or an"
-                                      " upgrade builds it); try again in a minute.") from exc
-            for suffix in ("", "-wal", "-shm"):
-                Path(f"{path}{suffix}").unlink(missing_ok=True)
-            self._db = self._connect()
-
-    def _connect(self) -> sqlite3.Connection:
-        refuse_linked_database(self.path)
-        db = sqlite3.connect(str(self.path), timeout=30, check_same_thread=False, isolation_level=None)
-        try:
-            db.execute("PRAGMA journal_mode=WAL")
-            owner_file(self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-shm"))
-            db.execute("PRAGMA synchronous=NORMAL")
-            found = db.execute("SELECT name FROM sqlite_master WHERE name = 'state'").fetchall()
-            version = found and db.execute("SELECT value FROM state WHERE key = 'schema'").fetchall()
-            if found and version != [(SCHEMA_VERSION,)]:
-                db.executescript("DROP TABLE IF EXISTS drawers_vocab; DROP TABLE IF EXISTS drawers_fts;"
-                                 "DROP VIEW IF EXISTS drawers_indexed;"
-                                 "DROP TABLE IF EXISTS drawers; DROP TABLE IF EXISTS room_counts;"
-                                 "DROP TABLE IF EXISTS state;")
-            db.executescript(_SCHEMA)
-            if version != [(SCHEMA_VERSION,)]:
-                db.execute("INSERT OR REPLACE INTO state VALUES ('schema', ?)", (SCHEMA_VERSION,))
-        except sqlite3.DatabaseError:
-            db.close()
-            raise
-        return db
+        self._db = open_catalog(path)
 
     def close(self) -> None:
         self._db.close()
@@ -177,12 +91,17 @@ class Catalog(WordCounts, DateCounts, VectorReads, WriteJournal, LexicalSearch):
         pages. The full-text index takes each page as it is written (SQLite's work, which overlaps
         the reading of the next page), and is rebuilt whole if a row was replaced or another process
         wrote meanwhile. Returns the largest stamp seen."""
+        with loading(self.path):
+            return self._load(pages)
+
+    def _load(self, pages: Iterable[Sequence[Row]]) -> int:
         newest = indexed = 0
         with self._transaction():
-            for name in (*_TRIGGER_NAMES, *_INDEX_NAMES):
-                self._db.execute(f"DROP {'TRIGGER' if name in _TRIGGER_NAMES else 'INDEX'} IF EXISTS {name}")
+            for name in (*TRIGGER_NAMES, *INDEX_NAMES):
+                self._db.execute(f"DROP {'TRIGGER' if name in TRIGGER_NAMES else 'INDEX'} IF EXISTS {name}")
             self._db.execute("DELETE FROM drawers")
             self._db.execute("INSERT INTO drawers_fts(drawers_fts) VALUES ('delete-all')")
+            self._db.execute("INSERT OR REPLACE INTO state VALUES (?, '1')", (LOADING_KEY,))
         others = None
         try:
             others = self.data_version()
@@ -198,8 +117,9 @@ class Catalog(WordCounts, DateCounts, VectorReads, WriteJournal, LexicalSearch):
                 newest = max([newest, *(row.seq for row in rows)])
         finally:
             with self._reading_whole_table(), self._transaction():
-                for statement in (*_INDEXES, *_TRIGGERS):  # an index built once, sorted, beats one kept row by row
+                for statement in (*INDEXES, *TRIGGERS):  # an index built once, sorted, beats one kept row by row
                     self._db.execute(statement)
+                self._db.execute("DELETE FROM state WHERE key = ?", (LOADING_KEY,))
                 kept = self._db.execute("SELECT count(*) FROM drawers").fetchone()[0]
                 if indexed != kept or self.data_version() != others:
                     self._db.execute("INSERT INTO drawers_fts(drawers_fts) VALUES ('rebuild')")
@@ -356,17 +276,8 @@ def _row(values: Sequence[Any]) -> Row:
     return Row(*values[:10], vector=vector, dated=values[11], said=values[12], title=values[13], aliases=values[14])
 
 
-_TRIGGERS = tuple(re.findall(r"CREATE TRIGGER IF NOT EXISTS drawers_a[idu] .*?END;", _SCHEMA, re.S))  # per-row upkeep
-_TRIGGER_NAMES = ("drawers_ai", "drawers_ad", "drawers_au")
-_INDEXES = tuple(re.findall(r"CREATE INDEX IF NOT EXISTS .*?;", _SCHEMA))
-_INDEX_NAMES = tuple(re.findall(r"CREATE INDEX IF NOT EXISTS (\w+) ", _SCHEMA))
 _INSERT = ("INSERT INTO drawers(id, content, wing, room, hall, source_file, chunk_index, parent_id, filed_at, seq,"
            " vector, place, dated, said, title, aliases, terms) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
-
-
-def _busy(exc: sqlite3.DatabaseError) -> bool:
-    """Whether SQLite gave up waiting for another connection's lock (the file is fine)."""
-    return isinstance(exc, sqlite3.OperationalError) and ("locked" in str(exc) or "busy" in str(exc))
 
 
 def _values(row: Row, places: dict[tuple[str, ...], str] | None = None) -> tuple:

@@ -52,6 +52,21 @@ def owner_file(*paths: Path) -> None:
             os.close(descriptor)
 
 
+def owner_database(*paths: Path) -> None:
+    """`owner_file` for an SQLite database and its journals, without opening them: closing any
+    descriptor of a file drops every POSIX lock this process holds on it, SQLite's included (another
+    process then takes the database for unused, and the file was reported malformed)."""
+    if not _POSIX:
+        return
+    for path in paths:
+        try:
+            found = os.lstat(path)
+            if stat.S_ISREG(found.st_mode) and found.st_uid == os.geteuid() and found.st_mode & 0o777 != OWNER_ONLY_FILE:
+                os.chmod(path, OWNER_ONLY_FILE)  # a regular file, just seen: never a link followed
+        except OSError:
+            continue
+
+
 def open_own(path: Path, flags: int) -> int:
     """A descriptor of a file MemPalace keeps beside a palace (made 0600), opened only if no link was
     planted in its place: a link would make MemPalace write (or truncate) wherever it points."""

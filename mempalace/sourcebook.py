@@ -25,7 +25,7 @@ from .errors import InvalidInputError, PlaceNotFoundError
 from .formats.walking import walk
 from .paths import checked_path
 from .naming import wing_name
-from .privacy import owner_file, refuse_linked_database
+from .privacy import owner_database, refuse_linked_database
 
 SOURCES_FILE = "mempalace_sources.sqlite3"
 SQLITE_STORES = {".vscdb", ".sqlite", ".sqlite3", ".db"}  # a tool's SQLite store: its -wal log counts too
@@ -146,7 +146,7 @@ class SourceBook:
         db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
         try:
             if fresh:
-                owner_file(self.path)
+                owner_database(self.path)
             db.execute("PRAGMA journal_mode=WAL")
             db.executescript(_SCHEMA)
             have = {(table, row[1]) for table in ("files", "sources")

@@ -2,7 +2,7 @@
 
 import pytest
 
-from mempalace.catalog import _SCHEMA
+from mempalace.catalog_file import SCHEMA as _SCHEMA
 from mempalace.errors import InvalidInputError
 from mempalace.naming import wing_name
 from mempalace.vocabulary import MAX_QUERY_WORDS, TOKENIZER, content_words

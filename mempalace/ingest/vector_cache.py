@@ -33,7 +33,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from ..privacy import owner_dir, owner_file
+from ..privacy import owner_database, owner_dir
 from .words import signature_rules, text_signatures
 
 VECTORS_FILE = "vectors.sqlite3"
@@ -169,7 +169,7 @@ class VectorCache:
                 return None
             owner_dir(self.path.parent)
             db = sqlite3.connect(str(self.path), timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=False)
-            owner_file(self.path)
+            owner_database(self.path)
             try:
                 _prepare(db)
             except BaseException:
