@@ -93,6 +93,9 @@ def open_catalog(path: Path) -> sqlite3.Connection:
     cache: Chroma has everything)."""
     try:
         return _connect(path)
+    except LockTimeout as exc:
+        raise PalaceBusyError("The palace's catalog is being rebuilt by another process; try again when it is "
+                              "done.") from exc
     except sqlite3.DatabaseError as exc:
         if not _damaged(path):  # busy, or a lock or I/O hiccup: the file is fine, and maybe in use elsewhere
             raise PalaceBusyError(f"The palace's catalog is busy in another process ({exc}); try again in a "
