@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from .dates import DATE_FILTERS, DateCounts
-from .catalog_file import INDEX_NAMES, INDEXES, LOADING_KEY, TRIGGER_NAMES, TRIGGERS, loading, open_catalog
+from .catalog_file import BUILT_KEY, INDEX_NAMES, INDEXES, LOADING_KEY, TRIGGER_NAMES, TRIGGERS, loading, open_catalog
 from .cjk import index_text
 from .filters import FILING_ORDER, place_tokens, where_clause
 from .lexical import LexicalSearch
@@ -102,6 +102,7 @@ class Catalog(WordCounts, DateCounts, VectorReads, WriteJournal, LexicalSearch):
             self._db.execute("DELETE FROM drawers")
             self._db.execute("INSERT INTO drawers_fts(drawers_fts) VALUES ('delete-all')")
             self._db.execute("INSERT OR REPLACE INTO state VALUES (?, '1')", (LOADING_KEY,))
+            self._db.execute("DELETE FROM state WHERE key = ?", (BUILT_KEY,))  # whole again once the caller says so
         others = None
         try:
             others = self.data_version()

@@ -58,7 +58,7 @@ def catalog_built(catalog: Path) -> bool:
     import sqlite3
 
     try:
-        db = sqlite3.connect(f"file:{catalog}?mode=ro", uri=True, timeout=5)
+        db = sqlite3.connect(catalog.resolve().as_uri() + "?mode=ro", uri=True, timeout=5)
         try:
             return db.execute("SELECT 1 FROM state WHERE key = 'collection'").fetchone() is not None
         finally:

@@ -97,12 +97,20 @@ def open_catalog(path: Path) -> sqlite3.Connection:
         raise PalaceBusyError("The palace's catalog is being rebuilt by another process; try again when it is "
                               "done.") from exc
     except sqlite3.DatabaseError as exc:
-        if not _damaged(path):  # busy, or a lock or I/O hiccup: the file is fine, and maybe in use elsewhere
+        if not _damaged(path):  # busy, or a lock, I/O or open hiccup: the file is fine, and maybe in use elsewhere
             raise PalaceBusyError(f"The palace's catalog is busy in another process ({exc}); try again in a "
                                   "minute.") from exc
-        for suffix in ("", "-wal", "-shm"):
-            Path(f"{path}{suffix}").unlink(missing_ok=True)
-        return _connect(path)
+    _make_afresh(path)
+    return _connect(path)
+
+
+def _make_afresh(path: Path) -> None:
+    """Delete a damaged catalog, once however many processes found it so: under the load lock, and
+    only if it is still damaged (another may have made it afresh meanwhile)."""
+    with loading(path):
+        if _damaged(path):
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{path}{suffix}").unlink(missing_ok=True)
 
 
 @contextlib.contextmanager
@@ -135,7 +143,7 @@ def _connect(path: Path) -> sqlite3.Connection:
             _make_schema(db, version not in (None, SCHEMA_VERSION))
         finally:
             lock.release()
-    except (sqlite3.DatabaseError, LockTimeout):
+    except BaseException:
         db.close()
         raise
     return db
@@ -164,16 +172,17 @@ def _make_schema(db: sqlite3.Connection, outdated: bool) -> None:
 
 
 def _damaged(path: Path) -> bool:
-    """Whether SQLite finds the file damaged (not a database, or failing its quick check)."""
+    """Whether SQLite finds the file damaged: not a database, or failing its quick check. A file it
+    cannot open or check now (busy, out of descriptors, an I/O error) is not."""
     try:
-        probe = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
-    except sqlite3.DatabaseError:
-        return True
+        probe = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True, timeout=30)
+    except sqlite3.Error:
+        return False
     try:
         return probe.execute("PRAGMA quick_check").fetchone() != ("ok",)
-    except sqlite3.OperationalError as exc:
-        return "locked" not in str(exc) and "busy" not in str(exc)
-    except sqlite3.DatabaseError:
+    except sqlite3.OperationalError:
+        return False
+    except sqlite3.DatabaseError:  # corrupt, or not a database at all
         return True
     finally:
         probe.close()

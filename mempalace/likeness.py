@@ -54,16 +54,18 @@ class Likeness:
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Vectors of `texts` with the palace's model; recent texts are remembered (preview, then file)."""
-        with self._vectors_guard:
-            missing = list(dict.fromkeys(t for t in texts if t not in self._vectors))
+        with self._vectors_guard:  # a palace following a move meanwhile starts a new memory (see `_follow_embedder`)
+            remembered = self._vectors
+            known = {t: remembered[t] for t in texts if t in remembered}
+        missing = list(dict.fromkeys(t for t in texts if t not in known))
         fresh = self._embed(missing) if missing else []
+        known.update(zip(missing, fresh))
         with self._vectors_guard:
-            for text, vector in zip(missing, fresh):
-                self._vectors[text] = vector
-            out = np.stack([self._vectors[t] for t in texts]) if texts else np.zeros((0, 0), np.float32)
-            while len(self._vectors) > VECTOR_CACHE:
-                self._vectors.popitem(last=False)
-        return out
+            if remembered is self._vectors:
+                remembered.update(zip(missing, fresh))
+                while len(remembered) > VECTOR_CACHE:
+                    remembered.popitem(last=False)
+        return np.stack([known[t] for t in texts]) if texts else np.zeros((0, 0), np.float32)
 
     @serialized
     def check_duplicate(self, content: str, threshold: float | None = None,

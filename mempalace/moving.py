@@ -113,17 +113,24 @@ def fit_embedder(palace: "Palace", texts: Sequence[str], dry_run: bool = False) 
     from .demo_data import demo_drawers
     from .ingest.languages import MULTILINGUAL, NOT_ENGLISH_SHARE, not_in_english
 
-    settings = palace.settings
-    if settings.embedder_chosen or settings.embedder != DEFAULT_EMBEDDER or palace.mode == "server" or not texts:
+    if palace.mode == "server" or not texts:
         return None
-    count = palace.count()
+    count = palace.count()  # (first: it follows a move another process made meanwhile)
+    settings = palace.settings
+    if settings.embedder_chosen or settings.embedder != DEFAULT_EMBEDDER:
+        return None
     if count > DEMO_DRAWERS_AT_MOST or count > len(demo_drawers(palace)):
         return None
     other = not_in_english(texts)
     if other < NOT_ENGLISH_SHARE * len(texts):
         return None
     if not dry_run:
-        move_embedder(palace, MULTILINGUAL)
+        try:
+            move_embedder(palace, MULTILINGUAL)
+        except PalaceBusyError:  # another first filing is moving it right now: wait for it, then go on
+            with _one_move_at_a_time(palace, wait=True):
+                palace._sync.ensure_fresh()
+            return None
     return (f"{other:,} of {counted(len(texts), 'new drawer')} {'is' if other == 1 else 'are'} not in English, so "
             f"this new palace {'would now use' if dry_run else 'now uses'} the multilingual embedder ({MULTILINGUAL}) "
             f"instead of {DEFAULT_EMBEDDER}: a question in one language finds answers in another. "
@@ -131,10 +138,10 @@ def fit_embedder(palace: "Palace", texts: Sequence[str], dry_run: bool = False) 
             "for every new palace.")
 
 
-def _one_move_at_a_time(palace: "Palace") -> OwnLock:
+def _one_move_at_a_time(palace: "Palace", wait: bool = False) -> OwnLock:
     """Held for a whole move: a second one would delete the first's collection, or bring the live
     collection level with the one the first switched away from (losing what was written since)."""
-    lock = OwnLock(palace._catalog.path.with_suffix(".move.lock"), timeout=0)
+    lock = OwnLock(palace._catalog.path.with_suffix(".move.lock"), timeout=-1 if wait else 0)
     try:
         lock.acquire()
     except LockTimeout:

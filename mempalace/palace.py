@@ -170,15 +170,15 @@ class Palace(Likeness, Rearranging, TaxonomyView):
         """File prepared drawers in one batch (no duplicate check; ids already stored are left as they are)."""
         for draft in drafts:
             self._check_content(draft.content)
+        if not drafts:
+            return
         given, embedder = vectors is not None, self.settings.embedder
+        self._sync.ensure_fresh()  # (before embedding: a move made elsewhere is followed first)
         vectors = self._embed([d.content for d in drafts]) if vectors is None else vectors
         if len(vectors) != len(drafts):
             raise InvalidInputError("file_drawers needs exactly one vector per drawer.")
         stamp, now = new_stamp(), datetime.now(timezone.utc).isoformat(timespec="microseconds")
         metadatas = [draft_metadata(d, now, stamp, n) for n, d in enumerate(drafts)]
-        if not drafts:
-            return
-        self._sync.ensure_fresh()
         width = getattr(self._embedder.get(), "dimension", None) if given else None
         if given and (self.settings.embedder != embedder or (width and np.shape(vectors)[1:] != (width,))):
             raise PalaceMovedError(f"This palace moved to the {self.settings.embedder!r} embedder while these drawers "
@@ -376,12 +376,12 @@ class Palace(Likeness, Rearranging, TaxonomyView):
     def _follow_embedder(self, embedder: str) -> None:
         """Use `embedder` from now on: the palace's own, or the one a move switched it to meanwhile."""
         if embedder != self.settings.embedder:
-            self.settings = dataclasses.replace(self.settings, embedder=embedder)
-            self._store.follow_live()
-        self._embedder = EmbedderLoader(embedder, self.settings.cache_dir)
-        self._searcher = Searcher(self._store, self._catalog, MATCHED_SHARE_POWER if crosses_languages(embedder) else 0.0)
-        with self._vectors_guard:
+            self._store.follow_live()  # (first: if it fails, the next read tries again)
+        with self._vectors_guard:  # the loader and the remembered vectors change together (see `embed`)
+            self._embedder = EmbedderLoader(embedder, self.settings.cache_dir)
             self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._searcher = Searcher(self._store, self._catalog, MATCHED_SHARE_POWER if crosses_languages(embedder) else 0.0)
+        self.settings = dataclasses.replace(self.settings, embedder=embedder)
 
     def _check_content(self, content: object) -> None:
         check_content(content, self.settings.max_content_chars)

@@ -113,3 +113,40 @@ def test_a_damaged_file_is_made_afresh(tmp_path: Path) -> None:
     catalog = Catalog(path)
     catalog.upsert(rows(0, 2))
     assert catalog.count() == 2
+
+
+def test_a_catalog_that_cannot_be_opened_now_is_busy_and_kept(tmp_path: Path, monkeypatch) -> None:
+    """Out of descriptors, say: neither the open nor the damage check can read it, which is no damage."""
+    import mempalace.catalog_file as catalog_file
+
+    path = tmp_path / "catalog.sqlite3"
+    catalog = Catalog(path)
+    catalog.upsert(rows(0, 4))
+    catalog.close()
+
+    def cannot(*_args, **_kwargs):
+        raise sqlite3.OperationalError("unable to open database file")
+
+    import types
+
+    unopenable = types.SimpleNamespace(**{name: getattr(sqlite3, name) for name in dir(sqlite3) if name[0].isupper()})
+    unopenable.connect = cannot
+    monkeypatch.setattr(catalog_file, "sqlite3", unopenable)  # this module's opens only
+    with pytest.raises(PalaceBusyError):
+        Catalog(path)
+    monkeypatch.undo()
+    assert Catalog(path).count() == 4
+
+
+@pytest.mark.parametrize("folder", ["a%41b", "a#b", "a?b"])
+def test_a_catalog_in_a_folder_with_uri_characters_opens_and_a_damaged_one_is_made_afresh(tmp_path: Path,
+                                                                                          folder: str) -> None:
+    path = tmp_path / folder / "catalog.sqlite3"
+    catalog = Catalog(path)
+    catalog.upsert(rows(0, 3))
+    catalog.close()
+    assert Catalog(path).count() == 3
+    path.write_bytes(b"not a database " * 500)
+    for suffix in ("-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    assert Catalog(path).count() == 0

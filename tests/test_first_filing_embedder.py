@@ -14,6 +14,7 @@ from mempalace.access import full_grant
 from mempalace.config import load_settings
 from mempalace.demo import load_demo
 from mempalace.ingest.pipeline import ingest
+from mempalace.moving import move_embedder
 from mempalace.palace import Palace
 from mempalace.scoped import ScopedPalace
 
@@ -93,3 +94,19 @@ def test_a_palace_holding_only_the_demo_moves_through_a_scoped_view_and_keeps_th
         assert {i: kept[i] for i in demo} == demo
         audit = palace.access.entries(action="embedder")
         assert [(e.who, e.detail.get("before"), e.detail.get("after")) for e in audit] == [("ana", "minilm-int8", "use-m3")]
+
+
+def test_a_palace_opened_before_another_process_moved_it_files_with_the_new_embedder(tmp_path: Path, unchosen) -> None:
+    from test_first_open import _stop_host
+
+    folder, adoption = tmp_path / "shared", ["我们想领养一只退役的灰狗，它怕冷吗？", "灰狗体脂低，冬天出门要穿衣服，晚上睡觉要有软垫。"]
+    try:
+        with Palace.open(folder, settings=unchosen, private=False) as late, \
+                Palace.open(folder, settings=unchosen, private=False) as first:
+            move_embedder(first, "use-m3")  # still empty: `mempalace embedder --to use-m3` in another terminal
+            report = ingest(late, _chat(tmp_path, "greyhound.txt", adoption))  # its first filing, as it saw
+            assert report.ok and report.added and late.settings.embedder == "use-m3", report.errors
+            hit = late.search("is a greyhound afraid of the cold", limit=1)[0]
+            assert "灰狗" in hit.content
+    finally:
+        _stop_host(folder)

@@ -21,8 +21,8 @@ from pathlib import Path
 import numpy as np
 
 from .. import blobs, formats
-from ..errors import (InvalidInputError, MalformedSourceError, MempalaceError, NotRegularFileError, SourceRefusedError,
-                      UnsupportedFormatError)
+from ..errors import (InvalidInputError, MalformedSourceError, MempalaceError, NotRegularFileError, PalaceMovedError,
+                      SourceRefusedError, UnsupportedFormatError)
 from ..formats.base import Conversation, Source
 from ..formats.walking import walk as _walk
 from ..inventory import INGEST
@@ -176,6 +176,7 @@ def _finish(palace: Palace, plans: list[Plan], run: Run, dry_run: bool, progress
         fitted = palace.fit_embedder(texts, dry_run)  # before anything embeds or reads vectors
         rooms = aside.submit(copy_context().run, room_choice, palace) if needs_room_choice(plans, run) else None
         classify(palace, plans, progress, remember=dry_run, on_part=nearest.ask if nearest else None)
+        run.embedded_with = palace.settings.embedder
         if rooms is not None:
             run.rooms = rooms.result()
         renames = assign_rooms(palace, plans, run)
@@ -199,7 +200,7 @@ def _finish(palace: Palace, plans: list[Plan], run: Run, dry_run: bool, progress
                 for n, plan in enumerate(plans)]
     for old, new in renames.items():  # in the order chosen: a freed name may be taken next
         palace.rename_room(old, new, chosen_by=INGEST)
-    reports = _file_group(palace, plans, known)
+    reports = _file_group(palace, plans, known, run.embedded_with)
     return [replace(r, notes=r.notes + said) if n == 0 else r for n, r in enumerate(reports)]
 
 
@@ -302,8 +303,8 @@ def _parse(src: Source, format_name: str | None) -> tuple[str, list[Conversation
     return detected, conversations
 
 
-def _file_group(palace: Palace, plans: list[Plan], known: dict[str, tuple[str, float] | None] | None = None
-                ) -> list[IngestReport]:
+def _file_group(palace: Palace, plans: list[Plan], known: dict[str, tuple[str, float] | None] | None = None,
+                embedded_with: str = "") -> list[IngestReport]:
     """Write several plans in one go; if that fails, undo it and write them one by one instead.
     `known`: each draft's nearest stored drawer, if asked for already.
 
@@ -314,10 +315,10 @@ def _file_group(palace: Palace, plans: list[Plan], known: dict[str, tuple[str, f
     drafts = [d for p in plans for d in p.drafts]
     _, vectors, replaced = _new(plans)
     try:
-        added, near = _write(palace, drafts, vectors, replaced, known)
+        added, near = _write(palace, drafts, vectors, replaced, known, embedded_with)
     except MempalaceError as exc:
-        if len(plans) > 1:
-            return [r for p in plans for r in _file_group(palace, [p], known)]
+        if len(plans) > 1 and not isinstance(exc, PalaceMovedError):
+            return [r for p in plans for r in _file_group(palace, [p], known, embedded_with)]
         plan = plans[0]
         return [IngestReport(source=plan.source, format=plan.format, conversations=plan.conversations, transient=True,
                              errors=(f"{plan.source}: filing failed part-way ({exc}); {_undo(palace, [d.id for d in drafts])}",))]
@@ -332,9 +333,10 @@ def _file_group(palace: Palace, plans: list[Plan], known: dict[str, tuple[str, f
 
 
 def _write(palace: Palace, drafts: list[DrawerDraft], vectors: np.ndarray, replaced: list[str],
-           known: dict[str, tuple[str, float] | None] | None = None) -> tuple[list[str], list[int]]:
+           known: dict[str, tuple[str, float] | None] | None = None, embedded_with: str = "") -> tuple[list[str], list[int]]:
     """File drafts in batches; returns their ids and, per draft, 1 if it is a near-duplicate of a
-    drawer stored before (`known`: each draft's nearest, else asked for batch by batch)."""
+    drawer stored before (`known`: each draft's nearest, else asked for batch by batch). Refused if
+    the palace moved to another embedder since `embedded_with` made the vectors."""
     added: list[str] = []
     near: list[int] = []
     threshold = palace.settings.duplicate_threshold
@@ -344,6 +346,9 @@ def _write(palace: Palace, drafts: list[DrawerDraft], vectors: np.ndarray, repla
             matches = ([known.get(d.id) for d in batch] if known is not None
                        else palace.nearest_existing(batch_vectors, exclude=[*added, *replaced]))
             near += [int(bool(m and m[1] >= threshold)) for m in matches]
+            if embedded_with and palace.settings.embedder != embedded_with:
+                raise PalaceMovedError(f"This palace moved to the {palace.settings.embedder!r} embedder while these "
+                                       "drawers were being read: nothing was filed. File them again.")
             palace.file_drawers(batch, batch_vectors)
             added += [d.id for d in batch]
     except MempalaceError:

@@ -72,6 +72,7 @@ class Run:
     date: str | None = None  # the day the conversations happened, where their source does not say
     text_wing: str | None = None
     renames: list[tuple[str, str]] = field(default_factory=list)
+    embedded_with: str = ""  # the embedder that made the vectors of the group being filed
 
 
 def drawer_id(content: str) -> str:
