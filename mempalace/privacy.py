@@ -18,6 +18,7 @@ OWNER_ONLY_UMASK = 0o077  # what MemPalace's own server processes create files w
 NEUTRAL_FOLDER = os.path.abspath(os.sep)  # where MemPalace's server processes run: never a palace
 _POSIX = os.name == "posix"
 _NO_LINKS = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+_PATH_ONLY = getattr(os, "O_PATH", 0) if os.path.isdir("/proc/self/fd") else 0
 
 
 def owner_dir(path: Path) -> Path:
@@ -53,18 +54,29 @@ def owner_file(*paths: Path) -> None:
 
 
 def owner_database(*paths: Path) -> None:
-    """`owner_file` for an SQLite database and its journals, without opening them: closing any
-    descriptor of a file drops every POSIX lock this process holds on it, SQLite's included (another
-    process then takes the database for unused, and the file was reported malformed)."""
+    """`owner_file` for an SQLite database and its journals, without a descriptor whose closing drops
+    locks: closing any ordinary descriptor of a file drops every POSIX lock this process holds on it,
+    SQLite's included (other processes then took a shared catalog for unused and it was reported
+    malformed). Linux's O_PATH descriptors hold no locks to drop."""
     if not _POSIX:
         return
     for path in paths:
         try:
-            found = os.lstat(path)
-            if stat.S_ISREG(found.st_mode) and found.st_uid == os.geteuid() and found.st_mode & 0o777 != OWNER_ONLY_FILE:
-                os.chmod(path, OWNER_ONLY_FILE)  # a regular file, just seen: never a link followed
+            if _PATH_ONLY:
+                descriptor = os.open(path, _PATH_ONLY | os.O_NOFOLLOW)  # a link is opened as the link itself
+                try:
+                    _owner_only(os.fstat(descriptor), f"/proc/self/fd/{descriptor}")
+                finally:
+                    os.close(descriptor)
+            else:
+                _owner_only(os.lstat(path), path)
         except OSError:
             continue
+
+
+def _owner_only(found: os.stat_result, where: str | Path) -> None:
+    if stat.S_ISREG(found.st_mode) and found.st_uid == os.geteuid() and found.st_mode & 0o777 != OWNER_ONLY_FILE:
+        os.chmod(where, OWNER_ONLY_FILE)
 
 
 def open_own(path: Path, flags: int) -> int:
