@@ -13,10 +13,8 @@ SQLite finds it damaged (`PRAGMA quick_check`), never on an error another proces
 
 from __future__ import annotations
 
-import contextlib
 import re
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 
 from .errors import PalaceBusyError
@@ -113,15 +111,10 @@ def _make_afresh(path: Path) -> None:
                 Path(f"{path}{suffix}").unlink(missing_ok=True)
 
 
-@contextlib.contextmanager
-def loading(path: Path) -> Iterator[None]:
-    """Held around a bulk load: one at a time, and an opener never repairs the schema under it."""
-    lock = OwnLock(_load_lock(path))
-    lock.acquire()
-    try:
-        yield
-    finally:
-        lock.release()
+def loading(path: Path) -> OwnLock:
+    """Held around a bulk load (`with loading(path):`): one at a time, and an opener never repairs the
+    schema under it."""
+    return OwnLock(_load_lock(path))
 
 
 def _connect(path: Path) -> sqlite3.Connection:

@@ -32,6 +32,12 @@ class PalaceUnavailableError(MempalaceError):
 class PalaceMovedError(PalaceUnavailableError):
     """The palace moved to another embedder during a write: nothing was written; trying again works."""
 
+    @classmethod
+    def while_reading(cls, embedder: str) -> "PalaceMovedError":
+        """For drawers embedded before the palace moved to `embedder`."""
+        return cls(f"This palace moved to the {embedder!r} embedder while these drawers were being read: nothing "
+                   "was filed. File them again.")
+
 
 class DrawerNotFoundError(MempalaceError, KeyError):
     """No drawer has the given id."""

@@ -26,7 +26,6 @@ from .locking import LockTimeout, OwnLock
 from .store import Record
 from .store.switching import Beside, drop, digests, leftovers
 from .sync import MOVING
-from .wording import counted
 
 if TYPE_CHECKING:
     from .palace import Palace
@@ -111,7 +110,7 @@ def fit_embedder(palace: "Palace", texts: Sequence[str], dry_run: bool = False) 
     those only by their exact words, never across languages). Returns what to tell, if it moved (or,
     with `dry_run`, would move)."""
     from .demo_data import demo_drawers
-    from .ingest.languages import MULTILINGUAL, NOT_ENGLISH_SHARE, not_in_english
+    from .ingest.languages import MULTILINGUAL, not_english_share
 
     if palace.mode == "server" or not texts:
         return None
@@ -121,8 +120,8 @@ def fit_embedder(palace: "Palace", texts: Sequence[str], dry_run: bool = False) 
         return None
     if count > DEMO_DRAWERS_AT_MOST or count > len(demo_drawers(palace)):
         return None
-    other = not_in_english(texts)
-    if other < NOT_ENGLISH_SHARE * len(texts):
+    said = not_english_share(texts)
+    if said is None:
         return None
     if not dry_run:
         try:
@@ -131,9 +130,8 @@ def fit_embedder(palace: "Palace", texts: Sequence[str], dry_run: bool = False) 
             with _one_move_at_a_time(palace, wait=True):
                 palace._sync.ensure_fresh()
             return None
-    return (f"{other:,} of {counted(len(texts), 'new drawer')} {'is' if other == 1 else 'are'} not in English, so "
-            f"this new palace {'would now use' if dry_run else 'now uses'} the multilingual embedder ({MULTILINGUAL}) "
-            f"instead of {DEFAULT_EMBEDDER}: a question in one language finds answers in another. "
+    return (f"{said}, so this new palace {'would now use' if dry_run else 'now uses'} the multilingual embedder "
+            f"({MULTILINGUAL}) instead of {DEFAULT_EMBEDDER}: a question in one language finds answers in another. "
             f"`mempalace embedder --to {DEFAULT_EMBEDDER}` moves it back; setting `embedder` in config.toml chooses "
             "for every new palace.")
 

@@ -181,8 +181,7 @@ class Palace(Likeness, Rearranging, TaxonomyView):
         metadatas = [draft_metadata(d, now, stamp, n) for n, d in enumerate(drafts)]
         width = getattr(self._embedder.get(), "dimension", None) if given else None
         if given and (self.settings.embedder != embedder or (width and np.shape(vectors)[1:] != (width,))):
-            raise PalaceMovedError(f"This palace moved to the {self.settings.embedder!r} embedder while these drawers "
-                                   "were being read: nothing was filed. File them again.")
+            raise PalaceMovedError.while_reading(self.settings.embedder)
         known = self._catalog.stamps([d.id for d in drafts])
         with self._sync.writing("add", [d.id for d in drafts if d.id not in known], stamp):
             self._store.add([d.id for d in drafts], [d.content for d in drafts], metadatas, vectors)

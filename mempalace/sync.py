@@ -31,7 +31,7 @@ from typing import Any
 from .catalog import Catalog, JournalEntry, Row
 from .catalog_build import ProgressFile
 from .dates import first_day
-from .errors import MempalaceError, PalaceMovedError
+from .errors import MempalaceError
 from .locking import WriteGate
 from .models import ROOM_ALIASES
 from .store import SEQ_KEY, ChromaStore, Record
@@ -140,7 +140,7 @@ class CatalogSync:
         self._verified = 0
         self._repair_after = 0.0
         self.on_use: Any = lambda: None  # a shared palace's lease: tells the server it is still wanted
-        self.on_moved: Any = None  # given the embedder a move switched the palace to: go on with it
+        self.on_moved: Any = lambda embedder: None  # given the embedder a move switched the palace to: go on with it
 
     # -- reading ----------------------------------------------------------------------------------
 
@@ -177,10 +177,6 @@ class CatalogSync:
         here: its catalog now holds the new embedder's vectors (see `mempalace.moving`)."""
         recorded = self.catalog.get_state("embedder")
         if self.embedder and recorded and not recorded.startswith(MOVING) and recorded != self.embedder:
-            if self.on_moved is None:
-                raise PalaceMovedError(
-                    f"This palace moved to the {recorded!r} embedder while it was open here. Open it again "
-                    "(restart the dashboard or MCP server).")
             self.on_moved(recorded)
             self.embedder = recorded
             self.generation += 1

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from ..naming import fold
 from ..wording import counted
 from .lexicon import checked_file
+from .russian import nominative, russian_stem
 
 STOP_FILE = ("stopwordsiso", "stopwordsiso/stopwords-iso.json",
              "337af4d57d5fa1fecc2ffcae532e9b9f05db51c74ff18d3dde9572185a3cdae4")
@@ -279,8 +280,6 @@ def written(phrase: str) -> str:
     one's head in the nominative (`экзамене` → `экзамен`)."""
     words = phrase.split()
     if any(is_cyrillic(w) for w in words):
-        from .russian import nominative
-
         words = nominative(words)
     text = words[0] if words else ""
     for before, word in zip(words, words[1:]):
@@ -316,7 +315,7 @@ def is_calendar(word: str) -> bool:
     German thread is read as German. From the Unicode CLDR's names (`babel`)."""
     lowered = word.lower()
     names = _calendar_names()
-    return lowered in names or (is_cyrillic(lowered) and _russian_stem(lowered) in names)
+    return lowered in names or (is_cyrillic(lowered) and russian_stem(lowered) in names)
 
 
 @functools.lru_cache(maxsize=1)
@@ -327,18 +326,16 @@ def _calendar_names() -> frozenset[str]:
 
     names = {name.lower() for language in CALENDAR_SHA256 if language != "root" for context in ("format", "stand-alone")
              for getter in (get_month_names, get_day_names) for name in getter("wide", context, language).values()}
-    return frozenset(names | {_russian_stem(n) for n in names if is_cyrillic(n)})
+    return frozenset(names | {russian_stem(n) for n in names if is_cyrillic(n)})
 
 
-def _russian_stem(word: str) -> str:
-    from .russian import russian_stem
-
-    return russian_stem(word)
-
-
-def not_in_english(texts: Sequence[str]) -> int:
-    """How many of `texts` are mostly written in another language than English."""
-    return sum(main_language(text) != ENGLISH for text in texts)
+def not_english_share(texts: Sequence[str]) -> str | None:
+    """"N of M new drawers are not in English" when at least NOT_ENGLISH_SHARE of `texts` are written
+    mostly in another language, else None."""
+    other = sum(main_language(text) != ENGLISH for text in texts)
+    if not texts or other < NOT_ENGLISH_SHARE * len(texts):
+        return None
+    return f"{other:,} of {counted(len(texts), 'new drawer')} {'is' if other == 1 else 'are'} not in English"
 
 
 def embedder_note(embedder: str, texts: Sequence[str]) -> str | None:
@@ -346,12 +343,9 @@ def embedder_note(embedder: str, texts: Sequence[str]) -> str | None:
     English only (MiniLM): their search and rooms across languages need the multilingual one."""
     from ..embedding import crosses_languages
 
-    if crosses_languages(embedder) or not texts:
+    said = None if crosses_languages(embedder) else not_english_share(texts)
+    if said is None:
         return None
-    other = not_in_english(texts)
-    if other < NOT_ENGLISH_SHARE * len(texts):
-        return None
-    return (f"{other:,} of {counted(len(texts), 'new drawer')} {'is' if other == 1 else 'are'} not in English, and "
-            f"this palace's embedder ({embedder}) "
+    return (f"{said}, and this palace's embedder ({embedder}) "
             "reads English only: a question finds them only by their exact words, and never across languages. "
             f"`mempalace embedder --to {MULTILINGUAL}` moves the palace to the multilingual embedder (every drawer kept).")

@@ -347,8 +347,7 @@ def _write(palace: Palace, drafts: list[DrawerDraft], vectors: np.ndarray, repla
                        else palace.nearest_existing(batch_vectors, exclude=[*added, *replaced]))
             near += [int(bool(m and m[1] >= threshold)) for m in matches]
             if embedded_with and palace.settings.embedder != embedded_with:
-                raise PalaceMovedError(f"This palace moved to the {palace.settings.embedder!r} embedder while these "
-                                       "drawers were being read: nothing was filed. File them again.")
+                raise PalaceMovedError.while_reading(palace.settings.embedder)
             palace.file_drawers(batch, batch_vectors)
             added += [d.id for d in batch]
     except MempalaceError:
