@@ -6,6 +6,7 @@ from collections.abc import Sequence
 import streamlit as st
 
 from dashboard.render import md
+from dashboard.views import key, other_names
 from mempalace import MempalaceError
 from mempalace.graph.merges import same_concept_room
 from mempalace.scoped import ScopedPalace
@@ -25,12 +26,27 @@ def rename_panel(p: ScopedPalace, rooms: Sequence[str]) -> None:
     old = row[0].selectbox("Room", rooms, key="rename_room")
     new = row[1].text_input("New name", key="rename_new", max_chars=100)
     if row[2].button("Rename", key="rename_go") and new.strip():
-        try:
-            result = p.rename_room(old, new)
-            st.toast(md(f"Renamed {result.old} to {result.new}; its old name still finds it."))
-            st.rerun()
-        except MempalaceError as exc:
-            st.error(md(str(exc)))
+        _rename(p, old, new)
+    try:
+        others = other_names(p, key(p), old)
+    except MempalaceError as exc:
+        st.error(md(str(exc)))
+        return
+    if others:
+        st.caption(md(f"Other names from {old}'s own conversations, best first (a click renames it):"))
+        for column, name in zip(st.columns(len(others)), others):
+            if column.button(md(name), key=f"rename_to_{name}"):
+                _rename(p, old, name)
+
+
+def _rename(p: ScopedPalace, old: str, new: str) -> None:
+    try:
+        result = p.rename_room(old, new)
+    except MempalaceError as exc:
+        st.error(md(str(exc)))
+        return
+    st.toast(md(f"Renamed {result.old} to {result.new}; its old name still finds it."))
+    st.rerun()
 
 
 def offer_similar_room(p: ScopedPalace, room: str | None, field: str) -> None:

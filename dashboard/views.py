@@ -123,6 +123,14 @@ def overview(_p: ScopedPalace, key: tuple[str, tuple[str, ...], int]) -> dict[st
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
+def other_names(_p: ScopedPalace, key: tuple[str, tuple[str, ...], int], room: str) -> tuple[str, ...]:
+    """A room's best other names (read from its drawers and ranked by meaning: a second or so)."""
+    from mempalace.ingest.room_alternatives import name_alternatives
+
+    return name_alternatives(_p, room)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
 def search(_p: ScopedPalace, key: tuple[str, tuple[str, ...], int], query: str, filters: tuple[tuple[str, str], ...], mode: str,
            limit: int) -> list[SearchHit]:
     return _p.search(query, mode=mode, limit=limit, **dict(filters))

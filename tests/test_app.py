@@ -716,6 +716,20 @@ def test_a_renamed_rooms_old_name_opens_it_and_editors_rename_on_tunnels(story, 
     assert palace.room_named_by_person("gpu-spend")
 
 
+def test_a_room_is_renamed_to_one_of_its_other_names_in_one_click(story):
+    at = open_page("tunnels")
+    at.toggle(key="rename_open").set_value(True).run()
+    at.selectbox(key="rename_room").select("gpu-pricing").run()
+    offered = [b for b in at.button if (b.key or "").startswith("rename_to_")]
+    assert offered and "gpu-pricing" not in [b.key.removeprefix("rename_to_") for b in offered]
+    chosen = offered[0].key.removeprefix("rename_to_")
+    offered[0].click().run()
+    assert not at.exception
+    palace = app_palace(at)
+    assert chosen in palace.list_rooms() and "gpu-pricing" not in palace.list_rooms()
+    assert palace.room_aliases()["gpu-pricing"] == chosen and palace.room_named_by_person(chosen)
+
+
 def test_ingest_offers_the_existing_room_a_typed_room_probably_means(story):
     at = open_page("ingest")
     at.text_input(key="ingest_room").input("migrating auth").run()

@@ -12,7 +12,8 @@ from mempalace import Palace
 from mempalace.ingest import ingest_paths, reroom as reroom_module
 from mempalace.ingest.rehall import rehall
 from mempalace.ingest.reroom import reroom
-from mempalace.ingest.rooms import KEPT_PHRASES, PhraseTally, RoomChooser, read_part
+from mempalace.ingest.part_phrases import read_part
+from mempalace.ingest.rooms import KEPT_PHRASES, PhraseTally, RoomChooser
 
 TOPICS = ("ledger service", "billing export", "garden compost", "marathon training", "tax return")
 

@@ -13,7 +13,8 @@ from _cli import as_json, ok
 from mempalace.cli import main
 from mempalace.errors import InvalidInputError
 from mempalace.ingest import ingest
-from mempalace.ingest.rooms import Meaning, PhraseTally, RoomChooser, read_part
+from mempalace.ingest.part_phrases import read_part
+from mempalace.ingest.rooms import Meaning, PhraseTally, RoomChooser
 
 LISBON = ["We land in Lisbon on Friday; what should we see in Lisbon first?",
           "For Lisbon, start with Alfama and the tram 28, then Belem for the pasteis.",

@@ -13,7 +13,8 @@ from click.testing import CliRunner
 from _cli import as_json
 from mempalace.cli import main
 from mempalace.ingest.languages import words_in
-from mempalace.ingest.rooms import PhraseTally, RoomChooser, read_part
+from mempalace.ingest.part_phrases import read_part
+from mempalace.ingest.rooms import PhraseTally, RoomChooser
 from mempalace.ingest.topics import TopicRooms
 from mempalace.models import DrawerDraft
 from mempalace.palace import Palace

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from mempalace.ingest import ingest, ingest_paths
-from mempalace.ingest.rooms import GENERAL, RoomChooser, room_key, stem
+from mempalace.ingest.rooms import GENERAL, RoomChooser, room_key
+from mempalace.ingest.words import stem
 
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 WORD_SLUG = re.compile(r"^[^\W_]+(?:-[^\W_]+)*$")

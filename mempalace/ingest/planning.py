@@ -288,11 +288,11 @@ def remember_room(rooms: TopicRooms, room: str, samples: list[tuple[str, str, st
     groups: dict[tuple[str, str], list[tuple[str, np.ndarray]]] = {}
     for wing, parent, content, vector in samples:
         groups.setdefault((wing, parent), []).append((content, vector))
-    rooms.remember_many(room, [(wing, np.stack([v for _, v in members]), functools.partial(_said, [c for c, _ in members]))
+    rooms.remember_many(room, [(wing, np.stack([v for _, v in members]), functools.partial(said_in, [c for c, _ in members]))
                                for (wing, _), members in sorted(groups.items())])
 
 
-def _said(contents: list[str]) -> list[str]:
+def said_in(contents: list[str]) -> list[str]:
     """What people said in stored drawers (blobs out), as room choice reads texts."""
     return [people_words(blobs.removed(c)) for c in contents]
 

@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .rooms import PhraseTally, read_part
+from .part_phrases import read_part
+from .rooms import PhraseTally
 from .scripts import script_shares
 
 

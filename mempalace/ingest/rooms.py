@@ -1,9 +1,7 @@
 """Room names, from what a room's conversations say (which room a part joins is `topics`' choice,
 by meaning).
 
-Candidates are one or two content words in a row (`words` says which words can be topics), never a
-person: speakers, their handles, given names and the capitalised word after one or after a title.
-Places and products may name rooms. A room's name is a phrase enough of its parts use, scored by
+Candidates are one or two content words in a row, never a person (`part_phrases` reads them). Places and products may name rooms. A room's name is a phrase enough of its parts use, scored by
 how many parts and wings use it and how specific it is to the room in the palace (class-based
 TF-IDF); the best-scored are ranked by nearness to the room's meaning and centrality among its
 phrases (KeyBERT's idea, on our embedder). A name another room holds is never handed out; none →
@@ -22,10 +20,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import InvalidInputError
-from ..naming import room_slug, spell_symbols
-from .lexicon import HONORIFICS, can_head, can_stand_alone, given_names
-from .languages import ENGLISH, everyday, in_language, is_calendar, is_cjk, main_language, reading, word_language, words_in, written
-from .words import COMMAND_WORD, GENERIC, LONG_TOKEN, NOT_PROSE, NOT_TOPIC_WORDS, SENTENCE, WORD, fold, stem, topic_length
+from ..naming import room_slug
+from .languages import ENGLISH, everyday, in_language, is_calendar, is_cjk, word_language, written
+from .lexicon import can_head, can_stand_alone
+from .part_phrases import Part, name_stem, read_part
+from .words import GENERIC
 
 GENERAL = "general"
 PAIR_WEIGHT = 1.3  # a two-word phrase over its words alone ("sleep training" over "training")
@@ -43,34 +42,14 @@ CENTRAL_POWER = 0.5  # how much nearness to that centre counts beside nearness t
 FIT_FLOOR = 0.01  # the least nearness in meaning a candidate is given
 SCORED_PHRASES = 200  # the most used phrases of a room that are scored
 KEPT_PHRASES = 2 * SCORED_PHRASES  # a room's tally lets go of its least used phrases past twice this many
-_CAPITAL_PAIR = re.compile(r"\b([A-Z][a-z]+)\.?[ \t]+(?=([A-Z][a-z][\w'-]*))")
 _CODE_PLACES = frozenset("master main branch branches origin head repo repos commit commits".split())  # git's words
 _WEAK_ALONE = frozenset("cost costs price prices syntax traceback error errors output master main branch repo session".split())
 NAME_CANDIDATES = 60  # the best-scored phrases a `rank` function chooses among
 
 
-def name_stem(word: str) -> str:
-    """`stem`, and `cities` as `city`: names that differ so are one name (word signatures keep `stem`)."""
-    return stem(word[:-3] + "y") if word.endswith("ies") and len(word) > 4 else stem(word)
-
-
 def room_key(slug: str) -> str:
     """The same key for `auth-migration`, `migrating-auth`, `Auth Migrations`; `city` and `cities`."""
     return "-".join(sorted(name_stem(part) for part in slug.split("-") if part))
-
-
-@dataclass(frozen=True)
-class Part:
-    """What one conversation part says, for naming the room it is in: its phrases by key (sorted light
-    stems) with how firmly it uses each (0.7 once, 0.95 twice, 1.0 more or in its title), each one's
-    commonest spelling here, and the keys it spells only capitalised (a place, a product)."""
-
-    wing: str
-    support: Mapping[str, float]
-    surface: Mapping[str, str]
-    proper: frozenset[str] = frozenset()
-    titled: frozenset[str] = frozenset()
-    language: str = ENGLISH  # the language most of its text is in
 
 
 class PhraseTally:
@@ -150,33 +129,6 @@ class Meaning:
 Ranker = Meaning
 
 
-def read_part(texts: Sequence[str], title: str | None = None, names: Iterable[str] = (), wing: str = "") -> Part:
-    """The phrases (one or two content words in a row) of a part's texts and title."""
-    spoken = {w for n in names for w in WORD.findall(fold(n.lower()))} | handles(names)
-    ignored = NOT_TOPIC_WORDS | spoken | reading("\n".join([*texts, title or ""]))[1]
-    people = _people([*texts, title or ""], spoken)
-    counts: Counter[str] = Counter()
-    spellings: dict[str, Counter[str]] = {}
-    lower_seen: set[str] = set()
-    titled: set[str] = set()
-    for source, text in [(False, t) for t in texts] + [(True, title or "")]:
-        for run in _runs(text, ignored, people, lower_seen, spoken):
-            for size in (1, 2):
-                for start in range(len(run) - size + 1):
-                    words = run[start : start + size]
-                    if size == 2 and name_stem(words[0]) == name_stem(words[1]):
-                        continue  # "thread thread" is not a topic
-                    key = "-".join(sorted(name_stem(w) for w in words))
-                    counts[key] += 1
-                    spellings.setdefault(key, Counter())[" ".join(words)] += 1
-                    if source:
-                        titled.add(key)
-    support = {k: 1.0 if k in titled else min(1.0, 0.45 + 0.25 * n) for k, n in counts.items()}
-    surface = {k: max(c.items(), key=lambda kv: (kv[1], kv[0]))[0] for k, c in spellings.items()}
-    proper = frozenset(k for k, s in surface.items() if not set(s.split()) & lower_seen and not is_cjk(s))
-    return Part(wing, support, surface, proper, frozenset(titled), main_language("\n".join(texts) or title or ""))
-
-
 class RoomChooser:
     """Names rooms: from one part when a room opens, from all its parts once they are known, never
     with a name another room holds."""
@@ -223,13 +175,20 @@ class RoomChooser:
     def _pick(self, parts: PhraseTally, rank: Ranker | None, current: str | None, language: str | None = None
               ) -> tuple[str, float, float]:
         """`best`, or with `language` the best name in that language (or none)."""
+        names, own = self.ranked(parts, rank, current, language)
+        return (*names[0], own) if names else (GENERAL, 0.0, 0.0)
+
+    def ranked(self, parts: PhraseTally, rank: Ranker | None, current: str | None = None,
+               language: str | None = None, limit: int = 1) -> tuple[list[tuple[str, float]], float]:
+        """Up to `limit` names for the room, best first, with their scores, and the score of `current`
+        (as `best` ranks them; `language`: only names in it)."""
         scored = self._scores(parts)
         own = room_key(current) if current else None
         order = sorted((k for k in scored if k == own or k not in self._known), key=lambda k: (-scored[k][0], k))
         wanted = [k for k in order if in_language(scored[k][1][0], parts.phrases[k].languages, language or parts.language)]
         order = wanted if wanted or language else order
         if not order:
-            return GENERAL, 0.0, 0.0
+            return [], 0.0
         shortlist = order[:NAME_CANDIDATES] + ([own] if own in order[NAME_CANDIDATES:] else [])
         spelling = {k: scored[k][1][0] for k in shortlist}
         top = scored[order[0]][0]
@@ -237,13 +196,16 @@ class RoomChooser:
         if rank:
             fits = self._fits(shortlist, {k: scored[k][1] for k in shortlist}, rank, spelling, final)
             final = {k: fits[k] * final[k] ** LEXICAL_POWER * _compound(spelling[k]) for k in shortlist}
+        names: dict[str, float] = {}
         for key in sorted(shortlist, key=lambda k: (-final[k], k)):
             try:
                 name = room_slug(written(_head_of(key, spelling, final) if rank else spelling[key]))
             except InvalidInputError:
                 continue
-            return name, final[key], final.get(own, 0.0) if own else 0.0
-        return GENERAL, 0.0, 0.0
+            names.setdefault(name, final[key])
+            if len(names) == limit:
+                break
+        return list(names.items()), final.get(own, 0.0) if own and names else 0.0
 
     @staticmethod
     def _fits(keys: list[str], spellings: Mapping[str, Sequence[str]], meaning: Meaning, chosen: dict[str, str],
@@ -336,17 +298,6 @@ def _common_spellings(spelled: Counter[str]) -> list[str]:
     return [s for s, n in ranked if n >= SPELLING_SHARE * ranked[0][1]]
 
 
-def handles(names: Iterable[str]) -> set[str]:
-    """The usual handles of people with a first and last name: `hfaran`, `hamzaf`, `hamzafaran`."""
-    found = set()
-    for name in names:
-        words = WORD.findall(fold(name.lower()))
-        if len(words) >= 2:
-            first, last = words[0], words[-1]
-            found |= {first[0] + last, first + last[0], first + last}
-    return found
-
-
 def _compound(spelling: str) -> float:
     """PAIR_WEIGHT for two Chinese or Japanese words (`年度汇算`, `数仓迁移`): there a word alone is two
     characters or so and names a topic too broadly (`迁移`: moving anything); else 1."""
@@ -364,35 +315,3 @@ def _head_of(key: str, spelling: Mapping[str, str], final: Mapping[str, float]) 
     return spelling[key]
 
 
-def _people(texts: Sequence[str], spoken: set[str]) -> set[str]:
-    """Words that are people here when capitalised: given names, and the capitalised word after a
-    given name, a speaker's name or a title (`Dr. Okafor`, `Hal Higdon`)."""
-    people = set(given_names())
-    for text in texts:
-        for first, second in _CAPITAL_PAIR.findall(fold(text)):
-            lead = first.lower()
-            if lead in people or lead in HONORIFICS or lead in spoken:
-                people.add(second.lower())
-    return people
-
-
-def _runs(text: str, ignored: frozenset[str] | set[str], people: set[str], lower_seen: set[str],
-          spoken: set[str]) -> list[list[str]]:
-    """Runs of consecutive content words of `text`, lowercased; a capitalised person's name, or a
-    speaker's name (`spoken`), breaks a run. Words written in lower case are added to `lower_seen`."""
-    runs: list[list[str]] = []
-    prepared = COMMAND_WORD.sub(" . ", spell_symbols(fold(text)))
-    for piece in SENTENCE.split(NOT_PROSE.sub(" . ", LONG_TOKEN.sub(" . ", prepared))):
-        run: list[str] = []
-        for token in words_in(piece, WORD, spoken):
-            word = token.lower()
-            short = not topic_length(word) and not (len(word) == 2 and token.isupper())
-            if not word or word in ignored or short or (token[0].isupper() and word in people):
-                runs.append(run)
-                run = []
-                continue
-            if token[0].islower():
-                lower_seen.add(word)
-            run.append(word)
-        runs.append(run)
-    return [r for r in runs if r]

@@ -19,7 +19,8 @@ import numpy as np
 from ..embedding import LikenessScale
 from .room_meanings import RoomMeanings
 from .room_profile import RoomProfile
-from .rooms import GENERAL, Meaning, RoomChooser, read_part
+from .part_phrases import read_part
+from .rooms import GENERAL, Meaning, RoomChooser
 from .scripts import script_overlap, script_shares
 from .words import WORD, text_signatures, words_in
 
