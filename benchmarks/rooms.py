@@ -201,10 +201,13 @@ def plain(slug: str) -> str:
     return "-".join(t[:-1] if len(t) > 3 and t.endswith("s") and not t.endswith("ss") else t for t in tokens(slug))
 
 
-def name_scores(items: list[dict], folder: Path, candidates: dict[str, set[str]] | None = None) -> dict | None:
+def name_scores(items: list[dict], folder: Path, candidates: dict[str, set[str]] | None = None,
+                others: dict[str, tuple[str, ...]] | None = None) -> dict | None:
     """Per concept: its room (the commonest room of its items, tie to the first), whether names.tsv
-    accepts that name, and whether any phrase the room could have been named accepts (`reachable`: the
-    best a perfect pick among the room's own phrases could do). None when the set has no names.tsv."""
+    accepts that name, whether any phrase the room could have been named accepts (`reachable`: the
+    best a perfect pick among the room's own phrases could do), and whether the name or one of the
+    room's other names (`others`, as `rooms --names` lists them) does (`one_click`). None when the
+    set has no names.tsv."""
     from mempalace.ingest.languages import written  # Chinese words run together, as names are written
 
     path = folder / "names.tsv"
@@ -219,7 +222,9 @@ def name_scores(items: list[dict], folder: Path, candidates: dict[str, set[str]]
         room = next((r for r in rooms if counts[r] == max(counts.values())), None)
         phrases = (candidates or {}).get(room or "", set()) | ({room} if room else set())
         named[concept] = {"room": room, "ok": room is not None and plain(room) in accepted[concept],
-                          "reachable": any(plain(written(p).replace(" ", "-")) in accepted[concept] for p in phrases)}
+                          "reachable": any(plain(written(p).replace(" ", "-")) in accepted[concept] for p in phrases),
+                          "one_click": any(plain(n) in accepted[concept]
+                                           for n in ((room,) + (others or {}).get(room, ()) if room else ()))}
     share = sum(v["ok"] for v in named.values()) / len(named) if named else 0.0
     reachable = sum(v["reachable"] for v in named.values()) / len(named) if named else 0.0
     return {"share": round(share, 4), "reachable": round(reachable, 4), "concepts": named}
@@ -269,10 +274,13 @@ def run_set(folder: Path, keep: Path | None, name: str) -> dict:
         from mempalace.graph import suggest_room_merges
 
         suggested = {frozenset((m.source, m.target)) for m in suggest_room_merges(palace)}
+        from mempalace.ingest.room_alternatives import name_alternatives
+
+        others = {room: name_alternatives(palace, room) for room in palace.list_rooms()}
     rows, lost = drawer_starts(drawers, data)
     items = item_rooms(data["labels"], rows)
     scores = pair_scores(items)
-    names = name_scores(items, folder, log.candidates)
+    names = name_scores(items, folder, log.candidates, others)
     splits = split_suggestions(items, suggested)
     by_room = collections.defaultdict(list)
     for i in items:
@@ -292,6 +300,11 @@ def run_set(folder: Path, keep: Path | None, name: str) -> dict:
         print(f"  an acceptable name among the rooms' own phrases (a perfect pick): "
               f"{sum(v['reachable'] for v in names['concepts'].values())} of {len(names['concepts'])}"
               f" ({100 * names['reachable']:.0f} %)")
+        from mempalace.ingest.room_alternatives import SHOWN
+
+        one_click = sum(v["one_click"] for v in names["concepts"].values())
+        print(f"  an acceptable name one click away (the name or one of `rooms --names`' {SHOWN}): "
+              f"{one_click} of {len(names['concepts'])} ({100 * one_click / len(names['concepts']):.0f} %)")
     print(f"  distinct rooms of the items: {len(by_room)}")
     for room, its in sorted(by_room.items(), key=lambda kv: (-len(kv[1]), kv[0])):
         print(f"    {room} ({len(its)}): {', '.join(its)}")
