@@ -44,6 +44,11 @@ class Settings:
     server_token: str = ""  # sent as a bearer token to a Chroma server behind a token-checking proxy
     access: tuple[Any, ...] = ()  # the [[access]] rules: who may read or change which wings (mempalace.access)
     trust_unverified_email: bool = False  # true: a sign-in whose provider sends no email_verified counts
+    names_endpoint: str = ""  # an OpenAI-compatible base URL (Ollama: http://localhost:11434/v1) that names new rooms
+    names_model: str = ""  # the model there that names them
+    names_api_key: str = ""  # sent as a bearer token, when the endpoint wants one
+    names_seconds: float = 30.0  # the most one ingest waits for the model's names in all
+    names_allow_remote: bool = False  # true: names_endpoint may be on another machine (room samples go there)
     graph_hidden_rooms: tuple[str, ...] = ("general",)
     tunnel_stop_rooms: tuple[str, ...] = (
         "misc", "miscellaneous", "other", "random", "general-discussion", "discussion", "chat", "notes",
@@ -64,6 +69,7 @@ _ENV = {
     "shared": "MEMPALACE_SHARED",
     "duplicate_threshold": "MEMPALACE_DUPLICATE_THRESHOLD",
     "server_token": "MEMPALACE_SERVER_TOKEN",
+    "names_api_key": "MEMPALACE_NAMES_API_KEY",
 }
 
 
@@ -166,4 +172,5 @@ _RANGES: dict[str, tuple[float, float]] = {
     "ingest_drawer_chars": (200, 50_000),
     "max_ingest_bytes": (1, 1 << 40),
     "max_unzipped_bytes": (1, 1 << 40),
+    "names_seconds": (0.0, 3_600.0),
 }

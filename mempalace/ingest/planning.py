@@ -21,6 +21,7 @@ from ..palace import Palace
 from .chunks import MESSAGE_GAP, Chunk, chunk_conversation, prose, read_through, without_cut_labels
 from .halls import HallClassifier
 from .report import PlannedDrawer
+from .model_names import model_names_for
 from .rooms import GENERAL, RoomChooser
 from .wings import CHOSEN, EARLIER, WingChoice, default_wing
 from .words import people_words
@@ -214,6 +215,7 @@ def assign_rooms(palace: Palace, plans: list[Plan], run: Run) -> dict[str, str]:
         return {}
     if run.rooms is None:
         run.rooms = room_choice(palace)
+    run.rooms.propose_names = model_names_for(palace.settings)
     for plan, part, rows in parts:
         run.rooms.observe(part.wing, plan.vectors[rows])
     chosen: dict[str, str] = {}

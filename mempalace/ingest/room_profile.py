@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .part_phrases import read_part
+from .model_names import SAMPLE_LINES
 from .rooms import PhraseTally
 from .scripts import script_shares
 
@@ -29,6 +30,7 @@ class RoomProfile:
     unnamed: list[tuple[str, Callable[[], list[str]]]] = field(default_factory=list)  # stored (wing, texts) not named from
     named_at: int = 0  # how many parts it held when its name was chosen
 
+    lines: list[str] = field(default_factory=list)  # the first drawer of its first parts filed here (for a model)
     norm: float | None = None  # of `words`, kept until they change
     scripts: dict[str, float] = field(default_factory=dict)  # `words`' share per script, kept with `norm`
 
@@ -45,6 +47,10 @@ class RoomProfile:
                 self.counted.update(signature)
             self.norm = None
         return self.counted
+
+    def sample(self, text: str) -> None:
+        if len(self.lines) < SAMPLE_LINES:
+            self.lines.append(text)
 
     def add_raw(self, vectors: np.ndarray) -> None:
         total = np.asarray(vectors, np.float32).sum(axis=0)

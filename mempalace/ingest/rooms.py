@@ -237,6 +237,10 @@ class RoomChooser:
                 found.append(alias)
         return tuple(dict.fromkeys(found))
 
+    def is_free(self, slug: str, own: str) -> bool:
+        """Whether `slug` names no room but perhaps `own`."""
+        return self._known.get(room_key(slug), own) == own
+
     def release(self, slug: str) -> None:
         """`slug` is no longer a room's name (it was renamed)."""
         self._known.pop(room_key(slug), None)

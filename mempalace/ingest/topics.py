@@ -17,10 +17,11 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 import numpy as np
 
 from ..embedding import LikenessScale
+from .model_names import CANDIDATES, Propose
 from .room_meanings import RoomMeanings
 from .room_profile import RoomProfile
 from .part_phrases import read_part
-from .rooms import GENERAL, Meaning, RoomChooser
+from .rooms import GENERAL, Meaning, PhraseTally, RoomChooser
 from .scripts import script_overlap, script_shares
 from .words import WORD, text_signatures, words_in
 
@@ -148,6 +149,7 @@ class TopicRooms:
         self._new_drawers = 0
         self._stored_words: Callable[[Sequence[str]], tuple[int, dict[str, int]]] | None = None
         self._replaying = False
+        self.propose_names: Callable[[], Propose] | None = None  # a model's names for new rooms, fresh per settle
         if namer.specificity is None:
             namer.specificity = self.specificity
         namer.add_wings(wing_sizes or {})
@@ -282,6 +284,7 @@ class TopicRooms:
                 self._meanings.changed(room)
                 profile.add_raw(vectors[start:end])
                 profile.said.add(part)
+                profile.sample(texts[start])
             rooms += [room] * (end - start)
         later = next((r for r in reversed(rooms) if r != GENERAL), GENERAL)
         if later != GENERAL:
@@ -309,6 +312,7 @@ class TopicRooms:
         RENAME_GAIN times its own, or better than it once the room holds GROWN times the parts it
         had when named (so names settle as rooms grow, and never flicker)."""
         renamed: dict[str, str] = {}
+        propose = self.propose_names() if self.propose_names else None
         size = {r: sum(self._profiles[r].wings.values()) if r in self._profiles else 0 for r in self._born | self._grown}
         for room in sorted(size, key=lambda r: (-size[r], r)):  # the biggest room's claim on a name first
             profile = self._profiles.get(room)
@@ -322,6 +326,10 @@ class TopicRooms:
             name, score, own = self._namer.best(said, rank, current=held or room)
             if held and name != held and (name == GENERAL or score < RENAME_GAIN * own):
                 name = held
+            if propose and room not in self._born:
+                continue  # with a model, a room's name is settled when it opens
+            if propose:
+                name = self._asked(propose, room, profile, said, rank) or name
             grown = said.parts >= GROWN * max(profile.named_at, 1) and score >= own  # `=`: a better spelling
             if room in self._born:
                 profile.named_at = said.parts
@@ -336,6 +344,14 @@ class TopicRooms:
         self._name_aliases({renamed.get(r, r) for r in self._born | self._grown})
         self._born, self._grown = set(), set()
         return renamed  # in order: a name one room gave up may be taken by a room renamed after it
+
+    def _asked(self, propose: Propose, room: str, profile: RoomProfile, said: PhraseTally,
+               rank: Meaning | None) -> str | None:
+        """The name a model proposes for a new room from its best candidates and a few of its lines,
+        when no other room holds it."""
+        candidates = [name for name, _ in self._namer.ranked(said, rank, limit=CANDIDATES)[0]]
+        name = propose(candidates, profile.lines)
+        return name if name and (name == room or name not in self._profiles) and self._namer.is_free(name, room) else None
 
     def _name_aliases(self, rooms: Iterable[str]) -> None:
         """Each room's names in the other languages its parts are in (`aliases`), ranked as names are."""
