@@ -5,6 +5,7 @@ import streamlit as st
 
 from dashboard.hits import show_drawer
 from dashboard.listing import gone_toggle, hall_shown, manage, show_gone, show_place, stale_filters
+from dashboard.rename import other_names_row
 from dashboard.render import hall_help, md, unlinked
 from dashboard.views import DRAWERS_PAGE, palace
 from mempalace import HALLS, MempalaceError
@@ -60,6 +61,8 @@ st.session_state["drawers_applied"] = current
 st.query_params.from_dict({k: v for k, v in current.items() if v != ANY})
 if dropped and linked:  # not after the user's own choice (or move) emptied a filter
     st.warning(stale_filters(dropped, in_wing))
+if room != ANY:
+    other_names_row(p, room, "drawers_other_name", follow="room")
 
 place = (in_wing, None if room == ANY else room, None if hall == ANY else hall)
 gone = gone_toggle(p)

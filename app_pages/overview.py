@@ -4,6 +4,7 @@ place links to the Search page, which lists that place's drawers."""
 import streamlit as st
 
 from dashboard import charts
+from dashboard.rename import rename_panel
 from dashboard.render import counts, md
 from dashboard.sources_panel import sync_lines
 from dashboard.start import demo_removal, empty_palace
@@ -49,6 +50,7 @@ picked = st.dataframe(table, hide_index=True, width="stretch", on_select="rerun"
 if picked.selection.rows:
     chosen = table[picked.selection.rows[0]]
     st.switch_page(SEARCH_PAGE, query_params={"wing": chosen["wing"], "room": chosen["room"]})
+rename_panel(p, sorted({r for _, r in rows}))
 
 tunnels, silos = st.columns([3, 2])
 with tunnels:

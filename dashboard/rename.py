@@ -27,25 +27,36 @@ def rename_panel(p: ScopedPalace, rooms: Sequence[str]) -> None:
     new = row[1].text_input("New name", key="rename_new", max_chars=100)
     if row[2].button("Rename", key="rename_go") and new.strip():
         _rename(p, old, new)
+    other_names_row(p, old, "rename_to")
+
+
+def other_names_row(p: ScopedPalace, room: str, prefix: str, follow: str | None = None) -> None:
+    """A room's best other names: buttons that rename it in one click for those who may (`prefix` keys
+    them; `follow`: the page address's room parameter, set to the new name), else a caption."""
     try:
-        others = other_names(p, key(p), old)
-    except MempalaceError as exc:
-        st.error(md(str(exc)))
+        others = other_names(p, key(p), room)
+    except MempalaceError:
+        return  # no longer a room here (renamed or emptied meanwhile): nothing to offer
+    if not others:
         return
-    if others:
-        st.caption(md(f"Other names from {old}'s own conversations, best first (a click renames it):"))
-        for column, name in zip(st.columns(len(others)), others):
-            if column.button(md(name), key=f"rename_to_{name}"):
-                _rename(p, old, name)
+    if not p.may("merge"):
+        st.caption(md(f"Other names for {room}: " + ", ".join(others)))
+        return
+    st.caption(md(f"Other names from {room}'s own conversations, best first (a click renames it):"))
+    for column, name in zip(st.columns(len(others)), others):
+        if column.button(md(name), key=f"{prefix}_{name}"):
+            _rename(p, room, name, follow)
 
 
-def _rename(p: ScopedPalace, old: str, new: str) -> None:
+def _rename(p: ScopedPalace, old: str, new: str, follow: str | None = None) -> None:
     try:
         result = p.rename_room(old, new)
     except MempalaceError as exc:
         st.error(md(str(exc)))
         return
     st.toast(md(f"Renamed {result.old} to {result.new}; its old name still finds it."))
+    if follow:
+        st.query_params[follow] = result.new
     st.rerun()
 
 

@@ -730,6 +730,21 @@ def test_a_room_is_renamed_to_one_of_its_other_names_in_one_click(story):
     assert palace.room_aliases()["gpu-pricing"] == chosen and palace.room_named_by_person(chosen)
 
 
+def test_a_rooms_page_offers_its_other_names_and_a_click_renames_it_and_follows(story):
+    at = open_page("drawers", room="gpu-pricing")
+    offered = [b for b in at.button if (b.key or "").startswith("drawers_other_name_")]
+    assert offered
+    chosen = offered[0].key.removeprefix("drawers_other_name_")
+    offered[0].click().run()
+    assert not at.exception and not at.warning
+    assert at.selectbox(key="drawers_room").value == chosen and at.query_params["room"] == chosen
+    assert chosen in app_palace(at).list_rooms()
+    at = open_page("overview")
+    at.toggle(key="rename_open").set_value(True).run()
+    at.selectbox(key="rename_room").select(chosen).run()
+    assert [b for b in at.button if (b.key or "").startswith("rename_to_")] and not at.exception
+
+
 def test_ingest_offers_the_existing_room_a_typed_room_probably_means(story):
     at = open_page("ingest")
     at.text_input(key="ingest_room").input("migrating auth").run()

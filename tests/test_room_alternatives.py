@@ -57,3 +57,17 @@ def test_rooms_names_shows_earlier_and_other_names(palace_path, settings):
     assert data["room"] == "infant" and data["earlier"] == ["baby"] and "sleep-training" in data["alternatives"]
     wrong = runner.invoke(cli, ["--palace", str(palace_path), "rooms", "--names", "infant", "--rebuild"])
     assert wrong.exit_code != 0 and "use it alone" in wrong.output
+
+
+def test_a_scoped_view_names_a_room_from_its_own_wings_only(palace):
+    from mempalace.access import token_grant
+    from mempalace.scoped import ScopedPalace
+
+    _file(palace, SLEEP, "wing_home", "baby")
+    _file(palace, ["User: Who keeps the nightjar ledger for the baby fund? The nightjar ledger is late.",
+                   "Assistant: Quarterly totals go in the nightjar ledger; audits read the nightjar ledger twice."],
+          "wing_secret", "baby")
+    assert any("nightjar" in name for name in name_alternatives(palace, "baby", count=20))
+    scoped = ScopedPalace(palace, token_grant("t", "viewer", ("wing_home",)))
+    found = name_alternatives(scoped, "baby", count=20)
+    assert found and not any("nightjar" in name for name in found)

@@ -270,6 +270,12 @@ def test_a_viewer_sees_no_trace_of_the_hidden_wings(ids):
         assert not [w for w in HIDDEN if w in network.lower()]
 
 
+def test_a_viewer_is_offered_no_rename_and_no_names_from_hidden_wings(ids):
+    at = page(app(signed_in(VIEWER), room="launch-plan"), "drawers")
+    assert not [b for b in at.button if (b.key or "").startswith("drawers_other_name_")]
+    assert not [w for w in HIDDEN if w in texts(at)]
+
+
 def test_a_forged_wing_in_the_search_address_falls_back_to_the_viewers_wings(ids):
     at = page(app(signed_in(VIEWER), q="launch plan", wing="wing_nimbus"), "search")
     wing = at.main.selectbox[0]
