@@ -23,6 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from _room_names import name_scores, other_names, print_names, split_suggestions, tokens
 from _room_timer import CandidateLog, RoomTimer
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -88,10 +89,6 @@ def all_drawers(palace) -> list:
             drawers += page
             offset += len(page)
     return drawers
-
-
-def tokens(slug: str) -> list[str]:
-    return [t for t in re.split(r"[-_]", slug.lower()) if t]
 
 
 def is_generic(slug: str, wings: list[str], generic: frozenset[str] = GENERIC_WORDS) -> bool:
@@ -196,49 +193,6 @@ def pair_scores(items: list[dict]) -> dict:
             "tp": tp, "fp": fp, "fn": fn}
 
 
-def plain(slug: str) -> str:
-    """A name as names.tsv judges it: lower case, a final plural `s` off each longer word (`pools` → `pool`)."""
-    return "-".join(t[:-1] if len(t) > 3 and t.endswith("s") and not t.endswith("ss") else t for t in tokens(slug))
-
-
-def name_scores(items: list[dict], folder: Path, candidates: dict[str, set[str]] | None = None,
-                others: dict[str, tuple[str, ...]] | None = None) -> dict | None:
-    """Per concept: its room (the commonest room of its items, tie to the first), whether names.tsv
-    accepts that name, whether any phrase the room could have been named accepts (`reachable`: the
-    best a perfect pick among the room's own phrases could do), and whether the name or one of the
-    room's other names (`others`, as `rooms --names` lists them) does (`one_click`). None when the
-    set has no names.tsv."""
-    from mempalace.ingest.languages import written  # Chinese words run together, as names are written
-
-    path = folder / "names.tsv"
-    if not path.is_file():
-        return None
-    rows = [line.rstrip("\n").split("\t") for line in path.read_text(encoding="utf-8").splitlines()[1:] if line.strip()]
-    accepted = {concept: {plain(n) for n in names.split()} for concept, names in rows}
-    named = {}
-    for concept in sorted(accepted):
-        rooms = [i["room"] for i in items if i["concept"] == concept and i["room"]]
-        counts = collections.Counter(rooms)
-        room = next((r for r in rooms if counts[r] == max(counts.values())), None)
-        phrases = (candidates or {}).get(room or "", set()) | ({room} if room else set())
-        named[concept] = {"room": room, "ok": room is not None and plain(room) in accepted[concept],
-                          "reachable": any(plain(written(p).replace(" ", "-")) in accepted[concept] for p in phrases),
-                          "one_click": any(plain(n) in accepted[concept]
-                                           for n in ((room,) + (others or {}).get(room, ()) if room else ()))}
-    share = sum(v["ok"] for v in named.values()) / len(named) if named else 0.0
-    reachable = sum(v["reachable"] for v in named.values()) / len(named) if named else 0.0
-    return {"share": round(share, 4), "reachable": round(reachable, 4), "concepts": named}
-
-
-def split_suggestions(items: list[dict], suggested: set[frozenset]) -> dict:
-    """The pairs of rooms one concept's items are split across, and how many `--suggest-merges` lists."""
-    pairs = set()
-    for concept in {i["concept"] for i in items}:
-        rooms = sorted({i["room"] for i in items if i["concept"] == concept and i["room"]})
-        pairs |= {frozenset(p) for p in itertools.combinations(rooms, 2)}
-    return {"pairs": sorted(sorted(p) for p in pairs), "found": sum(p in suggested for p in pairs)}
-
-
 def rebuild_share(palace) -> dict:
     """What `rooms --rebuild --dry-run` proposes right after ingest: moves over drawers ingest filed."""
     from mempalace.ingest.reroom import reroom
@@ -274,9 +228,7 @@ def run_set(folder: Path, keep: Path | None, name: str) -> dict:
         from mempalace.graph import suggest_room_merges
 
         suggested = {frozenset((m.source, m.target)) for m in suggest_room_merges(palace)}
-        from mempalace.ingest.room_alternatives import name_alternatives
-
-        others = {room: name_alternatives(palace, room) for room in palace.list_rooms()}
+        others = other_names(palace)
     rows, lost = drawer_starts(drawers, data)
     items = item_rooms(data["labels"], rows)
     scores = pair_scores(items)
@@ -293,18 +245,7 @@ def run_set(folder: Path, keep: Path | None, name: str) -> dict:
     print_grid(items, data["wings"])
     print(f"  splits (a concept's rooms): {len(splits['pairs'])} room pairs, {splits['found']} of them in"
           f" --suggest-merges; {len(suggested) - splits['found']} other suggestions")
-    if names:
-        print(f"  names acceptable: {sum(v['ok'] for v in names['concepts'].values())} of {len(names['concepts'])}"
-              f" ({100 * names['share']:.0f} %): " + ", ".join(f"{c} {v['room']}{'' if v['ok'] else ' (x)'}"
-                                                            for c, v in names["concepts"].items()))
-        print(f"  an acceptable name among the rooms' own phrases (a perfect pick): "
-              f"{sum(v['reachable'] for v in names['concepts'].values())} of {len(names['concepts'])}"
-              f" ({100 * names['reachable']:.0f} %)")
-        from mempalace.ingest.room_alternatives import SHOWN
-
-        one_click = sum(v["one_click"] for v in names["concepts"].values())
-        print(f"  an acceptable name one click away (the name or one of `rooms --names`' {SHOWN}): "
-              f"{one_click} of {len(names['concepts'])} ({100 * one_click / len(names['concepts']):.0f} %)")
+    print_names(names)
     print(f"  distinct rooms of the items: {len(by_room)}")
     for room, its in sorted(by_room.items(), key=lambda kv: (-len(kv[1]), kv[0])):
         print(f"    {room} ({len(its)}): {', '.join(its)}")

@@ -6,11 +6,13 @@ palaces and the config file. Tests point it at a temporary directory.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import tomllib
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from .errors import ConfigError, InvalidInputError
 from .naming import room_slug
@@ -126,7 +128,37 @@ def _typed(base: Settings, values: dict[str, Any], source: Path) -> Settings:
             raise ConfigError(f"Setting {key} must be between {low} and {high}, got {getattr(settings, key)!r}.")
     if not settings.duplicate_threshold > 0:
         raise ConfigError("Setting duplicate_threshold must be above 0.")
+    check_names_endpoint(settings)
     return settings
+
+
+def check_names_endpoint(settings: Settings) -> None:
+    """A names_endpoint must be an http(s) base URL with a model named, on this machine unless
+    names_allow_remote (then https): the lines sent are the person's conversations."""
+    url = settings.names_endpoint
+    if not url:
+        return
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment:
+        raise ConfigError(f"Setting names_endpoint must be an http(s) base URL such as http://localhost:11434/v1, "
+                          f"got {url!r}.")
+    if not settings.names_model:
+        raise ConfigError("Setting names_endpoint is set but names_model is not: say which model names rooms.")
+    if not _on_this_machine(parts.hostname):
+        if not settings.names_allow_remote:
+            raise ConfigError(f"Setting names_endpoint {url!r} is not on this machine; set names_allow_remote = true "
+                              "to send room samples to it.")
+        if parts.scheme != "https":
+            raise ConfigError(f"Setting names_endpoint {url!r} is on another machine: it must be https.")
+
+
+def _on_this_machine(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def _flag(key: str, value: Any) -> bool:

@@ -322,8 +322,12 @@ class ScopedPalace(ScopedRearranging):
 
     @checked_then_written
     def rename_room(self, room: str, new: str, *, chosen_by: str = PERSON) -> RoomRename:
-        """As `Palace.rename_room`: a person's needs the merge right in every wing the room is in, ingest's the ingest right."""
+        """As `Palace.rename_room`: a person's needs the merge right in every wing the room is in, ingest's
+        the ingest right; a name a room in wings out of sight holds is refused without naming them."""
         name = self.stored_room(room)
+        target = room_slug(new)
+        if target != name and target not in self.list_rooms() and target in self._palace.list_rooms():
+            raise InvalidInputError(f"The name {target!r} is taken in this palace; choose another.")
         if chosen_by == PERSON:
             for wing in sorted(w for w, rooms in self._palace.taxonomy().items() if name in rooms):
                 self.grant.check("merge", wing)
@@ -334,6 +338,10 @@ class ScopedPalace(ScopedRearranging):
 
     def resolve_room(self, name: str, folded: bool = True) -> str:
         return self._palace.resolve_room(name, folded)
+
+    def room_name_free(self, name: str) -> bool:
+        """As `Palace.room_name_free`, over the whole palace: a name held out of sight is not free either."""
+        return self._palace.room_name_free(name)
 
     def room_aliases(self) -> dict[str, str]:
         rooms = self.list_rooms()

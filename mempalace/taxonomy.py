@@ -191,6 +191,11 @@ class TaxonomyView:
             return slug
         return target or (plain if plain in self._tree_rooms() else name)
 
+    def room_name_free(self, name: str) -> bool:
+        """Whether `name`, slugged, is no room's name (in any wing) and no room's earlier name."""
+        slug = room_slug(name)
+        return slug not in self.list_rooms() and slug not in self.room_aliases()
+
     def stored_room(self, name: object) -> str:
         """`name` as a stored room (exactly, by its slug or as an alias), or PlaceNotFoundError."""
         if not isinstance(name, str) or not name.strip():

@@ -17,7 +17,7 @@ from mempalace import Palace
 from mempalace.config import load_settings
 from mempalace.errors import ConfigError
 from mempalace.ingest import ingest
-from mempalace.ingest.model_names import SAMPLE_CHARS, SAMPLE_LINES, endpoint_of, usable_name
+from mempalace.ingest.model_names import SAMPLE_CHARS, SAMPLE_LINES, model_names_for, usable_name
 
 SLEEP = [
     "User: Our baby wakes every two hours. Is sleep training too early at five months?\n\n"
@@ -85,40 +85,54 @@ def _ingest(tmp_path: Path, home: Path, name: str = "sleep.txt", texts=SLEEP, **
         return report, palace.list_rooms()
 
 
-def test_a_new_room_takes_the_models_name_and_the_request_carries_only_what_the_readme_says(tmp_path, home, chat):
+def test_a_new_room_takes_the_models_name_and_the_request_carries_only_what_the_readme_says(
+        tmp_path, home, chat, monkeypatch):
+    offline = _ingest(tmp_path / "offline", home)[1]
+    for variable in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "all_proxy"):
+        monkeypatch.setenv(variable, "http://127.0.0.1:9")  # a proxy would get the lines: none is used
     server = chat(reply='Name: "Infant sleep"')
     report, rooms = _ingest(tmp_path, home, names_endpoint=server.url, names_model="qwen2.5:3b",
                             names_api_key="k-123")
     assert report.ok and set(rooms) == {"infant-sleep"}
+    assert "1 room name from the model qwen2.5:3b" in report.notes
     [request] = server.requests
     assert request["path"] == "/v1/chat/completions" and request["auth"] == "Bearer k-123"
     body = request["body"]
-    assert body["model"] == "qwen2.5:3b" and [m["role"] for m in body["messages"]] == ["system", "user"]
+    assert set(body) == {"model", "temperature", "max_tokens", "messages"} and body["model"] == "qwen2.5:3b"
+    assert [m["role"] for m in body["messages"]] == ["system", "user"]
     sent = body["messages"][1]["content"]
-    assert sent.startswith("Candidate phrases: ") and "sleep" in sent.splitlines()[0]
-    lines = [line for line in sent.splitlines()[2:]]
+    first, lines = sent.splitlines()[0], sent.splitlines()[2:]
+    assert first.startswith(f"Candidate phrases: {next(iter(offline))}, ")  # the offline name first
     assert 1 <= len(lines) <= SAMPLE_LINES and all(len(line) <= SAMPLE_CHARS + 2 for line in lines)
+    assert not any(word in json.dumps(body) for word in ("wing_home", "sleep.txt", "drawer_"))
 
 
-def test_the_offline_name_stands_when_the_model_fails_is_slow_or_names_a_person(tmp_path, home, chat):
+def test_the_offline_name_stands_when_the_model_fails_is_slow_or_answers_nothing_usable(tmp_path, home, chat):
     offline = _ingest(tmp_path / "a", home)[1]
     assert offline and "infant-sleep" not in offline
     for server, seconds in ((chat(reply="Sarah"), 30.0), (chat(status=500), 30.0), (chat(delay=3.0), 0.5),
-                            (chat(reply="a very long answer that is a whole sentence about sleep"), 30.0)):
+                            (chat(reply="a very long answer that is a whole sentence about sleep"), 30.0),
+                            (chat(reply=None), 30.0), (chat(reply="<think>The user wants a label"), 30.0),
+                            (chat(reply="General"), 30.0), (chat(reply="Sure!"), 30.0)):
         report, rooms = _ingest(tmp_path / str(server.server.server_address[1]), home, names_endpoint=server.url,
                                 names_model="m", names_seconds=seconds)
-        assert report.ok and rooms == offline
+        assert report.ok and rooms == offline, server.reply
+    assert usable_name("<think>A label for baby chats.</think>\nInfant sleep") == "infant-sleep"
 
 
-def test_a_refused_connection_leaves_the_offline_name(tmp_path, home, chat):
+def test_a_refused_connection_leaves_the_offline_name_and_says_why(tmp_path, home, chat):
     server = chat()
     url = server.url
     server.close()
     report, rooms = _ingest(tmp_path, home, names_endpoint=url, names_model="m")
     assert report.ok and rooms == _ingest(tmp_path / "b", home)[1]
+    assert any(note.startswith("no room name from the model m (ConnectError") for note in report.notes)
+    report, _ = _ingest(tmp_path / "c", home, names_endpoint=url, names_model="m", names_seconds=0)
+    assert any("no time left of names_seconds" in note for note in report.notes)
 
 
 def test_off_by_default_and_a_room_named_by_the_model_keeps_its_name_as_it_grows(tmp_path, home, chat):
+    assert load_settings(home).names_endpoint == "" and model_names_for(load_settings(home)) is None
     server = chat(reply="Infant sleep")
     settings = {"names_endpoint": server.url, "names_model": "m"}
     _ingest(tmp_path, home, **settings)
@@ -126,25 +140,28 @@ def test_off_by_default_and_a_room_named_by_the_model_keeps_its_name_as_it_grows
             "Assistant: Drop one night feed at a time; keep the bedtime routine and the sleep training."] * 2
     report, rooms = _ingest(tmp_path, home, name="more.txt", texts=more, **settings)
     assert report.ok and set(rooms) == {"infant-sleep"} and len(server.requests) == 1
-    _ingest(tmp_path / "off", home)
-    assert len(server.requests) == 1  # no endpoint configured: nothing is sent
 
 
-def test_an_endpoint_on_another_machine_needs_consent():
-    with pytest.raises(ConfigError, match="not on this machine"):
-        endpoint_of("http://models.example.com/v1", "m")
-    with pytest.raises(ConfigError, match="names_model"):
-        endpoint_of("http://localhost:11434/v1", "")
-    with pytest.raises(ConfigError, match="http"):
-        endpoint_of("file:///etc/passwd", "m")
-    assert endpoint_of("http://models.example.com/v1", "m", allow_remote=True).url == "http://models.example.com/v1"
-    assert endpoint_of("http://[::1]:8080/v1/", "m").url == "http://[::1]:8080/v1"
-    assert endpoint_of("", "") is None
+def test_an_endpoint_is_checked_when_settings_are_read(home):
+    home.mkdir(parents=True, exist_ok=True)
+    for url, model, remote, message in (
+            ("http://models.example.com/v1", "m", False, "not on this machine"),
+            ("http://models.example.com/v1", "m", True, "must be https"),
+            ("http://localhost.example.com/v1", "m", False, "not on this machine"),
+            ("http://localhost:11434/v1", "", False, "names_model"),
+            ("file:///etc/passwd", "m", False, "http"),
+            ("http://localhost:11434/v1?key=1", "m", False, "base URL")):
+        with pytest.raises(ConfigError, match=message):
+            load_settings(home, names_endpoint=url, names_model=model, names_allow_remote=remote)
+    assert load_settings(home, names_endpoint="https://models.example.com/v1", names_model="m",
+                         names_allow_remote=True).names_endpoint == "https://models.example.com/v1"
+    assert model_names_for(load_settings(home, names_endpoint="http://[::1]:8080/v1/", names_model="m")).url == \
+        "http://[::1]:8080/v1"
 
 
 def test_answers_become_names_only_when_short_and_no_persons():
     assert usable_name("Kitchen remodel\nBecause the chats...") == "kitchen-remodel"
     assert usable_name("「数据库升级」") == "数据库升级"
     assert usable_name("Topic: **Tax return**") == "tax-return"
-    assert usable_name("Sarah") is None and usable_name("") is None
+    assert usable_name("Sarah") is None and usable_name("") is None and usable_name("misc") is None
     assert usable_name("the migration of the authentication service") is None

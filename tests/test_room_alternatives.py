@@ -71,3 +71,22 @@ def test_a_scoped_view_names_a_room_from_its_own_wings_only(palace):
     scoped = ScopedPalace(palace, token_grant("t", "viewer", ("wing_home",)))
     found = name_alternatives(scoped, "baby", count=20)
     assert found and not any("nightjar" in name for name in found)
+
+
+def test_a_name_held_out_of_sight_or_an_earlier_name_is_never_offered(palace):
+    from mempalace.access import token_grant
+    from mempalace.errors import InvalidInputError
+    from mempalace.scoped import ScopedPalace
+
+    _file(palace, SLEEP, "wing_home", "baby")
+    assert "sleep-training" in name_alternatives(palace, "baby")
+    _file(palace, ["User: Sleep training for a puppy in a crate?\n\nAssistant: Yes, short stays first."],
+          "wing_secret", "sleep-training")
+    _file(palace, ["User: Bedtime routine for the cat?\n\nAssistant: Feed it late."], "wing_home", "cats")
+    palace.rename_room("cats", "pets")  # `cats` is now an earlier name
+    scoped = ScopedPalace(palace, token_grant("t", "editor", ("wing_home",)))
+    found = name_alternatives(scoped, "baby", count=20)
+    assert found and "sleep-training" not in found and "cats" not in found
+    with pytest.raises(InvalidInputError, match="taken in this palace") as refused:
+        scoped.rename_room("baby", "Sleep training")
+    assert "secret" not in str(refused.value) and "merge" not in str(refused.value)

@@ -194,7 +194,8 @@ def _finish(palace: Palace, plans: list[Plan], run: Run, dry_run: bool, progress
     run.renames += renames.items()
     said = tuple(f"room {old} {'would be' if dry_run else 'is'} renamed {new} (its old name still finds it)"
                  for old, new in sorted(renames.items()))
-    said += tuple(filter(None, [fitted or embedder_note(palace.settings.embedder, texts)]))
+    said += tuple(filter(None, [fitted or embedder_note(palace.settings.embedder, texts),
+                                run.names_model.note() if run.names_model else None]))
     if dry_run:
         return [_report(plan, added=(), near=0, replaced=len(plan.replaces), dry_run=True, notes=said if n == 0 else ())
                 for n, plan in enumerate(plans)]

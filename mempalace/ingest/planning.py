@@ -6,7 +6,7 @@ import bisect
 import functools
 import hashlib
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -21,7 +21,7 @@ from ..palace import Palace
 from .chunks import MESSAGE_GAP, Chunk, chunk_conversation, prose, read_through, without_cut_labels
 from .halls import HallClassifier
 from .report import PlannedDrawer
-from .model_names import model_names_for
+from .model_names import ModelNamer, model_names_for
 from .rooms import GENERAL, RoomChooser
 from .wings import CHOSEN, EARLIER, WingChoice, default_wing
 from .words import people_words
@@ -74,6 +74,7 @@ class Run:
     text_wing: str | None = None
     renames: list[tuple[str, str]] = field(default_factory=list)
     embedded_with: str = ""  # the embedder that made the vectors of the group being filed
+    names_model: ModelNamer | None | bool = False  # False until the settings are read: one namer per ingest
 
 
 def drawer_id(content: str) -> str:
@@ -215,7 +216,9 @@ def assign_rooms(palace: Palace, plans: list[Plan], run: Run) -> dict[str, str]:
         return {}
     if run.rooms is None:
         run.rooms = room_choice(palace)
-    run.rooms.propose_names = model_names_for(palace.settings)
+    if run.names_model is False:
+        run.names_model = model_names_for(palace.settings)
+    run.rooms.propose_names = run.names_model or None
     for plan, part, rows in parts:
         run.rooms.observe(part.wing, plan.vectors[rows])
     chosen: dict[str, str] = {}
@@ -294,9 +297,9 @@ def remember_room(rooms: TopicRooms, room: str, samples: list[tuple[str, str, st
                                for (wing, _), members in sorted(groups.items())])
 
 
-def said_in(contents: list[str]) -> list[str]:
-    """What people said in stored drawers (blobs out), as room choice reads texts."""
-    return [people_words(blobs.removed(c)) for c in contents]
+def said_in(contents: list[str], speakers: Sequence[str] = ()) -> list[str]:
+    """What people said in stored drawers (blobs out, and `speakers`' labels), as room choice reads texts."""
+    return [people_words(blobs.removed(c), speakers) for c in contents]
 
 
 def _draft(src: Source, fmt: str, conversation: Conversation, chunk: Chunk, identity: str, wing: str, room: str,

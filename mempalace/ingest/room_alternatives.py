@@ -10,12 +10,13 @@ import numpy as np
 from ..errors import PlaceNotFoundError
 from .part_phrases import read_part
 from .planning import said_in
-from .rooms import GENERAL, Meaning, PhraseTally, RoomChooser
+from .rooms import GENERAL, Meaning, PhraseTally, RoomChooser, room_key
 from .topics import TopicRooms
 from .vector_cache import remembering_embed
 
 SAMPLED_DRAWERS = 40  # drawers read, spread over the room, to name it
 SHOWN = 5
+EXTRA = 5  # more ranked than shown, as some may be held by rooms out of sight or be earlier names
 
 
 def name_alternatives(palace: Any, room: str, count: int = SHOWN) -> tuple[str, ...]:
@@ -25,18 +26,26 @@ def name_alternatives(palace: Any, room: str, count: int = SHOWN) -> tuple[str, 
     ids = palace.drawer_ids(room=stored)
     if not ids:
         raise PlaceNotFoundError(f"No room named {room!r} here.")
-    drawers = list(palace.get_drawers(ids[:: max(1, len(ids) // SAMPLED_DRAWERS)][:SAMPLED_DRAWERS]).values())
+    taken = min(len(ids), SAMPLED_DRAWERS)
+    drawers = list(palace.get_drawers([ids[n * len(ids) // taken] for n in range(taken)]).values())
     conversations: dict[tuple[str, str], list[Any]] = {}
     for drawer in sorted(drawers, key=lambda d: (d.parent_id or d.id, d.chunk_index)):
         conversations.setdefault((drawer.wing, drawer.parent_id or drawer.id), []).append(drawer)
     chooser = RoomChooser([r for r in palace.list_rooms() if r != stored], palace.widespread_words,
                           wings=palace.list_wings())
     TopicRooms(chooser).count_words_with(palace.word_documents)  # word rarity in the palace, for the scores
-    tally = PhraseTally(read_part(said_in([d.content for d in found]), found[0].title, wing=wing)
-                        for (wing, _), found in sorted(conversations.items()))
+    tally = PhraseTally(read_part(said_in([d.content for d in found], _speakers(found)), found[0].title,
+                                  _speakers(found), wing) for (wing, _), found in sorted(conversations.items()))
     rank = None
     if palace.embeds_meaning:
         centre = np.asarray(palace.embed([d.content for d in drawers]), np.float32).sum(axis=0)
         rank = Meaning(remembering_embed(palace), centre)
-    names, _ = chooser.ranked(tally, rank, stored, limit=count + 1)
-    return tuple(name for name, _ in names if name not in (stored, GENERAL))[:count]
+    names, _ = chooser.ranked(tally, rank, stored, limit=count + 1 + EXTRA)
+    return tuple(name for name, _ in names if name != GENERAL and room_key(name) != room_key(stored)
+                 and palace.room_name_free(name))[:count]
+
+
+def _speakers(drawers: list[Any]) -> tuple[str, ...]:
+    """The speakers of a conversation's drawers (their names never name a room)."""
+    return tuple(dict.fromkeys(s.strip() for d in drawers for s in str(d.extra.get("speakers") or "").split(",")
+                               if s.strip()))

@@ -5,15 +5,44 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .part_phrases import read_part
-from .model_names import SAMPLE_LINES
+from .model_names import SAMPLE_CHARS, SAMPLE_LINES
 from .rooms import PhraseTally
 from .scripts import script_shares
+
+
+Texts = Sequence[str] | Callable[[], Sequence[str]]  # a conversation's texts, or what reads them when needed
+
+
+class TextsOnce:
+    """Texts, or what reads them, read at most once (called when they are needed)."""
+
+    __slots__ = ("_texts",)
+
+    def __init__(self, texts: Texts):
+        self._texts = texts if callable(texts) else list(texts)
+
+    def __call__(self) -> list[str]:
+        if callable(self._texts):
+            self._texts = list(self._texts())
+        return self._texts
+
+
+class Signed:
+    """The word signatures of texts read at most once (computed when a room's words are needed)."""
+
+    __slots__ = ("_sign", "_texts")
+
+    def __init__(self, sign: Callable[[list[str]], list[Counter[str]]], texts: TextsOnce):
+        self._sign, self._texts = sign, texts
+
+    def __call__(self) -> list[Counter[str]]:
+        return self._sign(self._texts())
 
 
 @dataclass
@@ -50,7 +79,7 @@ class RoomProfile:
 
     def sample(self, text: str) -> None:
         if len(self.lines) < SAMPLE_LINES:
-            self.lines.append(text)
+            self.lines.append(text[: 4 * SAMPLE_CHARS])  # cut again when sent, after its spaces are folded
 
     def add_raw(self, vectors: np.ndarray) -> None:
         total = np.asarray(vectors, np.float32).sum(axis=0)

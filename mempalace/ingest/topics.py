@@ -19,7 +19,7 @@ import numpy as np
 from ..embedding import LikenessScale
 from .model_names import CANDIDATES, Propose
 from .room_meanings import RoomMeanings
-from .room_profile import RoomProfile
+from .room_profile import RoomProfile, Signed, Texts, TextsOnce
 from .part_phrases import read_part
 from .rooms import GENERAL, Meaning, PhraseTally, RoomChooser
 from .scripts import script_overlap, script_shares
@@ -41,35 +41,6 @@ WORD_CANDIDATES = 20  # rooms, nearest by meaning, whose words are compared too
 RENAME_GAIN = 1.25  # a room ingest named is renamed when a name scores this much better than its own
 GROWN = 2  # or any better when it holds this many times the parts it had when named
 SMALL_PALACE = 100.0  # drawers: word rarity in a palace of n drawers counts n / (n + this) against English's
-
-
-Texts = Sequence[str] | Callable[[], Sequence[str]]  # a conversation's texts, or what reads them when needed
-
-
-class _Once:
-    """Texts, or what reads them, read at most once (called when they are needed)."""
-
-    __slots__ = ("_texts",)
-
-    def __init__(self, texts: Texts):
-        self._texts = texts if callable(texts) else list(texts)
-
-    def __call__(self) -> list[str]:
-        if callable(self._texts):
-            self._texts = list(self._texts())
-        return self._texts
-
-
-class _Signed:
-    """The word signatures of texts read at most once (computed when a room's words are needed)."""
-
-    __slots__ = ("_sign", "_texts")
-
-    def __init__(self, sign: Callable[[list[str]], list[Counter[str]]], texts: _Once):
-        self._sign, self._texts = sign, texts
-
-    def __call__(self) -> list[Counter[str]]:
-        return self._sign(self._texts())
 
 
 def topic_segments(vectors: np.ndarray, penalty: float | None = None,
@@ -149,7 +120,7 @@ class TopicRooms:
         self._new_drawers = 0
         self._stored_words: Callable[[Sequence[str]], tuple[int, dict[str, int]]] | None = None
         self._replaying = False
-        self.propose_names: Callable[[], Propose] | None = None  # a model's names for new rooms, fresh per settle
+        self.propose_names: Propose | None = None  # a model's names for new rooms (set for each ingest)
         if namer.specificity is None:
             namer.specificity = self.specificity
         namer.add_wings(wing_sizes or {})
@@ -213,8 +184,8 @@ class TopicRooms:
         for (wing, vectors, texts), meaning in zip(groups, meanings):
             profile.add(meaning, Counter(), wing, len(vectors))
             profile.add_raw(vectors)
-            later = _Once(texts)
-            profile.unread.append(_Signed(self._signatures, later))
+            later = TextsOnce(texts)
+            profile.unread.append(Signed(self._signatures, later))
             profile.unnamed.append((wing, later))
             profile.named_at += 1
         self._meanings.changed(room)
@@ -284,7 +255,8 @@ class TopicRooms:
                 self._meanings.changed(room)
                 profile.add_raw(vectors[start:end])
                 profile.said.add(part)
-                profile.sample(texts[start])
+                if self.propose_names:
+                    profile.sample(texts[start])
             rooms += [room] * (end - start)
         later = next((r for r in reversed(rooms) if r != GENERAL), GENERAL)
         if later != GENERAL:
@@ -312,7 +284,7 @@ class TopicRooms:
         RENAME_GAIN times its own, or better than it once the room holds GROWN times the parts it
         had when named (so names settle as rooms grow, and never flicker)."""
         renamed: dict[str, str] = {}
-        propose = self.propose_names() if self.propose_names else None
+        propose = self.propose_names
         size = {r: sum(self._profiles[r].wings.values()) if r in self._profiles else 0 for r in self._born | self._grown}
         for room in sorted(size, key=lambda r: (-size[r], r)):  # the biggest room's claim on a name first
             profile = self._profiles.get(room)
@@ -329,7 +301,7 @@ class TopicRooms:
             if propose and room not in self._born:
                 continue  # with a model, a room's name is settled when it opens
             if propose:
-                name = self._asked(propose, room, profile, said, rank) or name
+                name = self._asked(propose, room, name, profile, said, rank) or name
             grown = said.parts >= GROWN * max(profile.named_at, 1) and score >= own  # `=`: a better spelling
             if room in self._born:
                 profile.named_at = said.parts
@@ -345,12 +317,12 @@ class TopicRooms:
         self._born, self._grown = set(), set()
         return renamed  # in order: a name one room gave up may be taken by a room renamed after it
 
-    def _asked(self, propose: Propose, room: str, profile: RoomProfile, said: PhraseTally,
+    def _asked(self, propose: Propose, room: str, offline: str, profile: RoomProfile, said: PhraseTally,
                rank: Meaning | None) -> str | None:
-        """The name a model proposes for a new room from its best candidates and a few of its lines,
-        when no other room holds it."""
-        candidates = [name for name, _ in self._namer.ranked(said, rank, limit=CANDIDATES)[0]]
-        name = propose(candidates, profile.lines)
+        """The name a model proposes for a new room from its best candidates (the offline name first)
+        and a few of its lines, when no other room holds it."""
+        ranked = [name for name, _ in self._namer.ranked(said, rank, current=room, limit=CANDIDATES)[0]]
+        name = propose([c for c in dict.fromkeys([offline, *ranked]) if c != GENERAL][:CANDIDATES], profile.lines)
         return name if name and (name == room or name not in self._profiles) and self._namer.is_free(name, room) else None
 
     def _name_aliases(self, rooms: Iterable[str]) -> None:
