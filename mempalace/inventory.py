@@ -36,6 +36,7 @@ class PlacedDrawer:
     filed_at: str = ""  # drawers one ingest filed together share it
     hall: str = ""  # "" for none
     hall_by: str = PERSON
+    machines: tuple[str, ...] = ()  # speakers who only post as bots (never read for room names)
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,11 +105,11 @@ def room_inventory(store: ChromaStore, catalog: Catalog) -> list[PlacedDrawer]:
         m = kept.pop(drawer_id, None)
         if m is None:
             continue
-        room_by, hall_by, title, speakers, filed_n = m
+        room_by, hall_by, title, speakers, machines, filed_n = m
         shared = [same.setdefault(value, value) for value in (wing, room, parent_id, filed_at, hall or "")]
         wing, room, parent_id, filed_at, hall = shared
         found.append((filed_n, PlacedDrawer(drawer_id, wing, room, parent_id, chunk_index, room_by, title, speakers,
-                                            filed_at, hall, hall_by)))
+                                            filed_at, hall, hall_by, machines)))
     found.sort(key=lambda pair: (pair[1].filed_at, pair[0]))  # stable: older drawers keep catalog order
     return [placed for _, placed in found]
 
@@ -121,13 +122,15 @@ def with_vectors(catalog: Catalog, placed: Sequence[PlacedDrawer]) -> list[Roome
             if p.id in rows and rows[p.id].vector is not None and rows[p.id].wing == p.wing]
 
 
-def _what_matters(meta: Mapping[str, Any], same: dict[Any, Any]) -> tuple[str, str, str | None, tuple[str, ...], int]:
-    """(room chooser, hall chooser, conversation title, speakers, position in its filing) of a drawer;
-    a title or speakers seen before is shared (`same`)."""
-    speakers = tuple(s.strip() for s in str(meta.get("speakers") or "").split(",") if s.strip())
+def _what_matters(meta: Mapping[str, Any], same: dict[Any, Any]
+                  ) -> tuple[str, str, str | None, tuple[str, ...], tuple[str, ...], int]:
+    """(room chooser, hall chooser, conversation title, speakers, machines, position in its filing) of a
+    drawer; a title or names seen before are shared (`same`)."""
+    speakers, machines = (tuple(s.strip() for s in str(meta.get(key) or "").split(",") if s.strip())
+                          for key in ("speakers", "machines"))
     title = meta.get("conversation_title")
     return (chooser(meta), hall_chooser(meta), same.setdefault(title, title), same.setdefault(speakers, speakers),
-            int(meta.get("filed_n") or 0))
+            same.setdefault(machines, machines), int(meta.get("filed_n") or 0))
 
 
 def reroom_targets(store: ChromaStore, catalog: Catalog, moves: Sequence[tuple[str, str, str]]) -> dict[str, list[str]]:

@@ -40,6 +40,7 @@ class Message:
     text: str
     timestamp: str | None = None
     verbatim: bool = True
+    machine: bool = False  # posted by a bot or an integration (commit notices, CI): never read for room names
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,13 @@ class Conversation:
     @property
     def speakers(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(m.speaker for m in self.messages if m.role != "tool" and m.speaker))
+
+    @property
+    def machines(self) -> tuple[str, ...]:
+        """The speakers who only post as machines (a Slack integration such as `github`)."""
+        people = {m.speaker for m in self.messages if not m.machine}
+        return tuple(s for s in dict.fromkeys(m.speaker for m in self.messages if m.machine and m.speaker)
+                     if s not in people)
 
     @property
     def started(self) -> str | None:

@@ -171,7 +171,8 @@ def _message(item: dict[str, Any], speaker_names: dict[str, str], label: str, nu
     text = _message_text(item, label, number)
     if not text.strip():
         return None
-    return Message(speaker=_speaker(item, speaker_names), role="other", text=text, timestamp=iso_time(item.get("ts")))
+    return Message(speaker=_speaker(item, speaker_names), role="other", text=text, timestamp=iso_time(item.get("ts")),
+                   machine=_is_bot(item))
 
 
 def _message_text(item: dict[str, Any], label: str, number: int) -> str:

@@ -100,10 +100,12 @@ def read_through(chunks: list[Chunk], conversation: Conversation) -> str:
     return without_cut_labels("".join(parts), list(conversation.speakers))
 
 
-def prose(chunk: Chunk, conversation: Conversation) -> str:
-    """The people's words in a drawer: its message text without labels and tool lines."""
+def prose(chunk: Chunk, conversation: Conversation, machines: bool = True) -> str:
+    """The people's words in a drawer: its message text without labels and tool lines (and without the
+    posts of bots and integrations unless `machines`)."""
     return MESSAGE_GAP.join(conversation.messages[s.message].text[s.start : s.end] for s in chunk.spans
-                            if conversation.messages[s.message].role != "tool")
+                            if conversation.messages[s.message].role != "tool"
+                            and (machines or not conversation.messages[s.message].machine))
 
 
 def without_cut_labels(text: str, speakers: list[str]) -> str:

@@ -60,6 +60,7 @@ class Pending:
     names: tuple[str, ...]
     ids: list[str] = field(default_factory=list)  # of drafts in Plan.drafts (a repeat may drop some)
     texts: list[str] = field(default_factory=list)  # the people's words of each
+    named: list[str] = field(default_factory=list)  # and without bots' posts: what names rooms
 
 
 @dataclass
@@ -122,6 +123,7 @@ def plan_source(palace: Palace, src: Source, fmt: str, conversations: list[Conve
                 part = waiting.setdefault(wing, Pending(wing, _text(conversation.title), tuple(sorted(names))))
                 part.ids.append(identity)
                 part.texts.append(blobs.removed(prose(chunk, conversation)))
+                part.named.append(blobs.removed(prose(chunk, conversation, machines=False)))
             plan.drawers.append(PlannedDrawer(wing=wing, room=room or GENERAL, hall="", status="new", wing_from=wing_from,
                                               **_where(identity, chunk, number, index, conversation)))
             chooser = "person" if run.room else choosers.get(earlier[index][2], "ingest") if room else "ingest"
@@ -225,9 +227,10 @@ def assign_rooms(palace: Palace, plans: list[Plan], run: Run) -> dict[str, str]:
     for plan in plans:
         for owner, part, rows in parts:
             if owner is plan:
-                text_of = dict(zip(part.ids, part.texts))
+                text_of, named_of = dict(zip(part.ids, part.texts)), dict(zip(part.ids, part.named))
                 texts = [text_of[plan.drafts[r].id] for r in rows]
-                rooms = run.rooms.assign(part.wing, plan.vectors[rows], texts, part.title, part.names)
+                rooms = run.rooms.assign(part.wing, plan.vectors[rows], texts, part.title, part.names,
+                                         [named_of[plan.drafts[r].id] for r in rows])
                 chosen.update(zip((plan.drafts[r].id for r in rows), rooms))
     stored = set(palace.list_rooms())
     renamed = run.rooms.settle_names(lambda room: palace.room_named_by_person(room))
@@ -307,6 +310,7 @@ def _draft(src: Source, fmt: str, conversation: Conversation, chunk: Chunk, iden
     extra = {
         "format": fmt, "conversation_id": _text(conversation.id), "conversation_title": _text(conversation.title),
         "speakers": ", ".join(conversation.speakers) or None, "conversation_date": conversation.dated,
+        "machines": ", ".join(conversation.machines) or None,
         "content_hash": hashlib.sha256(chunk.content.encode("utf-8")).hexdigest(), "added_by": "mempalace-ingest",
         "mentions": conversation.mentions(chunk.content),  # names for the ids its text mentions (Slack)
     }

@@ -222,8 +222,9 @@ class TopicRooms:
         return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
 
     def assign(self, wing: str, vectors: np.ndarray, texts: Sequence[str], title: str | None = None,
-               names: Iterable[str] = ()) -> list[str]:
-        """A room for each drawer of one conversation (its vectors and people's words, in order)."""
+               names: Iterable[str] = (), named: Sequence[str] | None = None) -> list[str]:
+        """A room for each drawer of one conversation (its vectors and people's words, in order; `named`:
+        the words that may name rooms, without bots' posts, when they differ)."""
         names = tuple(names)
         if not self._replaying:
             for text in texts:
@@ -240,7 +241,7 @@ class TopicRooms:
             signature: Counter[str] = Counter()
             for w in words[start:end]:
                 signature.update(w)
-            part = read_part(list(texts[start:end]), title, names, wing)
+            part = read_part(list((named or texts)[start:end]), title, names, wing)
             room = self._nearest(wing, meaning, signature)
             if room is None:
                 room = self._namer.choose_for(part)  # `settle_names` ranks names by meaning
@@ -256,7 +257,7 @@ class TopicRooms:
                 profile.add_raw(vectors[start:end])
                 profile.said.add(part)
                 if self.propose_names:
-                    profile.sample(texts[start])
+                    profile.sample((named or texts)[start])
             rooms += [room] * (end - start)
         later = next((r for r in reversed(rooms) if r != GENERAL), GENERAL)
         if later != GENERAL:

@@ -147,13 +147,17 @@ def ignored_words(texts: Sequence[str], names: Iterable[str]) -> frozenset[str]:
     return NEVER_TOPICS | spoken | proper_names(texts)
 
 
-def people_words(content: str, speakers: Iterable[str] = ()) -> str:
-    """A stored drawer's text as room choice reads a new one: without tool lines (`→ Bash: …`, `← result`) and
-    without the speakers' labels (`Kai: `, `Kai (continued): `) at the start of a message."""
-    labels = tuple(f"{s}{tail}" for s in speakers for tail in (" (continued): ", ": "))
-    lines = []
+def people_words(content: str, speakers: Iterable[str] = (), machines: Iterable[str] = ()) -> str:
+    """A stored drawer's text as room choice reads a new one: without tool lines (`→ Bash: …`, `← result`),
+    without the messages of `machines` (speakers who only post as bots) and without the speakers'
+    labels (`Kai: `, `Kai (continued): `) at the start of a message."""
+    machine_labels = tuple(f"{s}{tail}" for s in machines for tail in (" (continued): ", ": "))
+    labels = tuple(f"{s}{tail}" for s in speakers for tail in (" (continued): ", ": ")) + machine_labels
+    lines, by_machine = [], False
     for line in content.split("\n"):
-        if line.lstrip().startswith((TOOL_MARK, RESULT_MARK)):
+        if line.startswith(labels):
+            by_machine = bool(machine_labels) and line.startswith(machine_labels)
+        if by_machine or line.lstrip().startswith((TOOL_MARK, RESULT_MARK)):
             continue
         for label in labels:
             if line.startswith(label):
