@@ -43,3 +43,13 @@ def test_the_bar_follows_the_embedders_spread() -> None:
     assert len(set(TopicRooms(RoomChooser([])).assign("wing_a", _chat(tight), [GARDEN, DATABASE]))) == 2
     spread = TopicRooms(RoomChooser([]), scale=LikenessScale(spread=0.5))
     assert len(set(spread.assign("wing_a", _chat(tight), [GARDEN, DATABASE]))) == 1
+
+
+def test_a_part_without_topic_words_never_opens_a_tunnel_but_joins_its_own_wings_room() -> None:
+    rooms = TopicRooms(RoomChooser([]))
+    [server] = rooms.assign("wing_a", np.array([[1.0, 0.0]], np.float32),
+                            ["The phoenix server does not start after the upgrade; the server log says why."])
+    assert server != "general"
+    near = np.array([[0.16, float(np.sqrt(1 - 0.16**2))]], np.float32)  # a bit alike, with no topic word
+    assert rooms.assign("wing_b", near, ["ok, thanks!"]) == ["general"]
+    assert rooms.assign("wing_a", near, ["ok, thanks!"]) == [server]

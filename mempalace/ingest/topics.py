@@ -265,10 +265,11 @@ class TopicRooms:
         return [later if r == GENERAL else r for r in rooms]
 
     def _room_without_words(self, wing: str, meaning: np.ndarray, words: Counter[str], earlier: list[str]) -> str:
-        """For a part with no topic words (a link, "ok, thanks"): its conversation's other part, a
-        room it is a bit like, or the room its wing was given last (a link posted in a channel)."""
-        return (next((r for r in earlier if r != GENERAL), None) or self._nearest(wing, meaning, words, WORDLESS_SHARE)
-                or self._recent.get(wing) or GENERAL)
+        """For a part with no topic words (a link, "ok, thanks"): its conversation's other part, a room
+        of its wing it is a bit like (never another wing's: no words, no tunnel), or the room its wing
+        was given last (a link posted in a channel)."""
+        return (next((r for r in earlier if r != GENERAL), None)
+                or self._nearest(wing, meaning, words, WORDLESS_SHARE, own_wing=True) or self._recent.get(wing) or GENERAL)
 
     def _ranker(self, vectors: np.ndarray) -> Meaning | None:
         """The part's or room's mean vector, for ranking names by meaning (KeyBERT's idea, on our embedder)."""
@@ -341,15 +342,18 @@ class TopicRooms:
         self._namer.take(new)
         self._recent = {wing: new if room == old else room for wing, room in self._recent.items()}
 
-    def _nearest(self, wing: str, meaning: np.ndarray, words: Counter[str], bar: float = 1.0) -> str | None:
-        """The room most like this part if the likeness reaches `bar` × what the room needs; ties go
-        to the first name."""
+    def _nearest(self, wing: str, meaning: np.ndarray, words: Counter[str], bar: float = 1.0,
+                 own_wing: bool = False) -> str | None:
+        """The room (`own_wing`: of this wing) most like this part if the likeness reaches `bar` × what
+        the room needs; ties go to the first name."""
         if not self._profiles:
             return None
         wing_size = max(self._sizes[wing], 1)
         names, sums, norms = self._meanings.of(self._profiles)
         # numpy's own loop, not BLAS: waking BLAS's threads beside the model took 5-6 ms a part at 2,859 rooms
         dense = self._scale.join * np.einsum("ij,j->i", sums, meaning) / np.maximum(norms * np.linalg.norm(meaning), 1e-9)
+        if own_wing:
+            dense = np.where([self._profiles[n].wings[wing] > 0 for n in names], dense, -np.inf)
         nearest = np.argsort(-dense, kind="stable")[:WORD_CANDIDATES]
         best, best_margin = None, 0.0
         norm, scripts = math.sqrt(sum(v * v for v in words.values())), script_shares(words)

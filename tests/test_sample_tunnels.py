@@ -1,0 +1,32 @@
+"""The shared real samples in one palace with the real model: tunnels only where two wings share the
+concept (the same parser claim told to Codex and to Gemini), none from a part without topic words
+(a one-drawer synthetic session once joined a Phoenix server chat by meaning alone), and no room
+named by GitHub's commit notices."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import pytest
+
+from _shared import sample
+from mempalace import Palace
+from mempalace.config import load_settings
+from mempalace.ingest import ingest_paths
+
+SAMPLES = ("claude_code", "slack_export/hfaran_testarchive", "codex_cli", "gemini_cli", "plain_text")
+
+
+@pytest.mark.model
+def test_the_samples_tunnel_only_where_wings_share_a_concept(tmp_path, home, monkeypatch):
+    monkeypatch.setenv("MEMPALACE_EMBEDDER", "minilm-int8")
+    paths = [sample(name) for name in SAMPLES]
+    with Palace.open(tmp_path / "palace", settings=load_settings(home)) as palace:
+        reports = ingest_paths(palace, paths)
+        assert all(r.ok for r in reports)
+        wings_of = defaultdict(set)
+        for wing, room, _, _ in palace.places():
+            wings_of[room].add(wing)
+    tunnels = {room: wings for room, wings in wings_of.items() if len(wings) > 1}
+    assert tunnels == {"parser-claim": {"codex_cli", "gemini_cli"}}
+    assert not any(word in room for room in wings_of for word in ("pull", "request", "merge", "commit"))
