@@ -45,11 +45,12 @@ def test_the_bar_follows_the_embedders_spread() -> None:
     assert len(set(spread.assign("wing_a", _chat(tight), [GARDEN, DATABASE]))) == 1
 
 
-def test_a_part_without_topic_words_never_opens_a_tunnel_but_joins_its_own_wings_room() -> None:
+def test_a_part_without_topic_words_joins_no_other_wings_room_below_the_bar_but_its_own_wings() -> None:
     rooms = TopicRooms(RoomChooser([]))
-    [server] = rooms.assign("wing_a", np.array([[1.0, 0.0]], np.float32),
+    [server] = rooms.assign("wing_a", np.array([[1.0, 0.0, 0.0]], np.float32),
                             ["The phoenix server does not start after the upgrade; the server log says why."])
-    assert server != "general"
-    near = np.array([[0.16, float(np.sqrt(1 - 0.16**2))]], np.float32)  # a bit alike, with no topic word
+    [garden] = rooms.assign("wing_a", np.array([[0.0, 1.0, 0.0]], np.float32), [GARDEN])  # wing_a's last room
+    assert "general" not in (server, garden) and server != garden
+    near = np.array([[0.25, 0.0, float(np.sqrt(1 - 0.25**2))]], np.float32)  # a bit like server, no topic word
     assert rooms.assign("wing_b", near, ["ok, thanks!"]) == ["general"]
     assert rooms.assign("wing_a", near, ["ok, thanks!"]) == [server]

@@ -300,9 +300,10 @@ def remember_room(rooms: TopicRooms, room: str, samples: list[tuple[str, str, st
                                for (wing, _), members in sorted(groups.items())])
 
 
-def said_in(contents: list[str], speakers: Sequence[str] = ()) -> list[str]:
-    """What people said in stored drawers (blobs out, and `speakers`' labels), as room choice reads texts."""
-    return [people_words(blobs.removed(c), speakers) for c in contents]
+def said_in(contents: list[str], speakers: Sequence[str] = (), machines: Sequence[str] = ()) -> list[str]:
+    """What people said in stored drawers (blobs out, `speakers`' labels and `machines`' posts out), as
+    room choice reads texts."""
+    return [people_words(blobs.removed(c), speakers, machines) for c in contents]
 
 
 def _draft(src: Source, fmt: str, conversation: Conversation, chunk: Chunk, identity: str, wing: str, room: str,

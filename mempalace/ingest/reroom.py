@@ -84,8 +84,7 @@ def _replay(palace: Palace, drawers: list, person: list) -> list[RoomMove]:
         for group in _replayed_conversations(palace, rooms, batch):
             rooms_of = rooms.assign(group[0].wing, np.stack([d.vector for d in group]),
                                     [people_words(d.content, group[0].speakers) for d in group], group[0].title,
-                                    people, [people_words(d.content, group[0].speakers, group[0].machines)
-                                             for d in group])
+                                    people, [people_words(d.content, d.speakers, d.machines) for d in group])
             chosen += [(d.placed, room) for d, room in zip(group, rooms_of)]
     renamed = rooms.settle_names(lambda room: room in locked, _held_names(chosen))
     return [RoomMove(d.id, d.wing, d.room, renamed.get(room, room)) for d, room in chosen

@@ -34,8 +34,9 @@ def name_alternatives(palace: Any, room: str, count: int = SHOWN) -> tuple[str, 
     chooser = RoomChooser([r for r in palace.list_rooms() if r != stored], palace.widespread_words,
                           wings=palace.list_wings())
     TopicRooms(chooser).count_words_with(palace.word_documents)  # word rarity in the palace, for the scores
-    tally = PhraseTally(read_part(said_in([d.content for d in found], _speakers(found)), found[0].title,
-                                  _speakers(found), wing) for (wing, _), found in sorted(conversations.items()))
+    tally = PhraseTally(read_part(said_in([d.content for d in found], _named(found, "speakers"), _named(found, "machines")),
+                                  found[0].title, _named(found, "speakers"), wing)
+                        for (wing, _), found in sorted(conversations.items()))
     rank = None
     if palace.embeds_meaning:
         centre = np.asarray(palace.embed([d.content for d in drawers]), np.float32).sum(axis=0)
@@ -45,7 +46,7 @@ def name_alternatives(palace: Any, room: str, count: int = SHOWN) -> tuple[str, 
                  and palace.room_name_free(name))[:count]
 
 
-def _speakers(drawers: list[Any]) -> tuple[str, ...]:
-    """The speakers of a conversation's drawers (their names never name a room)."""
-    return tuple(dict.fromkeys(s.strip() for d in drawers for s in str(d.extra.get("speakers") or "").split(",")
+def _named(drawers: list[Any], key: str) -> tuple[str, ...]:
+    """The speakers (or the machines: bots' names) of a conversation's drawers, from their metadata."""
+    return tuple(dict.fromkeys(s.strip() for d in drawers for s in str(d.extra.get(key) or "").split(",")
                                if s.strip()))

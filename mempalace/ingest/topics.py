@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 import numpy as np
 
 from ..embedding import LikenessScale
+from ..errors import InvalidInputError
 from .model_names import CANDIDATES, Propose
 from .room_meanings import RoomMeanings
 from .room_profile import RoomProfile, Signed, Texts, TextsOnce
@@ -226,6 +227,9 @@ class TopicRooms:
         """A room for each drawer of one conversation (its vectors and people's words, in order; `named`:
         the words that may name rooms, without bots' posts, when they differ)."""
         names = tuple(names)
+        named = texts if named is None else named
+        if len(named) != len(texts):
+            raise InvalidInputError("assign needs the words that name rooms for every drawer, or none.")
         if not self._replaying:
             for text in texts:
                 self._new_words.update({w.lower() for w in words_in(text, WORD) if w})
@@ -241,7 +245,7 @@ class TopicRooms:
             signature: Counter[str] = Counter()
             for w in words[start:end]:
                 signature.update(w)
-            part = read_part(list((named or texts)[start:end]), title, names, wing)
+            part = read_part(list(named[start:end]), title, names, wing)
             room = self._nearest(wing, meaning, signature)
             if room is None:
                 room = self._namer.choose_for(part)  # `settle_names` ranks names by meaning
@@ -257,7 +261,7 @@ class TopicRooms:
                 profile.add_raw(vectors[start:end])
                 profile.said.add(part)
                 if self.propose_names:
-                    profile.sample((named or texts)[start])
+                    profile.sample(named[start])
             rooms += [room] * (end - start)
         later = next((r for r in reversed(rooms) if r != GENERAL), GENERAL)
         if later != GENERAL:

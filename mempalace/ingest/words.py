@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 
 from ..naming import spell_symbols
 from ..vocabulary import STOP_WORDS
+from .chunks import IN_CODE
 from .frequency import specificity, zipf
 from .languages import fold, is_cjk, is_cyrillic, reading, word_language, \
     words_in
@@ -150,14 +151,20 @@ def ignored_words(texts: Sequence[str], names: Iterable[str]) -> frozenset[str]:
 def people_words(content: str, speakers: Iterable[str] = (), machines: Iterable[str] = ()) -> str:
     """A stored drawer's text as room choice reads a new one: without tool lines (`→ Bash: …`, `← result`),
     without the messages of `machines` (speakers who only post as bots) and without the speakers'
-    labels (`Kai: `, `Kai (continued): `) at the start of a message."""
-    machine_labels = tuple(f"{s}{tail}" for s in machines for tail in (" (continued): ", ": "))
-    labels = tuple(f"{s}{tail}" for s in speakers for tail in (" (continued): ", ": ")) + machine_labels
-    lines, by_machine = [], False
+    labels (`Kai: `, `Kai (continued): `) at the start of a message, nor the label and reopened fence a
+    cut inside a code block adds (`Kai (continued, in a code block):`)."""
+    machines = tuple(machines)
+    tails = (" (continued): ", ": ")
+    labels = tuple(f"{s}{tail}" for s in (*speakers, *machines) for tail in tails)
+    code_tail = IN_CODE.rstrip("\n")
+    in_code = tuple(f"{s}{code_tail}" for s in (*speakers, *machines))
+    machine_starts = tuple(f"{s}{tail}" for s in machines for tail in (*tails, code_tail))
+    lines, by_machine, after_gap, fence_next = [], False, True, False
     for line in content.split("\n"):
-        if line.startswith(labels):
-            by_machine = bool(machine_labels) and line.startswith(machine_labels)
-        if by_machine or line.lstrip().startswith((TOOL_MARK, RESULT_MARK)):
+        if after_gap and machine_starts and line.startswith(labels + in_code):  # a message starts after a blank line
+            by_machine = line.startswith(machine_starts)
+        after_gap, skip_fence, fence_next = not line.strip(), fence_next, line in in_code
+        if by_machine or skip_fence or fence_next or line.lstrip().startswith((TOOL_MARK, RESULT_MARK)):
             continue
         for label in labels:
             if line.startswith(label):
