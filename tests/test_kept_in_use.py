@@ -71,7 +71,7 @@ def _host_alive(folder: Path) -> bool:
     info = ServerInfo.read(folder)
     try:
         return info is not None and Path(f"/proc/{info.pid}/stat").read_text().split()[2] != "Z"
-    except FileNotFoundError:
+    except (FileNotFoundError, ProcessLookupError):  # gone, or reaped while its stat was read
         return False
 
 

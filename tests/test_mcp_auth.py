@@ -118,7 +118,7 @@ def _stop_palace_server(folder: Path) -> None:
         os.kill(info.pid, signal.SIGTERM)
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline and Path(f"/proc/{info.pid}").exists():
-        with contextlib.suppress(FileNotFoundError):
+        with contextlib.suppress(FileNotFoundError, ProcessLookupError):  # reaped while its stat was read
             if Path(f"/proc/{info.pid}/stat").read_text().split()[2] == "Z":
                 return
         time.sleep(0.05)

@@ -68,7 +68,7 @@ def _wait_gone(pid: int, seconds: float = 20.0) -> bool:
         try:
             if Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z":
                 return True
-        except FileNotFoundError:  # reaped between the two looks
+        except (FileNotFoundError, ProcessLookupError):  # reaped between the two looks, or while read
             return True
         time.sleep(0.05)
     return False
