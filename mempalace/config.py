@@ -6,7 +6,6 @@ palaces and the config file. Tests point it at a temporary directory.
 
 from __future__ import annotations
 
-import ipaddress
 import os
 import tomllib
 from dataclasses import dataclass, fields, replace
@@ -14,6 +13,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from .access import is_loopback
 from .errors import ConfigError, InvalidInputError
 from .naming import room_slug
 
@@ -144,21 +144,12 @@ def check_names_endpoint(settings: Settings) -> None:
                           f"got {url!r}.")
     if not settings.names_model:
         raise ConfigError("Setting names_endpoint is set but names_model is not: say which model names rooms.")
-    if not _on_this_machine(parts.hostname):
+    if not is_loopback(parts.hostname):
         if not settings.names_allow_remote:
             raise ConfigError(f"Setting names_endpoint {url!r} is not on this machine; set names_allow_remote = true "
                               "to send room samples to it.")
         if parts.scheme != "https":
             raise ConfigError(f"Setting names_endpoint {url!r} is on another machine: it must be https.")
-
-
-def _on_this_machine(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def _flag(key: str, value: Any) -> bool:

@@ -126,11 +126,15 @@ def _what_matters(meta: Mapping[str, Any], same: dict[Any, Any]
                   ) -> tuple[str, str, str | None, tuple[str, ...], tuple[str, ...], int]:
     """(room chooser, hall chooser, conversation title, speakers, machines, position in its filing) of a
     drawer; a title or names seen before are shared (`same`)."""
-    speakers, machines = (tuple(s.strip() for s in str(meta.get(key) or "").split(",") if s.strip())
-                          for key in ("speakers", "machines"))
+    speakers, machines = names_in(meta, "speakers"), names_in(meta, "machines")
     title = meta.get("conversation_title")
     return (chooser(meta), hall_chooser(meta), same.setdefault(title, title), same.setdefault(speakers, speakers),
             same.setdefault(machines, machines), int(meta.get("filed_n") or 0))
+
+
+def names_in(meta: Mapping[str, Any], key: str) -> tuple[str, ...]:
+    """A drawer's list of names kept in one metadata field, comma-separated (`speakers`, `machines`)."""
+    return tuple(s.strip() for s in str(meta.get(key) or "").split(",") if s.strip())
 
 
 def reroom_targets(store: ChromaStore, catalog: Catalog, moves: Sequence[tuple[str, str, str]]) -> dict[str, list[str]]:

@@ -17,9 +17,8 @@ import numpy as np
 
 from .access import HIDDEN_LOCATION, HIDDEN_WING, Grant, acting_as
 from .errors import DrawerNotFoundError, InvalidInputError, PlaceNotFoundError
-from .inventory import PERSON
-from .models import AddResult, Drawer, DrawerDraft, DuplicateMatch, RoomRename, SearchHit
-from .naming import room_slug, wing_name
+from .models import AddResult, Drawer, DrawerDraft, DuplicateMatch, SearchHit
+from .naming import wing_name
 from .palace import Palace
 from .guarding import checked_then_written
 from .records import id_list
@@ -304,37 +303,6 @@ class ScopedPalace(ScopedRearranging):
             self.grant.check("move", wing_name(wing))
         with acting_as(self.grant.actor):
             return self._palace.move_drawers([i for i in ids if i in shown], wing, room, hall)
-
-    @checked_then_written
-    def move_rooms(self, rooms: Sequence[str], target: str) -> tuple[int, tuple[str, ...]]:
-        """As `Palace.move_rooms`, in the wings this grant may change (the rest keep their rooms)."""
-        names = id_list(rooms)
-        self.grant.check("merge")
-        if self.grant.every_wing and self.grant.may("merge", "*"):
-            with acting_as(self.grant.actor):
-                return self._palace.move_rooms(names, target)
-        mine = [w for w in self.list_wings() if self.grant.may("merge", w)]
-        ids = [i for w in mine for r in names for i in self._palace.drawer_ids(w, r)]
-        wings = tuple(sorted({w for w in mine for r in names if r in self._palace.list_rooms(w)}))
-        with acting_as(self.grant.actor):
-            moved = self._palace.move_drawers(ids, room=room_slug(target), audit_as="move-rooms") if ids else 0
-        return moved, wings
-
-    @checked_then_written
-    def rename_room(self, room: str, new: str, *, chosen_by: str = PERSON) -> RoomRename:
-        """As `Palace.rename_room`: a person's needs the merge right in every wing the room is in, ingest's
-        the ingest right; a name a room in wings out of sight holds is refused without naming them."""
-        name = self.stored_room(room)
-        target = room_slug(new)
-        if target != name and target not in self.list_rooms() and target in self._palace.list_rooms():
-            raise InvalidInputError(f"The name {target!r} is taken in this palace; choose another.")
-        if chosen_by == PERSON:
-            for wing in sorted(w for w, rooms in self._palace.taxonomy().items() if name in rooms):
-                self.grant.check("merge", wing)
-        else:
-            self.grant.check("ingest")
-        with acting_as(self.grant.actor):
-            return self._palace.rename_room(name, new, chosen_by=chosen_by)
 
     def resolve_room(self, name: str, folded: bool = True) -> str:
         return self._palace.resolve_room(name, folded)

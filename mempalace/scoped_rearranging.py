@@ -1,5 +1,5 @@
-"""Re-rooming and re-halling through a scoped view: only drawers in wings its grant may re-room
-(a mixin of `ScopedPalace`, which provides the palace, the grant and `find_drawers`)."""
+"""Re-rooming, re-halling, moving and renaming rooms through a scoped view: only drawers in wings its
+grant may change (a mixin of `ScopedPalace`, which provides the palace, the grant and its reads)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,12 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .access import Grant, acting_as
+from .errors import InvalidInputError
 from .guarding import checked_then_written
+from .inventory import PERSON
+from .models import RoomRename
+from .naming import room_slug
+from .records import id_list
 
 if TYPE_CHECKING:
     from .palace import Palace
@@ -19,6 +24,9 @@ class ScopedRearranging:
     _palace: "Palace"
     grant: Grant
     find_drawers: Any
+    list_wings: Any
+    list_rooms: Any
+    stored_room: Any
 
     def room_inventory(self) -> list[Any]:
         return [d for d in self._palace.room_inventory() if self.grant.may("reroom", d.wing)]
@@ -54,3 +62,34 @@ class ScopedRearranging:
         """The (drawer id, was, new) changes of drawers this view sees and may re-room or re-hall."""
         shown = self.find_drawers([c[0] for c in changes])
         return [c for c in changes if c[0] in shown and self.grant.may("reroom", shown[c[0]].wing)]
+
+    @checked_then_written
+    def move_rooms(self, rooms: Sequence[str], target: str) -> tuple[int, tuple[str, ...]]:
+        """As `Palace.move_rooms`, in the wings this grant may change (the rest keep their rooms)."""
+        names = id_list(rooms)
+        self.grant.check("merge")
+        if self.grant.every_wing and self.grant.may("merge", "*"):
+            with acting_as(self.grant.actor):
+                return self._palace.move_rooms(names, target)
+        mine = [w for w in self.list_wings() if self.grant.may("merge", w)]
+        ids = [i for w in mine for r in names for i in self._palace.drawer_ids(w, r)]
+        wings = tuple(sorted({w for w in mine for r in names if r in self._palace.list_rooms(w)}))
+        with acting_as(self.grant.actor):
+            moved = self._palace.move_drawers(ids, room=room_slug(target), audit_as="move-rooms") if ids else 0
+        return moved, wings
+
+    @checked_then_written
+    def rename_room(self, room: str, new: str, *, chosen_by: str = PERSON) -> RoomRename:
+        """As `Palace.rename_room`: a person's needs the merge right in every wing the room is in, ingest's
+        the ingest right; a name a room in wings out of sight holds is refused without naming them."""
+        name = self.stored_room(room)
+        target = room_slug(new)
+        if target != name and target not in self.list_rooms() and target in self._palace.list_rooms():
+            raise InvalidInputError(f"The name {target!r} is taken in this palace; choose another.")
+        if chosen_by == PERSON:
+            for wing in sorted(w for w, rooms in self._palace.taxonomy().items() if name in rooms):
+                self.grant.check("merge", wing)
+        else:
+            self.grant.check("ingest")
+        with acting_as(self.grant.actor):
+            return self._palace.rename_room(name, new, chosen_by=chosen_by)

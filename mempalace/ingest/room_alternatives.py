@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import PlaceNotFoundError
+from ..inventory import names_in
 from .part_phrases import read_part
 from .planning import said_in
 from .rooms import GENERAL, Meaning, PhraseTally, RoomChooser, room_key
@@ -48,5 +49,4 @@ def name_alternatives(palace: Any, room: str, count: int = SHOWN) -> tuple[str, 
 
 def _named(drawers: list[Any], key: str) -> tuple[str, ...]:
     """The speakers (or the machines: bots' names) of a conversation's drawers, from their metadata."""
-    return tuple(dict.fromkeys(s.strip() for d in drawers for s in str(d.extra.get(key) or "").split(",")
-                               if s.strip()))
+    return tuple(dict.fromkeys(name for d in drawers for name in names_in(d.extra, key)))

@@ -1,8 +1,9 @@
 """Room names, from what a room's conversations say (which room a part joins is `topics`' choice,
 by meaning).
 
-Candidates are one or two content words in a row, never a person (`part_phrases` reads them). Places and products may name rooms. A room's name is a phrase enough of its parts use, scored by
-how many parts and wings use it and how specific it is to the room in the palace (class-based
+Candidates are one or two content words in a row, never a person (`part_phrases` reads them). Places
+and products may name rooms. A room's name is a phrase enough of its parts use, scored by how many
+parts and wings use it and how specific it is to the room in the palace (class-based
 TF-IDF); the best-scored are ranked by nearness to the room's meaning and centrality among its
 phrases (KeyBERT's idea, on our embedder). A name another room holds is never handed out; none →
 `general`.
