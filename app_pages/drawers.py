@@ -6,6 +6,7 @@ import streamlit as st
 from dashboard.hits import show_drawer
 from dashboard.listing import gone_toggle, hall_shown, manage, show_gone, show_place, stale_filters
 from dashboard.rename import other_names_row
+from dashboard.trash_view import bulk_delete
 from dashboard.render import hall_help, md, unlinked
 from dashboard.views import DRAWERS_PAGE, palace
 from mempalace import HALLS, MempalaceError
@@ -63,6 +64,7 @@ if dropped and linked:  # not after the user's own choice (or move) emptied a fi
     st.warning(stale_filters(dropped, in_wing))
 if room != ANY:
     other_names_row(p, room, "drawers_other_name", follow="room")
+bulk_delete(p, in_wing, None if room == ANY else room)
 
 place = (in_wing, None if room == ANY else room, None if hall == ANY else hall)
 gone = gone_toggle(p)

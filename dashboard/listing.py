@@ -14,6 +14,7 @@ from mempalace.wording import counted
 from .cards import show_cards
 from .hits import Actions
 from .render import NO_HALL_LABEL, md, unlinked
+from .trash_view import offer_undo, undo_box
 from .views import key as key_of
 
 PAGE = 25
@@ -139,6 +140,7 @@ def manage(p: ScopedPalace) -> Actions:
     last of them did is said (a toast) in the run it asked for."""
     if said := st.session_state.pop(SAID, None):
         st.toast(said)
+    undo_box(p)
 
     def controls(drawer: Drawer) -> None:
         if p.may("move", drawer.wing):
@@ -204,7 +206,8 @@ def _delete(p: ScopedPalace, drawer: Drawer) -> None:
             return
         if st.query_params.get("drawer") == drawer.id:  # its deep link: back to the list of its place
             st.query_params.from_dict({"wing": gone.wing, "room": gone.room})
-        _done(f"Deleted the drawer from {place_name(gone.wing, gone.room, gone.hall)}.")
+        offer_undo(f"Deleted the drawer from {place_name(gone.wing, gone.room, gone.hall)}.", [gone.id])
+        st.rerun()
 
 
 def _done(message: str) -> None:

@@ -9,6 +9,7 @@ from mempalace.scoped import ScopedPalace
 from mempalace.wording import counted
 
 from .render import md
+from .trash_view import offer_undo, undo_box
 
 ASKED = "demo_removal_asked"  # the person pressed "Remove the demo" and is asked to confirm
 SAID = "demo_removal_said"  # what the removal did, shown by the run after it
@@ -41,6 +42,7 @@ def demo_removal(p: ScopedPalace) -> None:
     the demo", behind a confirmation naming how many drawers go. Says what the last removal did."""
     if said := st.session_state.pop(SAID, None):
         st.success(md(said))
+    undo_box(p)
     found = p.derived(("demo-drawers",), lambda: tuple(demo_drawers(p)))
     wings = {d.wing for d in found}
     if not found or not all(p.may("delete", wing) for wing in wings):
@@ -63,8 +65,12 @@ def demo_removal(p: ScopedPalace) -> None:
     if yes.button("Yes, remove the demo", key="demo_removal_yes", type="primary"):
         st.session_state.pop(ASKED, None)
         try:
-            st.session_state[SAID] = p.remove_demo().summary()
+            removal = p.remove_demo()
         except MempalaceError as exc:
             st.error(md(str(exc)))
             return
+        if removal.change:
+            offer_undo(removal.summary(), change=removal.change)
+        else:
+            st.session_state[SAID] = removal.summary()
         st.rerun()

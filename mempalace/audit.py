@@ -31,7 +31,7 @@ ACCESS_FILE = "mempalace_access.sqlite3"
 TOKEN_PREFIX = "mpt_"
 # What the log records, for filters: the palace's writes, then the token book's own.
 AUDIT_ACTIONS = ("add", "file", "move", "move-rooms", "reroom", "delete", "rebuild", "token-create", "token-revoke",
-                 "rename-room", "log-start", "log-accepted")
+                 "rename-room", "log-start", "log-accepted", "restore", "empty-trash", "purge-trash")
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS audit (
     seq INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, who TEXT NOT NULL, via TEXT NOT NULL,

@@ -31,6 +31,7 @@ class Settings:
     shared: bool = True  # a palace folder is served to every process at once; false: private, embedded
     server_idle_seconds: float = 600.0  # a shared palace's server stops after this long unused
     duplicate_threshold: float = 0.9
+    trash_days: float = 30.0  # a deleted drawer is kept this long in the trash (0: deleted for good at once)
     max_content_chars: int = 100_000
     drawer_chars: int = 1_000
     max_query_chars: int = 4_000
@@ -196,4 +197,5 @@ _RANGES: dict[str, tuple[float, float]] = {
     "max_ingest_bytes": (1, 1 << 40),
     "max_unzipped_bytes": (1, 1 << 40),
     "names_seconds": (0.0, 3_600.0),
+    "trash_days": (0.0, 3_650.0),
 }

@@ -53,6 +53,7 @@ class DemoRemoval:
 
     removed: int
     kept: tuple[tuple[str, str, int], ...] = ()
+    change: str = ""  # the delete, which `restore_change` undoes while the trash keeps it
 
     def summary(self) -> str:
         """What was removed and what stayed, in a sentence or two."""
@@ -115,10 +116,11 @@ def remove_demo(palace: Palace) -> DemoRemoval:
     """Delete the demo's drawers, and no other, as one audited delete; says which drawers of the
     rooms it used stay."""
     found = demo_drawers(palace)
-    removed = palace.delete_drawers([d.id for d in found], what="the demo") if found else 0
+    done = palace.delete_where(ids=[d.id for d in found], what="the demo") if found else None
     rooms = {d.room for d in found}
     kept: Counter[tuple[str, str]] = Counter()
     for wing, room, _, drawers in palace.places():
         if room in rooms:
             kept[(wing, room)] += drawers
-    return DemoRemoval(removed, tuple((wing, room, n) for (wing, room), n in sorted(kept.items())))
+    return DemoRemoval(done.deleted if done else 0, tuple((wing, room, n) for (wing, room), n in sorted(kept.items())),
+                       done.change if done and done.kept_days else "")

@@ -235,3 +235,33 @@ class MergeResult:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+@dataclass(frozen=True)
+class TrashedDrawer:
+    """A deleted drawer kept in the trash: exactly as it was, with when, by whom and in which change."""
+
+    drawer: Drawer
+    deleted_at: float  # seconds since the epoch
+    change: str
+    deleted_by: str
+    purge_at: float  # when the trash forgets it, unless restored first
+
+
+@dataclass(frozen=True)
+class Deletion:
+    """What one delete did: how many drawers left the palace, and the change that restores them all
+    (`trash restore --all-from CHANGE`); `kept_days` 0 means deleted for good (no trash)."""
+
+    deleted: int
+    change: str
+    kept_days: float
+
+
+@dataclass(frozen=True)
+class Restoration:
+    """What a restore did: drawers put back exactly where they were, and those it could not put back
+    with why (`blocked`: id → reason)."""
+
+    restored: tuple[str, ...]
+    blocked: tuple[tuple[str, str], ...] = ()

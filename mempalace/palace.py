@@ -37,6 +37,7 @@ from .privacy import exposure_warnings
 from .store import SEQ_KEY, ChromaStore, Record
 from .sync import CatalogSync, catalog_row, new_stamp
 from .rearranging import Rearranging
+from .trash import Trashing
 from .taxonomy import TaxonomyView, within_wings
 from .wording import counted
 
@@ -48,7 +49,7 @@ if TYPE_CHECKING:
 SEARCH_MODES = {"hybrid": True, "vector": False, "semantic": False}
 
 
-class Palace(Likeness, Rearranging, TaxonomyView):
+class Palace(Likeness, Rearranging, Trashing, TaxonomyView):
     """A palace of drawers in one Chroma collection, with a catalog that keeps reads fast."""
 
     def __init__(self, store: ChromaStore, catalog: Catalog, settings: Settings, lock: "PalaceLock | None",
@@ -190,19 +191,6 @@ class Palace(Likeness, Rearranging, TaxonomyView):
         self._record("file", [d.id for d in drafts if d.id not in known], wings=sorted({d.wing for d in drafts}))
 
     @serialized
-    def delete_drawers(self, ids: Sequence[str], what: str | None = None) -> int:
-        """Remove the given drawers (unknown ids are ignored); returns how many were stored. `what` they
-        are, if they are a whole (the demo), is said in the audit log."""
-        self._sync.ensure_fresh()
-        present = sorted(self._catalog.stamps(list(ids)))
-        if present:
-            with self._sync.writing("change", present, new_stamp()):
-                self._store.delete(present)
-                self._sync.finish_write(deleted=present)
-            self._record("delete", present, **({"what": what} if what else {}))
-        return len(present)
-
-    @serialized
     def remove_demo(self) -> DemoRemoval:
         """Delete exactly the demo's drawers (`mempalace.demo_data`), never a drawer of a real conversation."""
         from .demo_data import remove_demo  # the demo's conversations are parsed only when needed
@@ -271,16 +259,6 @@ class Palace(Likeness, Rearranging, TaxonomyView):
         wings = tuple(sorted({w for w, r, _, _ in self._catalog.room_counts() if r == old}))
         self._move(ids, {"room": target}, chosen_by, "rename-room", aliases=" ".join(sorted(aliases)), was=old)
         return RoomRename(old, target, len(ids), wings, tuple(sorted(aliases)))
-
-    @serialized
-    def delete_drawer(self, drawer_id: str) -> Drawer:
-        """Remove one drawer and return what it held."""
-        drawer = self.get_drawer(drawer_id)
-        with self._sync.writing("change", [drawer.id], new_stamp()):
-            self._store.delete([drawer.id])
-            self._sync.finish_write(deleted=[drawer.id])
-        self._record("delete", [drawer.id], wing=drawer.wing, room=drawer.room)
-        return drawer
 
     @serialized
     def rebuild_index(self) -> int:

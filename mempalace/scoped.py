@@ -23,12 +23,13 @@ from .palace import Palace
 from .guarding import checked_then_written
 from .records import id_list
 from .scoped_rearranging import ScopedRearranging
+from .scoped_trash import ScopedTrashing
 
 
 ELSEWHERE = "The same text is already filed in a wing you cannot see, so it was not filed again."
 
 
-class ScopedPalace(ScopedRearranging):
+class ScopedPalace(ScopedRearranging, ScopedTrashing):
     """`palace` seen through `grant`: reads are kept to its wings, writes to what its role allows."""
 
     def __init__(self, palace: Palace, grant: Grant):
@@ -320,35 +321,6 @@ class ScopedPalace(ScopedRearranging):
         if found not in self.list_rooms():
             raise PlaceNotFoundError(f"No room {name!r} in this palace.")
         return found
-
-    @checked_then_written
-    def delete_drawer(self, drawer_id: str) -> Drawer:
-        drawer = self.get_drawer(drawer_id)
-        self.grant.check("delete", drawer.wing)
-        with acting_as(self.grant.actor):
-            return self._palace.delete_drawer(drawer.id)
-
-    @checked_then_written
-    def delete_drawers(self, ids: Sequence[str], what: str | None = None) -> int:
-        """Delete drawers: an admin's right, or an editor's for drawers they filed themselves (ingest
-        replacing a grown conversation, or taking back a failed run)."""
-        shown = self.find_drawers(id_list(ids))
-        own = self._palace.access.filed_by(self.grant.actor, list(shown))
-        for wing in sorted({d.wing for d in shown.values()}) or [None]:
-            if not (wing and self.grant.may("ingest", wing) and own >= {i for i, d in shown.items() if d.wing == wing}):
-                self.grant.check("delete", wing)
-        with acting_as(self.grant.actor):
-            return self._palace.delete_drawers(list(shown), what)
-
-    @checked_then_written
-    def remove_demo(self) -> Any:
-        """As `Palace.remove_demo`, for an admin of every wing holding a demo drawer (not an editor who loaded it)."""
-        from .demo_data import demo_drawers
-
-        for wing in sorted({d.wing for d in demo_drawers(self._palace)}) or [None]:
-            self.grant.check("delete", wing)
-        with acting_as(self.grant.actor):
-            return self._palace.remove_demo()
 
     def rebuild_index(self) -> int:
         self.grant.check("settings", "*")

@@ -392,7 +392,8 @@ def test_delete(cli) -> None:
     assert as_json(cli("get", keep, "--json"))["id"] == keep
 
     text = ok(cli("delete", keep)).stdout
-    assert text.strip() == f"Deleted {keep} from delete_wing/r."
+    assert text.strip() == (f"Deleted {keep} from delete_wing/r. It is in the trash for 30 days: "
+                            f"`mempalace trash restore {keep}` puts it back.")
     assert as_json(cli("wings", "--json")) == {}
 
 

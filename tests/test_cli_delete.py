@@ -82,5 +82,7 @@ def test_without_a_terminal_it_deletes_as_before(palace_path, settings, drawer):
     done = subprocess.run([sys.executable, "-m", "mempalace", "--palace", str(palace_path), "delete", drawer],
                           stdin=subprocess.DEVNULL, capture_output=True, text=True, cwd=ROOT,
                           env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
-    assert done.returncode == 0 and done.stdout == f"Deleted {drawer} from wing_kai/auth-migration.\n", done
+    assert done.returncode == 0 and done.stdout == (
+        f"Deleted {drawer} from wing_kai/auth-migration. It is in the trash for 30 days: "
+        f"`mempalace trash restore {drawer}` puts it back.\n"), done
     assert done.stderr == "" and not still_there(palace_path, settings, drawer)

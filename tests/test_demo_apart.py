@@ -109,7 +109,7 @@ def test_removing_the_demo_deletes_exactly_its_drawers_and_is_audited(palace: Pa
     assert set(palace.drawer_ids()) == {real, *added.drawer_ids}
     assert removal.kept == (("claude_ai", "team-offsite", 1), ("wing_kai", "auth-migration", 1))
     [entry] = palace.access.entries(action="delete")
-    assert set(entry.ids) == demo and entry.detail == {"what": "the demo"}
+    assert set(entry.ids) == demo and entry.detail == {"what": "the demo", "change": removal.change, "trash_days": 30.0}
     assert palace.remove_demo().removed == 0
 
 
@@ -148,10 +148,10 @@ def test_cli_demo_remove_removes_only_the_demo(tmp_path: Path) -> None:
     demo_count = json.loads(ok(run(tmp_path / "p", "status", "--json")).stdout)["drawers"] - 1
     removed = ok(run(tmp_path / "p", "demo", "--remove"))
     assert removed.stdout == (f"Removed the demo: {demo_count} drawers. 1 drawer of yours stays in a room the demo "
-                              "used: wing_priya/team-offsite.\n")
+                              "used: wing_priya/team-offsite.\n")  # (`demo --remove`; `delete --demo` adds the trash)
     assert json.loads(ok(run(tmp_path / "p", "status", "--json")).stdout)["drawers"] == 1
     again = json.loads(ok(run(tmp_path / "p", "demo", "--remove", "--json")).stdout)
-    assert again == {"removed": 0, "kept": []}
+    assert again == {"removed": 0, "kept": [], "change": ""}
 
 
 def plain(markdown: str) -> str:

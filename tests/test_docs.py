@@ -27,8 +27,8 @@ def test_every_command_is_in_the_readme_command_list(command):
 
 
 def test_the_command_list_says_delete_asks_on_a_terminal_and_names_its_yes_option():
-    line = re.search(r"^  delete .*$", section("Command line"), re.MULTILINE)[0]
-    assert "--yes" in line and "asks" in line and "terminal" in line, line
+    entry = re.search(r"^  delete .*(?:\n {30,}.*)*", section("Command line"), re.MULTILINE)[0]
+    assert "--yes" in entry and "asks" in entry and "terminal" in entry and "trash" in entry, entry
 
 
 @pytest.mark.parametrize("tool", sorted(TOOLS))

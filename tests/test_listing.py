@@ -201,7 +201,11 @@ def test_move_and_delete_ask_first_then_say_what_they_did(settings):
     at.checkbox(key=f"confirm_{target}").check().run()
     at.button(key=f"delete_{target}").click().run()
     assert not at.exception and target not in at.session_state["palace"].find_drawers([target])
-    assert [t.value for t in at.toast] == [r"Deleted the drawer from wing\_priya / planning / hall\_facts\."]
+    assert [s.value for s in at.main.success] == [r"Deleted the drawer from wing\_priya / planning / hall\_facts\."]
+    at.button(key="trash_undo_button").click().run()  # the Undo beside it puts the drawer back where it was
+    assert not at.exception and not at.main.success
+    assert at.session_state["palace"].get_drawer(target).room == "planning"
+    assert [t.value for t in at.toast] == [r"Restored 1 drawer\."]
 
 
 def test_a_deep_link_to_a_drawer_that_is_gone_says_so_and_links_to_the_list(settings):
@@ -219,7 +223,7 @@ def test_deleting_from_a_deep_link_says_so_and_goes_back_to_its_place(settings):
     at.checkbox(key=f"confirm_{target}").check().run()
     at.button(key=f"delete_{target}").click().run()
     assert not at.exception and not at.main.error
-    assert [t.value for t in at.toast] == [r"Deleted the drawer from wing\_kai / planning / hall\_events\."]
+    assert [s.value for s in at.main.success] == [r"Deleted the drawer from wing\_kai / planning / hall\_events\."]
     assert at.query_params == {"wing": "wing_kai", "room": "planning"}
     assert ids_shown(at) == ["conv-old-1"]
 

@@ -58,6 +58,7 @@ class _LazyGroup(click.Group):
         "mcp": "mcp:mcp_command", "serve": "serve:serve_command", "token": "token:token_group",
         "audit": "token:audit_command", "sources": "sources:sources_group", "hooks": "hooks:hooks_group",
         "halls": "halls:halls_command", "rooms": "rooms:rooms_command", "embedder": "embedder:embedder_command",
+        "delete": "trash:delete_command", "trash": "trash:trash_group",
     }
 
     def list_commands(self, ctx: click.Context) -> list[str]:
@@ -228,21 +229,6 @@ def get(ctx: click.Context, palace: Palace, drawer_id: str) -> None:
     """Show one drawer's verbatim text and place."""
     drawer = palace.get_drawer(drawer_id)
     emit(ctx, drawer, lambda: _drawer_text(drawer))
-
-
-@main.command()
-@click.argument("drawer_id")
-@click.option("--yes", "-y", is_flag=True, help="Delete without asking (only a terminal is asked).")
-@palace_command()
-def delete(ctx: click.Context, palace: Palace, drawer_id: str, yes: bool) -> None:
-    """Delete one drawer. On a terminal it is shown first and you are asked, unless --yes."""
-    if not yes and sys.stdin.isatty():
-        echo(f"This drawer will be deleted:\n{_drawer_text(palace.get_drawer(drawer_id), PREVIEW_CHARS)}\n", err=True)
-        if not click.confirm("Delete it?", default=False, err=True):
-            echo("Nothing deleted.", err=True)
-            sys.exit(1)
-    drawer = palace.delete_drawer(drawer_id)
-    emit(ctx, drawer, lambda: f"Deleted {drawer.id} from {drawer.wing}/{drawer.room}.")
 
 
 @main.command()

@@ -216,7 +216,8 @@ def _drawer_tools(tool: Registrar, scope: Scope, roots: list[Path]) -> None:
                       ) -> dict[str, Any]:
         return scope().update_drawer(drawer_id, wing=wing, room=room, hall=hall)
 
-    @tool("Delete a drawer; returns what was deleted.")
+    @tool("Delete a drawer into the trash (kept for the palace's trash_days, 30 by default, until a person "
+          "restores or empties it); returns what was deleted.")
     def delete_drawer(drawer_id: DrawerId) -> dict[str, Any]:
         return scope().delete_drawer(drawer_id)
 

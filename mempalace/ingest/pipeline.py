@@ -364,7 +364,7 @@ def _replace(palace: Palace, plan: Plan) -> tuple[int, tuple[str, ...]]:
     try:
         if len(palace.find_drawers([d.id for d in plan.drawers])) < len(plan.drawers):
             return 0, ("older drawers of a grown conversation were kept: not every new drawer is stored",)
-        return palace.delete_drawers(plan.replaces), ()
+        return palace.delete_drawers(plan.replaces, to_trash=False), ()
     except MempalaceError as exc:
         return 0, (f"older drawers of a grown conversation were kept ({exc}); ingesting again replaces them",)
 
@@ -372,7 +372,7 @@ def _replace(palace: Palace, plan: Plan) -> tuple[int, tuple[str, ...]]:
 def _undo(palace: Palace, ids: list[str]) -> str:
     """Remove what this run added for a file; says for the report whether that worked."""
     try:
-        palace.delete_drawers(ids)
+        palace.delete_drawers(ids, to_trash=False)
     except MempalaceError:
         return "some drawers may remain: running the ingest again completes it without duplicates."
     return "nothing from this file was kept; run it again to retry."

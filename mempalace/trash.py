@@ -1,0 +1,206 @@
+"""Deleting into the trash and restoring from it. A delete keeps each drawer whole (text, place, hall,
+dates, vector) for `trash_days`; a restore puts it back exactly as it was, without embedding again
+unless the palace moved to another embedder meanwhile.
+
+Order makes a kill at any moment safe: a delete keeps the drawers in the trash before it removes them,
+a restore puts them back before it forgets them, so a drawer is live, trashed, or (between the two
+steps) both, and a trashed copy of a live drawer counts for nothing and is forgotten at the next purge.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Mapping, Sequence
+from datetime import datetime, timezone
+from typing import Any
+
+from .access import current_actor
+from .errors import InvalidInputError
+from .guarding import serialized
+from .models import Deletion, Drawer, Restoration, TrashedDrawer
+from .naming import wing_name
+from .records import drawer_from_record, id_list
+from .store import SEQ_KEY, Record
+from .store.trash import TRASH_CHANGE, TRASH_KEYS, TRASHED_AT, TRASHED_BY, TrashBin
+from .sync import catalog_row, new_stamp
+
+DAY = 86_400.0
+
+
+def new_change() -> str:
+    """A change's name: when it happened (UTC, to the second) and a random tail, sortable by time."""
+    return f"{datetime.now(timezone.utc):%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
+
+
+class Trashing:
+    """A palace's deletes, trash and restores (a mixin of `Palace`)."""
+
+    _store: Any
+    _catalog: Any
+    _sync: Any
+    settings: Any
+
+    @property
+    def _trash(self) -> TrashBin:
+        return TrashBin(self._store)
+
+    @serialized
+    def delete_drawers(self, ids: Sequence[str], what: str | None = None, *, to_trash: bool = True) -> int:
+        """Delete the given drawers (unknown ids are ignored) into the trash; returns how many were
+        stored. `what` they are, if a whole (the demo), is said in the audit log. `to_trash` False
+        deletes for good: ingest replacing a grown conversation's drawers, or taking back its own."""
+        self._sync.ensure_fresh()
+        present = sorted(self._catalog.stamps(id_list(ids)))
+        return self._delete(present, to_trash, **({"what": what} if what else {})).deleted
+
+    @serialized
+    def delete_drawer(self, drawer_id: str) -> Drawer:
+        """Delete one drawer into the trash and return what it held."""
+        drawer = self.get_drawer(drawer_id)  # type: ignore[attr-defined]
+        self._delete([drawer.id], True, wing=drawer.wing, room=drawer.room)
+        return drawer
+
+    @serialized
+    def delete_where(self, wing: str | None = None, room: str | None = None, source_file: str | None = None,
+                     ids: Sequence[str] = (), what: str | None = None) -> Deletion:
+        """Delete, in one change, these drawer `ids` or every drawer of a wing, a room (in every wing,
+        or in `wing`) or a source file; `what` they are, if a whole (the demo), goes in the audit log."""
+        found = self.deletion_ids(wing, room, source_file, ids)
+        place = {"wing": wing, "room": room, "source_file": source_file, "what": what}
+        return self._delete(found, True, **{k: v for k, v in place.items() if v})
+
+    @serialized
+    def deletion_preview(self, wing: str | None = None, room: str | None = None, source_file: str | None = None,
+                         ids: Sequence[str] = ()) -> list[tuple[str, str, int]]:
+        """(wing, room, drawers) that `delete_where` with these arguments would delete, largest first."""
+        return by_place(self._catalog.rows(self.deletion_ids(wing, room, source_file, ids)).values())
+
+    @serialized
+    def deletion_ids(self, wing: str | None = None, room: str | None = None, source_file: str | None = None,
+                     ids: Sequence[str] = ()) -> list[str]:
+        """The stored drawers these arguments name (ids, or a wing, room and/or source file)."""
+        if bool(ids) == bool(wing or room or source_file):
+            raise InvalidInputError("Say what to delete: drawer ids, or a wing, a room and/or a source file.")
+        self._sync.ensure_fresh()
+        if ids:
+            return sorted(self._catalog.stamps(id_list(ids)))
+        filters = {"wing": wing_name(wing) if wing else None,
+                   "room": self.stored_room(room) if room else None,  # type: ignore[attr-defined]
+                   "source_file": source_file or None}
+        return sorted(self._catalog.ids_where(filters))
+
+    def _delete(self, ids: list[str], to_trash: bool, **detail: Any) -> Deletion:
+        """Keep `ids` in the trash (when asked and `trash_days` allows), then remove them from the palace."""
+        days = float(self.settings.trash_days) if to_trash else 0.0
+        change = new_change()
+        if not ids:
+            return Deletion(0, change, days)
+        if days > 0:
+            self._purge_expired()
+            now, who = time.time(), current_actor().who
+            kept = [Record(r.id, r.document, {**r.metadata, TRASHED_AT: now, TRASH_CHANGE: change, TRASHED_BY: who},
+                           r.embedding) for r in self._store.get(ids, embeddings=True)]
+            self._trash.put(self.settings.embedder, kept)
+        with self._sync.writing("change", ids, new_stamp()):
+            self._store.delete(ids)
+            self._sync.finish_write(deleted=ids)
+        self._record("delete", ids, change=change, **({"trash_days": days} if days else {"for_good": True}), **detail)  # type: ignore[attr-defined]
+        return Deletion(len(ids), change, days)
+
+    # -- the trash ----------------------------------------------------------------------------------
+
+    @serialized
+    def trash_list(self, change: str | None = None) -> list[TrashedDrawer]:
+        """What the trash holds (of one `change`), newest first; copies of drawers that are
+        live again (a restore or delete cut short, or filed again since) are left out."""
+        self._sync.ensure_fresh()
+        found: list[TrashedDrawer] = []
+        for _, rows in self._trash.scan({TRASH_CHANGE: change} if change else None):
+            live = self._catalog.stamps([r.id for r in rows])
+            found += [self._trashed(r) for r in rows if r.id not in live]
+        return sorted(found, key=lambda t: (-t.deleted_at, t.drawer.wing, t.drawer.room, t.drawer.id))
+
+    def _trashed(self, record: Record) -> TrashedDrawer:
+        meta = dict(record.metadata)
+        at, change, who = (meta.pop(k, None) for k in (TRASHED_AT, TRASH_CHANGE, TRASHED_BY))
+        drawer = drawer_from_record(Record(record.id, record.document, meta))
+        deleted_at = float(at or 0.0)
+        return TrashedDrawer(drawer, deleted_at, str(change or ""), str(who or ""),
+                             deleted_at + float(self.settings.trash_days) * DAY)
+
+    @serialized
+    def restore_drawers(self, ids: Sequence[str]) -> Restoration:
+        """Put trashed drawers back exactly where they were (same id, place, hall, dates, vector)."""
+        self._sync.ensure_fresh()
+        wanted = id_list(ids)
+        kept = self._trash.get(wanted)
+        live = self._catalog.stamps(list(kept))
+        blocked = [(i, "it is not in the trash (restored already, or purged)") for i in wanted if i not in kept]
+        blocked += [(i, "a drawer with this id is in the palace again (filed again since)") for i in sorted(live)]
+        back = [(e, r) for i, (e, r) in kept.items() if i not in live]
+        if back:
+            self._put_back(back)
+            self._trash.remove([r.id for _, r in back])
+            self._record("restore", [r.id for _, r in back],  # type: ignore[attr-defined]
+                         changes=sorted({str(r.metadata.get(TRASH_CHANGE, "")) for _, r in back}))
+        return Restoration(tuple(sorted(r.id for _, r in back)), tuple(blocked))
+
+    @serialized
+    def restore_change(self, change: str) -> Restoration:
+        """Put back every trashed drawer that one delete (`change`) removed."""
+        ids = [t.drawer.id for t in self.trash_list(change)]
+        if not ids:
+            raise InvalidInputError(f"The trash holds nothing from change {change!r} (`mempalace trash` lists them).")
+        return self.restore_drawers(ids)
+
+    def _put_back(self, back: list[tuple[str, Record]]) -> None:
+        """File the records again with their own metadata and vectors (vectors of another embedder are made anew)."""
+        stamp = new_stamp()
+        metas = [{k: v for k, v in r.metadata.items() if k not in TRASH_KEYS} | {SEQ_KEY: stamp} for _, r in back]
+        stale = [n for n, (embedder, _) in enumerate(back) if embedder != self.settings.embedder]
+        vectors = [r.embedding for _, r in back]
+        if stale:
+            for n, vector in zip(stale, self._embed([back[n][1].document for n in stale])):  # type: ignore[attr-defined]
+                vectors[n] = vector
+        ids, texts = [r.id for _, r in back], [r.document for _, r in back]
+        with self._sync.writing("add", ids, stamp):
+            self._store.add(ids, texts, metas, vectors)
+            rows = [catalog_row(Record(i, t, m, v)) for i, t, m, v in zip(ids, texts, metas, vectors)]
+            self._sync.finish_write(rows=rows)
+
+    @serialized
+    def empty_trash(self, ids: Sequence[str] | None = None) -> int:
+        """Forget trashed drawers for good (these `ids`, or all); returns how many."""
+        gone = [t.drawer.id for t in self.trash_list()] if ids is None else id_list(ids)
+        if gone:
+            self._trash.remove(gone)
+            self._record("empty-trash", gone)  # type: ignore[attr-defined]
+        return len(gone)
+
+    def _purge_expired(self) -> None:
+        """Forget what was trashed more than `trash_days` ago."""
+        old = self._trash.older_than(time.time() - float(self.settings.trash_days) * DAY)
+        if old:
+            self._trash.remove(old)
+            self._record("purge-trash", old)  # type: ignore[attr-defined]
+
+
+def by_place(drawers: Any) -> list[tuple[str, str, int]]:
+    """(wing, room, how many) of these drawers (or catalog rows), largest first."""
+    counts: dict[tuple[str, str], int] = {}
+    for d in drawers:
+        counts[(d.wing, d.room)] = counts.get((d.wing, d.room), 0) + 1
+    return sorted(((w, r, n) for (w, r), n in counts.items()), key=lambda t: (-t[2], t[0], t[1]))
+
+
+def trash_summary(items: Sequence[TrashedDrawer]) -> list[Mapping[str, Any]]:
+    """The trash by change, newest first: when, who, how many drawers, and their places."""
+    changes: dict[str, dict[str, Any]] = {}
+    for t in items:
+        entry = changes.setdefault(t.change, {"change": t.change, "deleted_at": t.deleted_at, "deleted_by": t.deleted_by,
+                                              "drawers": 0, "places": {}, "purge_at": t.purge_at})
+        entry["drawers"] += 1
+        place = f"{t.drawer.wing}/{t.drawer.room}"
+        entry["places"][place] = entry["places"].get(place, 0) + 1
+    return sorted(changes.values(), key=lambda e: -e["deleted_at"])

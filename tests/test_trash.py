@@ -1,0 +1,159 @@
+"""The trash (mempalace.trash, store.trash): a delete keeps each drawer whole, a restore puts it back
+exactly as it was, and a delete or restore cut short at any step loses nothing."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from mempalace import Palace
+from mempalace.graph import find_tunnels
+from mempalace.errors import InvalidInputError, PalaceUnavailableError
+from mempalace.models import DrawerDraft
+from mempalace.store import Record
+from mempalace.store.trash import TRASH_CHANGE, TRASHED_AT, TRASHED_BY, TrashBin
+
+NOTES = (("pg-1", "Postgres upgrade from 14 to 16: pg_upgrade in link mode took four minutes.", "wing_ops", "db"),
+         ("pg-2", "After the postgres upgrade, vacuum settings needed a second look.", "wing_ops", "db"),
+         ("cat-1", "The cat learned to open the kitchen door with one paw.", "wing_home", "cats"),
+         ("pg-3", "Kai asked whether the postgres upgrade broke the reporting jobs.", "wing_kai", "db"))
+
+
+def seed(palace: Palace) -> None:
+    palace.file_drawers([DrawerDraft(i, text, wing, room, "hall_events" if wing == "wing_ops" else None,
+                                     f"/notes/{wing}.md", n, f"parent-{wing}", {"conversation_date": "2026-03-01"},
+                                     room_by="ingest") for n, (i, text, wing, room) in enumerate(NOTES)])
+
+
+def stored(palace: Palace, ids: list[str]) -> dict[str, Record]:
+    return {r.id: r for r in palace._store.get(ids, embeddings=True)}
+
+
+def ranked(palace: Palace, query: str) -> list[tuple[str, float]]:
+    return [(h.drawer_id, round(h.score, 5)) for h in palace.search(query, limit=10)]
+
+
+def test_a_delete_leaves_search_counts_rooms_and_tunnels_at_once_and_keeps_the_drawer_whole(palace):
+    seed(palace)
+    before = stored(palace, ["pg-1", "pg-2"])
+    assert palace.list_rooms()["db"] == 3 and "db" in {t.room for t in find_tunnels(palace)}
+    done = palace.delete_where(wing="wing_ops")
+    assert done.deleted == 2 and done.kept_days == 30 and palace.count() == 2
+    assert {h.drawer_id for h in palace.search("postgres upgrade")} <= {"pg-3", "cat-1"}
+    assert palace.list_rooms()["db"] == 1 and "db" not in {t.room for t in find_tunnels(palace)}
+    kept = palace.trash_list()
+    assert [t.drawer.id for t in kept] == ["pg-1", "pg-2"] and {t.change for t in kept} == {done.change}
+    first = kept[0].drawer
+    assert (first.content, first.wing, first.room, first.hall, first.conversation_date) == (
+        NOTES[0][1], "wing_ops", "db", "hall_events", "2026-03-01")
+    assert kept[0].purge_at - kept[0].deleted_at == pytest.approx(30 * 86_400)
+    trashed = TrashBin(palace._store).get(["pg-1"])["pg-1"][1]
+    assert np.allclose(trashed.embedding, before["pg-1"].embedding)
+    [entry] = palace.access.entries(action="delete")
+    assert set(entry.ids) == {"pg-1", "pg-2"} and entry.detail["change"] == done.change
+
+
+def test_a_restore_puts_back_the_same_drawers_and_search_answers_as_before(palace):
+    seed(palace)
+    before, answers = stored(palace, ["pg-1", "pg-2"]), ranked(palace, "postgres upgrade vacuum")
+    done = palace.delete_where(room="db", wing="wing_ops")
+    back = palace.restore_change(done.change)
+    assert back.restored == ("pg-1", "pg-2") and back.blocked == () and palace.trash_list() == []
+    after = stored(palace, ["pg-1", "pg-2"])
+    for drawer_id, was in before.items():
+        now = after[drawer_id]
+        assert now.document == was.document and np.array_equal(now.embedding, was.embedding)
+        assert {k: v for k, v in now.metadata.items() if k != "mp_seq"} == \
+            {k: v for k, v in was.metadata.items() if k != "mp_seq"}
+    assert ranked(palace, "postgres upgrade vacuum") == answers
+    assert [e.action for e in palace.access.entries()][:2] == ["restore", "delete"]
+
+
+def test_one_drawer_a_source_file_and_the_preview(palace):
+    seed(palace)
+    assert palace.deletion_preview(source_file="/notes/wing_ops.md") == [("wing_ops", "db", 2)]
+    assert palace.deletion_preview(room="db") == [("wing_ops", "db", 2), ("wing_kai", "db", 1)]
+    gone = palace.delete_drawer("cat-1")
+    assert gone.room == "cats" and [t.drawer.id for t in palace.trash_list()] == ["cat-1"]
+    assert palace.delete_where(source_file="/notes/wing_ops.md").deleted == 2
+    assert palace.restore_drawers(["cat-1"]).restored == ("cat-1",)
+    assert palace.get_drawer("cat-1").room == "cats"
+    with pytest.raises(InvalidInputError):
+        palace.delete_where()
+    with pytest.raises(InvalidInputError):
+        palace.delete_where(wing="wing_ops", ids=["cat-1"])
+
+
+def test_a_restore_refuses_a_drawer_filed_again_since(palace):
+    seed(palace)
+    palace.delete_drawer("cat-1")
+    seed(palace)  # the same drawer filed again under its id
+    assert palace.trash_list() == []  # its trashed copy counts for nothing now
+    back = palace.restore_drawers(["cat-1", "nope"])
+    assert back.restored == () and dict(back.blocked) == {
+        "cat-1": "a drawer with this id is in the palace again (filed again since)",
+        "nope": "it is not in the trash (restored already, or purged)"}
+    assert palace.count() == 4
+
+
+def test_no_trash_when_trash_days_is_zero_and_ingest_replacements_never_go_there(palace_path, settings):
+    with Palace.open(palace_path, settings=dataclasses.replace(settings, trash_days=0)) as palace:
+        seed(palace)
+        assert palace.delete_where(wing="wing_ops").kept_days == 0
+        assert palace.trash_list() == [] and palace.count() == 2
+    with Palace.open(palace_path, settings=settings) as palace:
+        assert palace.delete_drawers(["cat-1"], to_trash=False) == 1 and palace.trash_list() == []
+
+
+def test_what_was_trashed_longer_ago_than_trash_days_is_purged(palace, monkeypatch):
+    seed(palace)
+    palace.delete_drawer("cat-1")
+    import mempalace.trash as trash
+
+    later = trash.time.time() + 31 * 86_400
+    monkeypatch.setattr(trash.time, "time", lambda: later)
+    palace.delete_drawer("pg-3")  # every delete purges what expired first
+    assert [t.drawer.id for t in palace.trash_list()] == ["pg-3"]
+    assert list(palace.access.entries(action="purge-trash")[0].ids) == ["cat-1"]
+
+
+def test_a_delete_cut_short_after_keeping_its_drawers_loses_nothing(palace, monkeypatch):
+    seed(palace)
+
+    def fail(ids):
+        raise PalaceUnavailableError("killed")
+
+    monkeypatch.setattr(palace._store, "delete", fail)
+    with pytest.raises(PalaceUnavailableError):
+        palace.delete_where(wing="wing_ops")
+    monkeypatch.undo()
+    assert palace.count() == 4 and palace.trash_list() == []  # live, and its copy in the trash counts for nothing
+    assert palace.delete_where(wing="wing_ops").deleted == 2 and len(palace.trash_list()) == 2
+
+
+def test_a_restore_cut_short_after_putting_back_loses_nothing(palace, monkeypatch):
+    seed(palace)
+    done = palace.delete_where(wing="wing_ops")
+
+    def fail(self, ids):
+        raise PalaceUnavailableError("killed")
+
+    monkeypatch.setattr(TrashBin, "remove", fail)
+    with pytest.raises(PalaceUnavailableError):
+        palace.restore_change(done.change)
+    monkeypatch.undo()
+    assert palace.count() == 4 and palace.trash_list() == []
+    assert palace.get_drawer("pg-1").hall == "hall_events"
+
+
+def test_a_drawer_trashed_under_another_embedder_is_embedded_again_on_restore(palace):
+    seed(palace)
+    wide = Record("old-1", "A note from before the palace moved embedders.",
+                  {"wing": "wing_old", "room": "history", TRASHED_AT: 1.0e12, TRASH_CHANGE: "c-old", TRASHED_BY: "kai"},
+                  np.ones(512, dtype=np.float32) / np.sqrt(512))
+    TrashBin(palace._store).put("hash-512", [wide])
+    assert palace.restore_change("c-old").restored == ("old-1",)
+    vector = stored(palace, ["old-1"])["old-1"].embedding
+    assert vector.shape == (384,) and np.allclose(vector, palace.embed([wide.document])[0])
