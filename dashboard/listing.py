@@ -132,14 +132,9 @@ def _pager(key: str, page: int, pages: int, shown: str, end: bool = False) -> No
 # -- moving and deleting a drawer ----------------------------------------------------------------
 
 
-SAID = "drawer_said"  # what the last move or delete did, toasted by the run after it
-
-
 def manage(p: ScopedPalace) -> Actions:
     """Move and delete controls for an open drawer, as far as the person's role allows; what the
-    last of them did is said (a toast) in the run it asked for."""
-    if said := st.session_state.pop(SAID, None):
-        st.toast(said)
+    last of them did is said in the run it asked for, with an Undo."""
     undo_box(p)
 
     def controls(drawer: Drawer) -> None:
@@ -193,7 +188,8 @@ def _move(p: ScopedPalace, drawer: Drawer) -> None:
         except MempalaceError as exc:
             st.error(md(str(exc)))
             return
-        _done(f"Moved the drawer to {place_name(moved.wing, moved.room, moved.hall)}.")
+        offer_undo(f"Moved the drawer to {place_name(moved.wing, moved.room, moved.hall)}.", p.last_change())
+        st.rerun()
 
 
 def _delete(p: ScopedPalace, drawer: Drawer) -> None:
@@ -206,12 +202,5 @@ def _delete(p: ScopedPalace, drawer: Drawer) -> None:
             return
         if st.query_params.get("drawer") == drawer.id:  # its deep link: back to the list of its place
             st.query_params.from_dict({"wing": gone.wing, "room": gone.room})
-        offer_undo(f"Deleted the drawer from {place_name(gone.wing, gone.room, gone.hall)}.", [gone.id])
+        offer_undo(f"Deleted the drawer from {place_name(gone.wing, gone.room, gone.hall)}.", p.last_change())
         st.rerun()
-
-
-def _done(message: str) -> None:
-    """Run the page again (its lists changed) and say `message` there: a toast shown just before a
-    rerun may be cleared with the run it belonged to."""
-    st.session_state[SAID] = md(message)
-    st.rerun()

@@ -70,7 +70,7 @@ def demo_removal(p: ScopedPalace) -> None:
             st.error(md(str(exc)))
             return
         if removal.change:
-            offer_undo(removal.summary(), change=removal.change)
+            offer_undo(removal.summary(), removal.change)
         else:
             st.session_state[SAID] = removal.summary()
         st.rerun()

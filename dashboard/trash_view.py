@@ -1,4 +1,4 @@
-"""The trash in the dashboard: an Undo after each delete, the Trash page's changes with Restore, and
+"""The trash in the dashboard: an Undo after each move or delete, the Trash page's changes with Restore, and
 deleting a whole wing or room behind a confirmation that names the count."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from mempalace.wording import counted
 
 from .render import md
 
-UNDO = "trash_undo"  # (what was said, drawer ids, change) of the newest delete, until undone or replaced
+UNDO = "trash_undo"  # (what was said, its change) of the newest move or delete, until undone or replaced
 SHOWN_DRAWERS = 20  # drawers listed under a change before "and N more"
 
 
@@ -22,28 +22,33 @@ def when(moment: float) -> str:
     return datetime.fromtimestamp(moment, timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
 
 
-def offer_undo(message: str, ids: list[str] | None = None, change: str = "") -> None:
-    """After a delete: say `message` in the next run, with an Undo that restores `ids` (or `change`)."""
-    st.session_state[UNDO] = (message, tuple(ids or ()), change)
+def offer_undo(message: str, change: str | None) -> None:
+    """After a change (a move, a delete): say `message` in the next run, with an Undo that reverts it."""
+    st.session_state[UNDO] = (message, change or "")
 
 
 def undo_box(p: ScopedPalace) -> None:
-    """The newest delete's message and its Undo button, while the trash keeps what it deleted."""
+    """The newest change's message and its Undo button, until it is undone or another replaces it."""
     offered = st.session_state.get(UNDO)
     if not offered:
         return
-    message, ids, change = offered
+    message, change = offered
     said, button = st.columns([5, 1], vertical_alignment="center")
-    said.success(md(message), icon=":material/delete:")
-    if button.button("Undo", key="trash_undo_button", help="Put what was deleted back exactly where it was"):
+    said.success(md(message), icon=":material/check:")
+    if change and button.button("Undo", key="trash_undo_button", help="Revert this change"):
         st.session_state.pop(UNDO, None)
-        try:
-            done = p.restore_change(change) if change else p.restore_drawers(list(ids))
-        except MempalaceError as exc:
-            st.error(md(str(exc)))
-            return
-        st.toast(md(f"Restored {counted(len(done.restored), 'drawer')}."))
-        st.rerun()
+        undo(p, change)
+
+
+def undo(p: ScopedPalace, change: str) -> None:
+    """Revert `change`, say what went back (or why it cannot), and run the page again."""
+    try:
+        done = p.undo(change)
+    except MempalaceError as exc:
+        st.error(md(str(exc)))
+        return
+    st.toast(f"Undone: {counted(done.drawers, 'drawer')} back where {'it was' if done.drawers == 1 else 'they were'}.")
+    st.rerun()
 
 
 def trash_changes(p: ScopedPalace) -> None:
@@ -123,5 +128,5 @@ def bulk_delete(p: ScopedPalace, wing: str | None, room: str | None) -> None:
             except MempalaceError as exc:
                 st.error(md(str(exc)))
                 return
-            offer_undo(f"Deleted {counted(done.deleted, 'drawer')} of {what}.", change=done.change)
+            offer_undo(f"Deleted {counted(done.deleted, 'drawer')} of {what}.", done.change)
             st.rerun()

@@ -265,3 +265,14 @@ class Restoration:
 
     restored: tuple[str, ...]
     blocked: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class Undone:
+    """What an undo did: the change it reverted (`change`, which was an `action`), how many drawers
+    went back, and the change that records the undo itself."""
+
+    change: str
+    action: str
+    drawers: int
+    undo: str

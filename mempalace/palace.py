@@ -38,6 +38,8 @@ from .store import SEQ_KEY, ChromaStore, Record
 from .sync import CatalogSync, catalog_row, new_stamp
 from .rearranging import Rearranging
 from .trash import Trashing
+from .undoing import Undoing
+from .changes import ChangeBook, changes_path
 from .taxonomy import TaxonomyView, within_wings
 from .wording import counted
 
@@ -49,7 +51,7 @@ if TYPE_CHECKING:
 SEARCH_MODES = {"hybrid": True, "vector": False, "semantic": False}
 
 
-class Palace(Likeness, Rearranging, Trashing, TaxonomyView):
+class Palace(Likeness, Rearranging, Trashing, Undoing, TaxonomyView):
     """A palace of drawers in one Chroma collection, with a catalog that keeps reads fast."""
 
     def __init__(self, store: ChromaStore, catalog: Catalog, settings: Settings, lock: "PalaceLock | None",
@@ -68,6 +70,8 @@ class Palace(Likeness, Rearranging, Trashing, TaxonomyView):
         self._follow_embedder(settings.embedder)
         self._sync.on_moved = self._follow_embedder
         self.access = AccessBook(access_path(catalog.path))  # the audit log and tokens, opened on first use
+        self.changes = ChangeBook(changes_path(catalog.path))  # what each change did, for undo
+        self._last_change = threading.local()
         super().__init__(catalog, self._sync)
 
     @classmethod
@@ -108,6 +112,7 @@ class Palace(Likeness, Rearranging, Trashing, TaxonomyView):
             self.keeper.stop()
         self._catalog.close()
         self.access.close()
+        self.changes.close()
         self._store.close()
         if self._lock:
             self._lock.release()

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .catalog import Catalog
+from .changes import place_of
 from .guarding import serialized
 from .inventory import (INGEST, PERSON, PlacedDrawer, RoomedDrawer, chooser, hall_chooser, rehall_targets,
                         reroom_targets, room_inventory, with_vectors)
@@ -28,6 +29,7 @@ class Rearranging:
     _catalog: Catalog
     _sync: CatalogSync
     _record: Any
+    _one_change: Any
 
     @serialized
     def room_named_by_person(self, room: str) -> bool:
@@ -64,8 +66,9 @@ class Rearranging:
         room by ingest's choice (a person's move meanwhile wins); returns how many moved."""
         self._sync.ensure_fresh()
         targets = reroom_targets(self._store, self._catalog, moves)
-        for room, ids in targets.items():
-            self._move(ids, {"room": room_slug(room)}, INGEST, "reroom")
+        with self._one_change("reroom"):
+            for room, ids in targets.items():
+                self._move(ids, {"room": room_slug(room)}, INGEST, "reroom")
         return sum(map(len, targets.values()))
 
     @serialized
@@ -74,8 +77,9 @@ class Rearranging:
         have that hall by ingest's choice (a person's change meanwhile wins); returns how many changed."""
         self._sync.ensure_fresh()
         targets = rehall_targets(self._store, self._catalog, changes)
-        for hall, ids in targets.items():
-            self._move(ids, {"hall": hall}, INGEST, "rehall")
+        with self._one_change("rehall"):
+            for hall, ids in targets.items():
+                self._move(ids, {"hall": hall}, INGEST, "rehall")
         return sum(map(len, targets.values()))
 
     def fit_embedder(self, texts: Sequence[str], dry_run: bool = False) -> str | None:
@@ -97,8 +101,11 @@ class Rearranging:
             stored[HALL_BY] = chosen_by
         if aliases is not None:
             stored[ROOM_ALIASES] = aliases or None
-        with self._sync.writing("change", ids, seq):
-            self._store.update_metadata(ids, [{**stored, SEQ_KEY: seq}] * len(ids))
-            self._catalog.move(ids, seq, aliases=aliases, **changes)
-            self._sync.finish_write(seq=seq)
+        before = {r.id: place_of(r.metadata) for r in self._store.get(ids)}
+        with self._one_change(action, **changes, **detail) as change:
+            with self._sync.writing("change", ids, seq):
+                self._store.update_metadata(ids, [{**stored, SEQ_KEY: seq}] * len(ids))
+                self._catalog.move(ids, seq, aliases=aliases, **changes)
+                self._sync.finish_write(seq=seq)
+            change.steps += [(i, b, {**b, **{k: v for k, v in stored.items() if k in b}}) for i, b in before.items()]
         self._record(action, ids, **changes, **detail)

@@ -1,6 +1,9 @@
-"""Deleting, the trash and restoring through a scoped view (a mixin of `ScopedPalace`, which provides
-the palace, the grant and its reads). Deleting is an admin's right in each wing touched; an editor
-sees and restores the trash of the wings they may file into; emptying it is an admin's of every wing."""
+"""Deleting, the trash, restoring and undoing through a scoped view (a mixin of `ScopedPalace`, which
+provides the palace, the grant and its reads). Deleting is an admin's right in each wing touched; an
+editor sees and restores the trash of the wings they may file into; emptying it is an admin's of every
+wing. Changes are listed and undone only when every wing they touched is visible, and an undo needs
+the right its reverse needs in each: moving for a change of place, filing for a delete (a restore),
+deleting for a restore."""
 
 from __future__ import annotations
 
@@ -10,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 from .access import Grant, acting_as
 from .errors import InvalidInputError
 from .guarding import checked_then_written
-from .models import Deletion, Drawer, Restoration, TrashedDrawer
+from .changes import STATE, Change, Step
+from .models import Deletion, Drawer, Restoration, TrashedDrawer, Undone
 from .naming import wing_name
 from .records import id_list
 from .trash import by_place
@@ -105,3 +109,42 @@ class ScopedTrashing:
         self.grant.check("delete", "*")
         with acting_as(self.grant.actor):
             return self._palace.empty_trash(ids)
+
+    def _wings_of(self, steps: list[Step]) -> set[str]:
+        return {str(place.get("wing")) for _, before, after in steps for place in (before, after)}
+
+    def change_list(self, limit: int = 50) -> list[Change]:
+        """The newest changes whose every wing this grant sees."""
+        found = []
+        for change in self._palace.change_list(limit * 4):
+            if all(self.grant.may("read", w) for w in self._wings_of(self._palace.change_steps(change.id))):
+                found.append(change)
+            if len(found) == limit:
+                break
+        return found
+
+    def change_steps(self, change_id: str) -> list[Step]:
+        steps = self._palace.change_steps(change_id)
+        if not all(self.grant.may("read", w) for w in self._wings_of(steps)):
+            raise InvalidInputError(f"No change {change_id!r} in this palace.")
+        return steps
+
+    def last_change(self) -> str | None:
+        return self._palace.last_change()
+
+    @checked_then_written
+    def undo(self, change_id: str | None = None) -> Undone:
+        """As `Palace.undo`, for a change this grant sees and may reverse in each of its wings (the
+        newest such change when none is named)."""
+        if change_id is None:
+            found = [c for c in self.change_list(20) if c.undone_by is None and c.action != "undo"]
+            if not found:
+                raise InvalidInputError("There is no change to undo.")
+            change_id = found[0].id
+        steps = self.change_steps(change_id)
+        states = {after.get(STATE) for _, _, after in steps}
+        right = {"trash": "ingest", "live": "delete"}.get(next(iter(states))) if len(states) == 1 else "move"
+        for wing in sorted(self._wings_of(steps)):
+            self.grant.check(right or "move", wing)
+        with acting_as(self.grant.actor):
+            return self._palace.undo(change_id)

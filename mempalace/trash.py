@@ -16,6 +16,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from .access import current_actor
+from .changes import LIVE, TRASHED
 from .errors import InvalidInputError
 from .guarding import serialized
 from .models import Deletion, Drawer, Restoration, TrashedDrawer
@@ -93,9 +94,18 @@ class Trashing:
     def _delete(self, ids: list[str], to_trash: bool, **detail: Any) -> Deletion:
         """Keep `ids` in the trash (when asked and `trash_days` allows), then remove them from the palace."""
         days = float(self.settings.trash_days) if to_trash else 0.0
-        change = new_change()
         if not ids:
-            return Deletion(0, change, days)
+            return Deletion(0, new_change(), days)
+        if not days:
+            return self._delete_now(ids, days, **detail)
+        wings = {i: r.wing for i, r in self._catalog.rows(ids).items()}
+        with self._one_change("delete", **detail) as pending:  # type: ignore[attr-defined]
+            done = self._delete_now(ids, days, pending.id, **detail)
+            pending.steps += [(i, {**LIVE, "wing": wings.get(i)}, {**TRASHED, "wing": wings.get(i)}) for i in ids]
+        return done
+
+    def _delete_now(self, ids: list[str], days: float, change: str = "", **detail: Any) -> Deletion:
+        change = change or new_change()
         if days > 0:
             self._purge_expired()
             now, who = time.time(), current_actor().who
@@ -140,8 +150,11 @@ class Trashing:
         blocked += [(i, "a drawer with this id is in the palace again (filed again since)") for i in sorted(live)]
         back = [(e, r) for i, (e, r) in kept.items() if i not in live]
         if back:
-            self._put_back(back)
-            self._trash.remove([r.id for _, r in back])
+            with self._one_change("restore") as pending:  # type: ignore[attr-defined]
+                self._put_back(back)
+                self._trash.remove([r.id for _, r in back])
+                pending.steps += [(r.id, {**TRASHED, "wing": r.metadata.get("wing")}, {**LIVE, "wing": r.metadata.get("wing")})
+                                  for _, r in back]
             self._record("restore", [r.id for _, r in back],  # type: ignore[attr-defined]
                          changes=sorted({str(r.metadata.get(TRASH_CHANGE, "")) for _, r in back}))
         return Restoration(tuple(sorted(r.id for _, r in back)), tuple(blocked))

@@ -191,7 +191,7 @@ def test_move_and_delete_ask_first_then_say_what_they_did(settings):
     at.button(key=f"move_yes_{target}").click().run()
     assert not at.exception and not at.main.warning  # its room emptied by the user's own move: the toast says it
     assert at.session_state["palace"].get_drawer(target).room == "spending-plans"
-    assert [t.value for t in at.toast] == [r"Moved the drawer to wing\_kai / spending\-plans\."]
+    assert [s.value for s in at.main.success] == [r"Moved the drawer to wing\_kai / spending\-plans\."]
     assert at.query_params == {} and target in ids_shown(at)  # its room is gone: the filter falls back to all
 
     at.query_params.update({"room": "planning", "hall": "hall_facts"})
@@ -205,7 +205,7 @@ def test_move_and_delete_ask_first_then_say_what_they_did(settings):
     at.button(key="trash_undo_button").click().run()  # the Undo beside it puts the drawer back where it was
     assert not at.exception and not at.main.success
     assert at.session_state["palace"].get_drawer(target).room == "planning"
-    assert [t.value for t in at.toast] == [r"Restored 1 drawer\."]
+    assert [t.value for t in at.toast] == ["Undone: 1 drawer back where it was."]
 
 
 def test_a_deep_link_to_a_drawer_that_is_gone_says_so_and_links_to_the_list(settings):
@@ -250,7 +250,7 @@ def test_a_move_keeps_a_hall_another_tool_wrote_can_leave_it_and_refuses_a_bad_n
     at.button(key="move_foreign").click().run()
     at.button(key="move_yes_foreign").click().run()
     assert not at.exception and palace.get_drawer("foreign").hall is None
-    assert [t.value for t in at.toast] == [r"Moved the drawer to wing\_kai / kept\-notes\."]
+    assert [s.value for s in at.main.success] == [r"Moved the drawer to wing\_kai / kept\-notes\."]
 
 
 def test_the_score_line_says_what_each_number_is():

@@ -157,3 +157,46 @@ def test_a_drawer_trashed_under_another_embedder_is_embedded_again_on_restore(pa
     assert palace.restore_change("c-old").restored == ("old-1",)
     vector = stored(palace, ["old-1"])["old-1"].embedding
     assert vector.shape == (384,) and np.allclose(vector, palace.embed([wide.document])[0])
+
+
+def test_undo_reverts_a_move_a_rename_keeping_its_alias_and_a_delete_newest_first(palace):
+    seed(palace)
+    was = stored(palace, ["pg-1"])["pg-1"].metadata
+    palace.update_drawer("pg-1", room="postgres", hall="facts")
+    palace.rename_room("db", "databases")
+    palace.delete_drawer("cat-1")
+    assert [c.action for c in palace.change_list()] == ["delete", "rename-room", "move"]
+    assert palace.undo().action == "delete" and palace.get_drawer("cat-1").room == "cats"
+    renamed = palace.undo()
+    assert renamed.action == "rename-room" and renamed.drawers == 2
+    assert palace.resolve_room("databases") == "db" and set(palace.list_rooms()) == {"db", "postgres", "cats"}
+    assert palace.undo().action == "move"
+    now = stored(palace, ["pg-1"])["pg-1"].metadata
+    assert {k: v for k, v in now.items() if k != "mp_seq"} == {k: v for k, v in was.items() if k != "mp_seq"} | \
+        ({"room_aliases": now["room_aliases"]} if "room_aliases" in now else {})
+    with pytest.raises(InvalidInputError, match="no change to undo"):
+        palace.undo()
+    assert [e.action for e in palace.access.entries(action="undo")] == ["undo"] * 3
+
+
+def test_undo_refuses_a_change_something_later_depends_on_and_names_it(palace):
+    seed(palace)
+    palace.update_drawer("pg-1", room="first")
+    first = palace.last_change()
+    palace.update_drawer("pg-1", room="second")
+    later = palace.last_change()
+    with pytest.raises(InvalidInputError, match=f"changed since by {later}"):
+        palace.undo(first)
+    palace.undo(later)
+    assert palace.undo(first).drawers == 1 and palace.get_drawer("pg-1").room == "db"
+    with pytest.raises(InvalidInputError, match="undone already"):
+        palace.undo(first)
+
+
+def test_a_re_rooming_apply_is_one_change_and_undoing_it_restores_ingests_rooms(palace):
+    seed(palace)
+    moved = palace.reroom_drawers([("pg-1", "db", "postgres"), ("pg-2", "db", "vacuum"), ("pg-3", "db", "postgres")])
+    assert moved == 3 and [c.action for c in palace.change_list()] == ["reroom"]
+    assert palace.undo().drawers == 3
+    assert {palace.get_drawer(i).room for i in ("pg-1", "pg-2", "pg-3")} == {"db"}
+    assert palace.room_choosers(["pg-1"]) == {"pg-1": "ingest"}  # still ingest's to choose again

@@ -117,3 +117,30 @@ def test_the_drawers_page_deletes_a_whole_wing_behind_a_confirmation_and_undoes_
     assert at.session_state["palace"].count() == 1
     at.button(key="trash_undo_button").click().run()
     assert not at.exception and at.session_state["palace"].count() == 3
+
+
+def test_the_cli_lists_changes_and_undoes_the_newest(palace_path, settings):
+    with Palace.open(palace_path, settings=settings) as palace:
+        palace.file_drawers([DrawerDraft(i, text, wing, room) for i, text, wing, room in NOTES])
+    assert cli(palace_path, "rename-room", "roadmap", "plans").exit_code == 0
+    listed = cli(palace_path, "changes")
+    assert listed.exit_code == 0 and " rename-room 3 drawers (room=plans, was=roadmap)" in listed.output
+    done = cli(palace_path, "undo")
+    assert done.exit_code == 0 and done.output.startswith("Undid ") and "(rename-room, 3 drawers)" in done.output
+    assert json.loads(cli(palace_path, "rooms", "--json").output) == {"roadmap": 3}
+    refused = cli(palace_path, "undo")
+    assert refused.exit_code == 1 and "There is no change to undo." in refused.output
+
+
+def test_the_changes_page_undoes_a_change_and_says_it_was_undone(settings):
+    seed(settings)
+    with Palace.open(settings=settings) as palace:
+        palace.move_drawers(["a-1"], room="importer")
+        change = palace.last_change()
+    at = start()
+    at.switch_page("app_pages/changes.py").run()
+    assert not at.exception and f"change {change}" in at.main.caption[1].value.replace("\\", "")
+    at.button(key=f"undo_{change}").click().run()
+    assert not at.exception and [t.value for t in at.toast] == ["Undone: 1 drawer back where it was."]
+    assert at.session_state["palace"].get_drawer("a-1").room == "roadmap"
+    assert "undone by" in at.main.caption[2].value and not [b for b in at.main.button if b.key == f"undo_{change}"]

@@ -58,7 +58,8 @@ class _LazyGroup(click.Group):
         "mcp": "mcp:mcp_command", "serve": "serve:serve_command", "token": "token:token_group",
         "audit": "token:audit_command", "sources": "sources:sources_group", "hooks": "hooks:hooks_group",
         "halls": "halls:halls_command", "rooms": "rooms:rooms_command", "embedder": "embedder:embedder_command",
-        "delete": "trash:delete_command", "trash": "trash:trash_group",
+        "delete": "trash:delete_command", "trash": "trash:trash_group", "changes": "trash:changes_command",
+        "undo": "trash:undo_command",
     }
 
     def list_commands(self, ctx: click.Context) -> list[str]:

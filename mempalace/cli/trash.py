@@ -1,5 +1,6 @@
-"""`mempalace delete` (one drawer, many, a wing, a room, a source file, the demo) and `mempalace trash`
-(list, restore, empty): a delete keeps its drawers in the trash for `trash_days`."""
+"""`mempalace delete` (one drawer, many, a wing, a room, a source file, the demo), `mempalace trash`
+(list, restore, empty): a delete keeps its drawers in the trash for `trash_days`; `mempalace changes`
+and `mempalace undo` list and revert any change of place."""
 
 from __future__ import annotations
 
@@ -141,3 +142,33 @@ def empty_command(ctx: click.Context, palace: Palace, yes: bool) -> None:
         _ask(f"Forget the {counted(held, 'drawer')} in the trash for good?", yes)
     gone = palace.empty_trash()
     emit(ctx, {"forgotten": gone}, lambda: f"Emptied the trash: {counted(gone, 'drawer')} forgotten for good.")
+
+
+@click.command("changes")
+@click.option("--limit", default=20, show_default=True, type=click.IntRange(1, 1000))
+@palace_command()
+def changes_command(ctx: click.Context, palace: Palace, limit: int) -> None:
+    """The newest changes first: moves, room renames and merges, re-roomings, deletes, restores, undos."""
+    found = palace.change_list(limit)
+
+    def text() -> str:
+        lines = []
+        for c in found:
+            what = ", ".join(f"{k}={v}" for k, v in sorted(c.detail.items()) if isinstance(v, (str, int, float)))
+            undone = f"  (undone by {c.undone_by})" if c.undone_by else ""
+            lines.append(f"{c.id}  {_when(c.at)} {c.who}: {c.action} {counted(c.drawers, 'drawer')}"
+                         + (f" ({what})" if what else "") + undone)
+        return "\n".join(lines) + "\n`mempalace undo [CHANGE]` reverts the newest change (or CHANGE)." if lines \
+            else "No changes yet."
+
+    emit(ctx, found, text)
+
+
+@click.command("undo")
+@click.argument("change", required=False)
+@palace_command()
+def undo_command(ctx: click.Context, palace: Palace, change: str | None) -> None:
+    """Revert the newest change not yet undone (or CHANGE), if nothing done since depends on it."""
+    done = palace.undo(change)
+    emit(ctx, done, lambda: f"Undid {done.change} ({done.action}, {counted(done.drawers, 'drawer')}); "
+                            f"the undo is change {done.undo}.")

@@ -122,7 +122,8 @@ def test_a_place_from_the_address_then_move_and_delete_a_drawer(page: Page, serv
     assert listed(page) == in_room  # nothing moved yet
     with rerun(page):
         details.get_by_role("button", name="Yes, move it", exact=True).press("Enter")
-    expect(page.get_by_test_id("stToast")).to_contain_text("Moved the drawer to wing_kai / e2e-moved.")
+    expect(main.get_by_test_id("stAlert").filter(has_text="Moved")).to_contain_text(
+        "Moved the drawer to wing_kai / e2e-moved.")
     assert listed(page) == in_room - 1 and card(page, moved).count() == 0
 
     other = main.locator(CARD).first.get_attribute("data-drawer")  # the listing's first drawer now
@@ -134,7 +135,11 @@ def test_a_place_from_the_address_then_move_and_delete_a_drawer(page: Page, serv
     expect(delete).to_be_enabled()
     with rerun(page):
         delete.press("Enter")  # see CLICKS
-    expect(page.get_by_test_id("stToast").filter(has_text="Deleted")).to_contain_text(
+    expect(main.get_by_test_id("stAlert").filter(has_text="Deleted")).to_contain_text(
         "Deleted the drawer from wing_kai / gpu-pricing")
     assert drawer_count(page) == total - 1 and listed(page) == in_room - 2 and card(page, other).count() == 0
+    with rerun(page):  # the Undo beside it puts the drawer back where it was
+        main.get_by_role("button", name="Undo", exact=True).press("Enter")
+    expect(page.get_by_test_id("stToast").filter(has_text="Undone")).to_contain_text("Undone: 1 drawer back where it was.")
+    assert drawer_count(page) == total and listed(page) == in_room - 1 and card(page, other).count() == 1
     expect(exceptions(page)).to_have_count(0)

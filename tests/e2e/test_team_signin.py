@@ -324,7 +324,8 @@ def test_an_editor_may_move_but_not_delete_and_the_admin_audit_shows_the_move(
         f"Move this drawer from {QUASAR} / badge-office / hall_advice to {QUASAR} / {MOVED_TO} / hall_advice?")
     with rerun(page):
         details.get_by_role("button", name="Yes, move it", exact=True).press("Enter")
-    expect(page.get_by_test_id("stToast")).to_contain_text(f"Moved the drawer to {QUASAR} / {MOVED_TO} / hall_advice.")
+    expect(page.get_by_test_id("stAlert").filter(has_text="Moved")).to_contain_text(
+        f"Moved the drawer to {QUASAR} / {MOVED_TO} / hall_advice.")
     details = opened(page, "drawers", moved)
     expect(details.get_by_role("textbox", name="Room", exact=True)).to_have_value(MOVED_TO)
     expect(exceptions(page)).to_have_count(0)
