@@ -32,6 +32,8 @@ class Settings:
     server_idle_seconds: float = 600.0  # a shared palace's server stops after this long unused
     duplicate_threshold: float = 0.9
     trash_days: float = 30.0  # a deleted drawer is kept this long in the trash (0: deleted for good at once)
+    backups_keep: int = 0  # above 0: a shared palace's host backs it up daily, keeping this many backups
+    backups_dir: str = ""  # where `mempalace backup` writes (default: MEMPALACE_HOME/backups)
     max_content_chars: int = 100_000
     drawer_chars: int = 1_000
     max_query_chars: int = 4_000
@@ -65,6 +67,10 @@ class Settings:
     @property
     def cache_dir(self) -> Path:
         return self.home / "cache"
+
+    @property
+    def backups_folder(self) -> Path:
+        return Path(self.backups_dir).expanduser() if self.backups_dir else self.home / "backups"
 
 
 _ENV = {
@@ -198,4 +204,5 @@ _RANGES: dict[str, tuple[float, float]] = {
     "max_unzipped_bytes": (1, 1 << 40),
     "names_seconds": (0.0, 3_600.0),
     "trash_days": (0.0, 3_650.0),
+    "backups_keep": (0, 10_000),
 }

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import secrets
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
@@ -151,7 +151,7 @@ class Trashing:
         back = [(e, r) for i, (e, r) in kept.items() if i not in live]
         if back:
             with self._one_change("restore") as pending:  # type: ignore[attr-defined]
-                self._put_back(back)
+                self.put_records(back)
                 self._trash.remove([r.id for _, r in back])
                 pending.steps += [(r.id, {**TRASHED, "wing": r.metadata.get("wing")}, {**LIVE, "wing": r.metadata.get("wing")})
                                   for _, r in back]
@@ -167,11 +167,15 @@ class Trashing:
             raise InvalidInputError(f"The trash holds nothing from change {change!r} (`mempalace trash` lists them).")
         return self.restore_drawers(ids)
 
-    def _put_back(self, back: list[tuple[str, Record]]) -> None:
-        """File the records again with their own metadata and vectors (vectors of another embedder are made anew)."""
+    @serialized
+    def put_records(self, back: Sequence[tuple[str, Record]]) -> None:
+        """File (embedder, record) pairs exactly: their ids, texts and metadata (trash keys left out),
+        with their vectors, or vectors made anew where the pair's embedder is not the palace's."""
+        if not back:
+            return
         stamp = new_stamp()
         metas = [{k: v for k, v in r.metadata.items() if k not in TRASH_KEYS} | {SEQ_KEY: stamp} for _, r in back]
-        stale = [n for n, (embedder, _) in enumerate(back) if embedder != self.settings.embedder]
+        stale = [n for n, (embedder, r) in enumerate(back) if embedder != self.settings.embedder or r.embedding is None]
         vectors = [r.embedding for _, r in back]
         if stale:
             for n, vector in zip(stale, self._embed([back[n][1].document for n in stale])):  # type: ignore[attr-defined]
@@ -181,6 +185,24 @@ class Trashing:
             self._store.add(ids, texts, metas, vectors)
             rows = [catalog_row(Record(i, t, m, v)) for i, t, m, v in zip(ids, texts, metas, vectors)]
             self._sync.finish_write(rows=rows)
+
+    def all_records(self) -> Iterator[list[Record]]:
+        """Every live drawer with its vector, a page at a time (for backups and exports). Reads Chroma
+        alone, so not under the palace's lock: a long backup does not hold up this process's writes."""
+        yield from self._store.scan(embeddings=True)
+
+    def trash_records(self) -> Iterator[tuple[str, list[Record]]]:
+        """(embedder, a page of trashed records with their vectors), for backups."""
+        yield from self._trash.scan(vectors=True)
+
+    @serialized
+    def keep_in_trash(self, embedder: str, records: Sequence[Record]) -> None:
+        """Put records (their trash keys included) into the trash as they are (a backup being restored)."""
+        self._trash.put(embedder, records)
+
+    def write_marker(self) -> str | None:
+        """A token every write to the palace changes (a backup reads it before and after)."""
+        return self._store.marker()
 
     @serialized
     def empty_trash(self, ids: Sequence[str] | None = None) -> int:

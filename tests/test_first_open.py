@@ -213,7 +213,7 @@ def test_the_cli_shows_how_far_a_shared_first_open_has_got_while_it_opens(
         return Opened()
 
     monkeypatch.setattr(support.Palace, "open", opening)
-    with support._opened(folder, None, create=False, dry_run=False) as palace:
+    with support.opened(folder, None, create=False, dry_run=False) as palace:
         assert isinstance(palace, Opened)
     assert "first open): 50 of 200 drawers (25%)" in capsys.readouterr().err
 

@@ -50,7 +50,9 @@ def test_every_shared_method_takes_the_same_arguments(view, real):
 # Palace's own business, never a scoped caller's: opening, keeping in use and closing it, its files,
 # its exclusive hold, and its warnings (a view shows them to those who may see its settings:
 # `warnings`, `audit_check`).
-NOT_THROUGH_A_VIEW = {"open", "keep_in_use", "close", "exclusive", "catalog_path", "known_place", "log_warnings"}
+NOT_THROUGH_A_VIEW = {"open", "keep_in_use", "close", "exclusive", "catalog_path", "known_place", "log_warnings",
+                      # backups and restores: the owner's, from the command line (whole palace, vectors included)
+                      "all_records", "trash_records", "put_records", "keep_in_trash", "write_marker"}
 
 
 def test_every_public_part_of_palace_is_in_the_view_or_kept_out_on_purpose():

@@ -59,7 +59,8 @@ class _LazyGroup(click.Group):
         "audit": "token:audit_command", "sources": "sources:sources_group", "hooks": "hooks:hooks_group",
         "halls": "halls:halls_command", "rooms": "rooms:rooms_command", "embedder": "embedder:embedder_command",
         "delete": "trash:delete_command", "trash": "trash:trash_group", "changes": "trash:changes_command",
-        "undo": "trash:undo_command",
+        "undo": "trash:undo_command", "backup": "backups:backup_command", "restore": "backups:restore_command",
+        "export": "backups:export_command", "import": "backups:import_command",
     }
 
     def list_commands(self, ctx: click.Context) -> list[str]:

@@ -27,6 +27,7 @@ from ..own_server import who_answers
 from ..privacy import NEUTRAL_FOLDER, OWNER_ONLY_UMASK, owner_dir, refuse_links, refuse_untrusted
 from ..sharing import CLIENTS_DIR, SERVER_FILE, ServerInfo, machine, newest_lease
 from .serve import die_with_parent, reap
+from .backup_timer import BackupTimer
 from .sync_timer import SyncTimer
 
 LOOPBACK = "127.0.0.1"
@@ -87,6 +88,7 @@ def _watch(where: Path, lock: PalaceLock, idle_seconds: float, server: subproces
         signal.signal(sig, lambda number, _frame: stopping.append(number))
     started = time.time()
     timer = SyncTimer(where, _sync_seconds())
+    backups = _backup_timer(where)
     try:
         refuse_links(where / CLIENTS_DIR)
         owner_dir(where / CLIENTS_DIR)
@@ -95,11 +97,12 @@ def _watch(where: Path, lock: PalaceLock, idle_seconds: float, server: subproces
         print(f"Serving {where} on {info.url} for every MemPalace process on this machine.", flush=True)
         while not stopping and server.poll() is None:
             timer.tick()
+            backups.tick()
             if ServerInfo.read(where) != info:
                 print("The server file was removed or replaced (the palace moved or was deleted): stopping.",
                       flush=True)
                 break
-            last_used = time.time() if timer.busy else max(started, newest_lease(where, forget_after=idle_seconds))
+            last_used = time.time() if timer.busy or backups.busy else max(started, newest_lease(where, forget_after=idle_seconds))
             if time.time() - last_used > idle_seconds:
                 print(f"Unused for {idle_seconds:.0f} s: stopping.", flush=True)
                 break
@@ -132,6 +135,17 @@ def _build_missing_catalog(where: Path) -> None:
     except Exception as exc:  # noqa: BLE001 (the server must start all the same)
         print(f"Building the catalog before serving failed ({type(exc).__name__}: {exc}); "
               "the first client builds it through the server.", flush=True)
+
+
+def _backup_timer(where: Path) -> BackupTimer:
+    """Daily backups when the settings ask for them (none when they cannot be read)."""
+    from ..config import load_settings
+
+    try:
+        settings = load_settings()
+    except MempalaceError:
+        return BackupTimer(where, 0, where)
+    return BackupTimer(where, settings.backups_keep, settings.backups_folder)
 
 
 def _sync_seconds() -> float:

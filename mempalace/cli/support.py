@@ -110,7 +110,7 @@ def palace_command(create: bool = False) -> Callable[[Callable[..., Any]], Calla
         @functools.wraps(func)
         def wrapper(ctx: click.Context, as_json: bool, **kwargs: Any) -> None:
             ctx.obj["json"] = as_json or ctx.obj["json"]
-            with user_errors(), _opened(ctx.obj["palace"], ctx.obj["url"], create,
+            with user_errors(), opened(ctx.obj["palace"], ctx.obj["url"], create,
                                         bool(kwargs.get("dry_run"))) as palace:
                 func(ctx, palace, **kwargs)
 
@@ -120,7 +120,7 @@ def palace_command(create: bool = False) -> Callable[[Callable[..., Any]], Calla
 
 
 @contextlib.contextmanager
-def _opened(path: Path | None, url: str | None, create: bool, dry_run: bool) -> Iterator[Palace]:
+def opened(path: Path | None, url: str | None, create: bool, dry_run: bool) -> Iterator[Palace]:
     """The palace a command works on; a dry run never creates one (it plans against a scratch palace)."""
     settings = load_settings()
     local = not (url or os.environ.get("MEMPALACE_URL"))

@@ -49,10 +49,10 @@ class TrashBin:
                          metadatas=[dict(r.metadata) for r in batch], embeddings=[r.embedding for r in batch])
 
     @_guarded
-    def scan(self, where: Mapping[str, Any] | None = None, documents: bool = True
+    def scan(self, where: Mapping[str, Any] | None = None, documents: bool = True, vectors: bool = False
              ) -> Iterator[tuple[str, list[Record]]]:
-        """(embedder, a page of trashed records) for every trashed record (matching `where`), no vectors."""
-        include = (["documents"] if documents else []) + ["metadatas"]
+        """(embedder, a page of trashed records) for every trashed record (matching `where`)."""
+        include = (["documents"] if documents else []) + ["metadatas"] + (["embeddings"] if vectors else [])
         for embedder, trash in self._collections().items():
             offset = 0
             while rows := _records(trash.get(where=dict(where) if where else None, include=include,
