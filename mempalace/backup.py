@@ -73,6 +73,7 @@ def write_backup(palace: Any, dest: Path, progress: Progress | None = None) -> B
     dest = Path(dest).expanduser().absolute()
     if dest.exists():
         raise InvalidInputError(f"{dest} exists already: name a new folder for the backup.")
+    clear_stale(dest.parent, "partial")
     scratch = dest.with_name(f".{dest.name}.partial-{os.getpid()}")
     shutil.rmtree(scratch, ignore_errors=True)
     owner_dir(scratch)
@@ -97,6 +98,17 @@ def write_backup(palace: Any, dest: Path, progress: Progress | None = None) -> B
         shutil.rmtree(scratch, ignore_errors=True)
         raise
     return BackupReport(str(dest), drawers, trashed, manifest["embedder"], manifest["created_at"])
+
+
+def clear_stale(folder: Path, kind: str) -> None:
+    """Remove hidden `.<name>.<kind>-<pid>` folders whose process is gone (a backup or restore killed)."""
+    for path in Path(folder).glob(f".*.{kind}-*"):
+        try:
+            os.kill(int(path.name.rsplit("-", 1)[1]), 0)
+        except ProcessLookupError:
+            shutil.rmtree(path, ignore_errors=True)
+        except (ValueError, PermissionError, OSError):
+            continue  # not ours to judge: another user's process, or not a number
 
 
 def _write_drawers(palace: Any, folder: Path, progress: Progress | None) -> tuple[int, dict[str, int]]:
@@ -249,6 +261,7 @@ def restore_backup(source: Path, target: Path, settings: Any, replace: bool = Fa
             raise InvalidInputError(f"{target} holds a palace or other files already: restore into a new folder, "
                                     "or ask to replace it (it is then moved aside, not deleted).")
         os.replace(target, target.with_name(f"{target.name}.before-restore-{stamp_name()[len('mempalace-backup-'):]}"))
+    clear_stale(target.parent, "restoring")
     scratch = target.with_name(f".{target.name}.restoring-{os.getpid()}")
     shutil.rmtree(scratch, ignore_errors=True)
     owner_dir(scratch)

@@ -155,3 +155,29 @@ def test_the_cli_backs_up_verifies_and_restores(palace_path, settings, tmp_path)
     (tmp_path / "all.jsonl").write_text(exported.output, encoding="utf-8")
     imported = run(main, ["--palace", str(tmp_path / "third"), "import", str(tmp_path / "all.jsonl")])
     assert imported.output == "Imported 16 drawers (0 already in the palace; 16 embedded anew).\n"
+
+
+def test_a_killed_backups_leftover_is_cleared_by_the_next_one(palace, tmp_path):
+    seed(palace)
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    (tmp_path / f".bk.partial-{dead.pid}").mkdir()
+    (tmp_path / f".other.partial-{os.getpid()}").mkdir()  # a live process's: left alone
+    write_backup(palace, tmp_path / "bk2")
+    shown = sorted(p.name for p in tmp_path.iterdir() if p.name not in ("palace", "home"))
+    assert shown == [f".other.partial-{os.getpid()}", "bk2"]
+
+
+@pytest.mark.model
+def test_with_the_real_model_a_restored_backup_and_an_undone_delete_search_as_before(model_palace, settings, tmp_path):
+    palace = model_palace
+    seed(palace)
+    answers = ranked(palace, "the budget story")
+    done = palace.delete_where(wing="wing_c")
+    assert ranked(palace, "the budget story") != answers
+    palace.undo(done.change)
+    assert ranked(palace, "the budget story") == answers  # same ids, same scores
+    write_backup(palace, tmp_path / "bk")
+    restore_backup(tmp_path / "bk", tmp_path / "again", dataclasses.replace(settings, embedder="minilm-int8"))
+    with Palace.open(tmp_path / "again", settings=settings) as again:
+        assert again.settings.embedder == "minilm-int8" and ranked(again, "the budget story") == answers

@@ -67,7 +67,7 @@ def test_when_removing_replaced_drawers_fails_both_versions_stay(palace: Palace,
     ingest(palace, _claude_export(tmp_path / "v1" / "conversations.json", 1, repeats=2))
     before = palace.count()
 
-    def refuse(self, ids):
+    def refuse(self, ids, what=None, to_trash=True):
         raise PalaceUnavailableError("server went away")
 
     monkeypatch.setattr(Palace, "delete_drawers", refuse)
