@@ -108,4 +108,4 @@ class Rearranging:
                 self._catalog.move(ids, seq, aliases=aliases, **changes)
                 self._sync.finish_write(seq=seq)
             change.steps += [(i, b, {**b, **{k: v for k, v in stored.items() if k in b}}) for i, b in before.items()]
-        self._record(action, ids, **changes, **detail)
+        self._record(action, ids, **changes, **detail, change=change.id)

@@ -473,6 +473,7 @@ def test_writes_of_the_palace_itself_and_of_a_token_are_audited_under_their_acto
     bot = ScopedPalace(palace, token_grant("ci-bot", "editor", ("wing_beta",)))
     bot.update_drawer(str(ids["b1"]), room="kitchen")
     (entry,) = palace.access.entries(who="token:ci-bot")
-    assert (entry.via, entry.action, entry.ids, entry.detail) == ("mcp", "move", (ids["b1"],), {"room": "kitchen"})
+    assert (entry.via, entry.action, entry.ids, entry.detail) == (
+        "mcp", "move", (ids["b1"],), {"room": "kitchen", "change": entry.detail["change"]})
     palace.update_drawer(str(ids["a1"]), room="plans")  # the grant's actor did not stay behind
     assert palace.access.entries()[0].who == local_user()
