@@ -11,5 +11,4 @@ st.title("Trash")
 st.caption(f"Deleted drawers are kept {p.settings.trash_days:g} days, then forgotten. Restoring puts them back "
            "exactly where they were: same id, wing, room, hall and dates.")
 undo_box(p)
-trash_changes(p)
-empty_trash(p)
+empty_trash(p, trash_changes(p))

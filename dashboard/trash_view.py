@@ -51,12 +51,13 @@ def undo(p: ScopedPalace, change: str) -> None:
     st.rerun()
 
 
-def trash_changes(p: ScopedPalace) -> None:
-    """Each delete the trash still keeps, newest first, with its drawers and a Restore button."""
+def trash_changes(p: ScopedPalace) -> int:
+    """Each delete the trash still keeps, newest first, with its drawers and a Restore button; returns
+    how many drawers it holds."""
     items = p.trash_list()
     if not items:
         st.info("The trash is empty.")
-        return
+        return 0
     by_change: dict[str, list] = {}
     for t in items:
         by_change.setdefault(t.change, []).append(t)
@@ -76,6 +77,7 @@ def trash_changes(p: ScopedPalace) -> None:
                     st.markdown(md(f"{t.drawer.wing} / {t.drawer.room}: {t.drawer.content[:200]}"))
                 if len(drawers) > SHOWN_DRAWERS:
                     st.caption(f"… and {len(drawers) - SHOWN_DRAWERS} more")
+    return len(items)
 
 
 def _restore(p: ScopedPalace, change: str) -> None:
@@ -91,9 +93,8 @@ def _restore(p: ScopedPalace, change: str) -> None:
         st.rerun()
 
 
-def empty_trash(p: ScopedPalace) -> None:
-    """For admins of every wing: forget the whole trash, behind a tick naming the count."""
-    held = len(p.trash_list())
+def empty_trash(p: ScopedPalace, held: int) -> None:
+    """For admins of every wing: forget the whole trash (`held` drawers), behind a tick naming the count."""
     if not held or not p.may("delete", "*"):
         return
     sure = st.checkbox(f"I want to forget the {counted(held, 'drawer')} in the trash for good", key="trash_empty_sure")

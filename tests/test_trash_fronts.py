@@ -144,3 +144,15 @@ def test_the_changes_page_undoes_a_change_and_says_it_was_undone(settings):
     assert not at.exception and [t.value for t in at.toast] == ["Undone: 1 drawer back where it was."]
     assert at.session_state["palace"].get_drawer("a-1").room == "roadmap"
     assert "undone by" in at.main.caption[2].value and not [b for b in at.main.button if b.key == f"undo_{change}"]
+
+
+def test_the_trash_page_empties_the_trash_behind_a_tick_naming_the_count(settings):
+    seed(settings)
+    with Palace.open(settings=settings) as palace:
+        palace.delete_drawer("s-1")
+    at = trash_page()
+    at.checkbox(key="trash_empty_sure").check().run()
+    assert at.checkbox(key="trash_empty_sure").label == "I want to forget the 1 drawer in the trash for good"
+    at.button(key="trash_empty").click().run()
+    assert not at.exception and [i.value for i in at.main.info] == ["The trash is empty."]
+    assert at.session_state["palace"].trash_list() == []
