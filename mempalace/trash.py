@@ -122,13 +122,15 @@ class Trashing:
 
     @serialized
     def trash_list(self, change: str | None = None) -> list[TrashedDrawer]:
-        """What the trash holds (of one `change`), newest first; copies of drawers that are
-        live again (a restore or delete cut short, or filed again since) are left out."""
+        """What the trash holds (of one `change`), newest first; copies of drawers that are live
+        again (a restore or delete cut short, or filed again since) and drawers past `trash_days`
+        are left out."""
         self._sync.ensure_fresh()
         found: list[TrashedDrawer] = []
+        now = time.time()  # what is past its time is left out, and forgotten by the next delete
         for _, rows in self._trash.scan({TRASH_CHANGE: change} if change else None):
             live = self._catalog.stamps([r.id for r in rows])
-            found += [self._trashed(r) for r in rows if r.id not in live]
+            found += [t for r in rows if r.id not in live if (t := self._trashed(r)).purge_at > now]
         return sorted(found, key=lambda t: (-t.deleted_at, t.drawer.wing, t.drawer.room, t.drawer.id))
 
     def _trashed(self, record: Record) -> TrashedDrawer:

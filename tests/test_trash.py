@@ -114,6 +114,7 @@ def test_what_was_trashed_longer_ago_than_trash_days_is_purged(palace, monkeypat
 
     later = trash.time.time() + 31 * 86_400
     monkeypatch.setattr(trash.time, "time", lambda: later)
+    assert palace.trash_list() == []  # past its time: no longer listed
     palace.delete_drawer("pg-3")  # every delete purges what expired first
     assert [t.drawer.id for t in palace.trash_list()] == ["pg-3"]
     assert list(palace.access.entries(action="purge-trash")[0].ids) == ["cat-1"]
