@@ -4,7 +4,7 @@
     python benchmarks/trash_soak.py --seconds 600 --drawers 400
 
 A child process opens the palace and runs random operations (delete a wing, a room or some drawers;
-restore a change from the trash; undo the newest change; write a backup) until the parent kills it
+restore a change from the trash; undo the newest change; move drawers; rename a room; write a backup) until the parent kills it
 after a random 0.05-2 s. After each kill the parent opens the palace and checks that every drawer
 filed at the start is live or in the trash exactly once (never both, never neither), that the
 catalog agrees with Chroma, and that every backup folder verifies (a killed backup leaves none).
@@ -52,7 +52,7 @@ def worker(palace_dir: Path, home: Path, backups: Path, seed_value: int) -> None
     rng = random.Random(seed_value)
     with Palace.open(palace_dir, settings=load_settings(home), private=True) as palace:
         while True:
-            kind = rng.choice(("delete", "delete", "restore", "undo", "undo", "backup"))
+            kind = rng.choice(("delete", "delete", "restore", "undo", "undo", "move", "rename", "backup"))
             try:
                 if kind == "delete":
                     choice = rng.choice(("wing", "room", "ids"))
@@ -66,6 +66,11 @@ def worker(palace_dir: Path, home: Path, backups: Path, seed_value: int) -> None
                         palace.restore_change(rng.choice(changes))
                 elif kind == "undo":
                     palace.undo()
+                elif kind == "move":
+                    palace.move_drawers(rng.sample(palace.drawer_ids(), k=min(3, palace.count())) or ["x"],
+                                        wing=rng.choice(WINGS), room=rng.choice(ROOMS))
+                elif kind == "rename":
+                    palace.rename_room(rng.choice(list(palace.list_rooms()) or ["x"]), rng.choice(ROOMS) + "-2")
                 else:
                     write_backup(palace, backups / f"{stamp_name()}-{rng.randrange(10**6)}")
             except MempalaceError:

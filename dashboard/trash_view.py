@@ -119,7 +119,7 @@ def bulk_delete(p: ScopedPalace, wing: str | None, room: str | None) -> None:
     if not total or not all(p.may("delete", w) for w, _, _ in places):
         return
     what = " / ".join(n for n in (wing, room) if n)
-    with st.popover(f"Delete all of {what}", icon=":material/delete_sweep:"):
+    with st.popover(md(f"Delete all of {what}"), icon=":material/delete_sweep:"):
         st.markdown(md(f"Delete all {counted(total, 'drawer')} of {what}? They go to the trash, kept "
                        f"{p.settings.trash_days:g} days, and can be restored."))
         sure = st.checkbox(f"I want to delete these {total}", key=f"bulk_sure_{what}")

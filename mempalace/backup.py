@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import InvalidInputError, MempalaceError
+from .errors import InvalidInputError, PalaceBusyError
 from .privacy import owner_dir, owner_file
 from .store import Record
 
@@ -82,22 +82,34 @@ def write_backup(palace: Any, dest: Path, progress: Progress | None = None) -> B
             before = palace.write_marker()
             drawers, wings = _write_drawers(palace, scratch, progress)
             trashed = _write_trash(palace, scratch)
+            _copy_side_files(palace.catalog_path, scratch)
             if palace.write_marker() == before:
                 break
         else:
-            raise MempalaceError(f"The palace changed during each of {ATTEMPTS} reads of its drawers; try again when "
-                                 "it is quieter (nothing was written to the backup's folder).")
-        files = _copy_side_files(palace.catalog_path, scratch)
+            raise PalaceBusyError(f"The palace changed during each of {ATTEMPTS} reads of its drawers; try again when "
+                                  "it is quieter (nothing was written to the backup's folder).")
         manifest = {"format": FORMAT, "version": VERSION, "created_at": datetime.now(timezone.utc).isoformat(),
                     "source": palace.location, "embedder": palace.settings.embedder, "drawers": drawers,
                     "trashed": trashed, "wings": wings, "files": _checksums(scratch)}
         (scratch / MANIFEST).write_text(json.dumps(manifest, indent=1, ensure_ascii=False), encoding="utf-8")
         owner_file(scratch / MANIFEST)
+        _synced(scratch)
         os.replace(scratch, dest)
+        _synced(dest.parent)
     except BaseException:
         shutil.rmtree(scratch, ignore_errors=True)
         raise
     return BackupReport(str(dest), drawers, trashed, manifest["embedder"], manifest["created_at"])
+
+
+def _synced(folder: Path) -> None:
+    """Flush a folder's files and the folder itself to disk (a backup must survive a power cut whole)."""
+    for path in [*(p for p in folder.iterdir() if p.is_file()), folder]:
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
 
 def clear_stale(folder: Path, kind: str) -> None:
@@ -183,9 +195,13 @@ def read_manifest(folder: Path) -> dict[str, Any]:
         manifest = json.loads((Path(folder) / MANIFEST).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise InvalidInputError(f"{folder} is not a MemPalace backup (no readable {MANIFEST}: {exc}).") from None
-    if manifest.get("format") != FORMAT or manifest.get("version") != VERSION:
-        raise InvalidInputError(f"{folder} is not a backup this MemPalace reads (format {manifest.get('format')!r}, "
-                                f"version {manifest.get('version')!r}).")
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT or manifest.get("version") != VERSION:
+        said = manifest if isinstance(manifest, dict) else {}
+        raise InvalidInputError(f"{folder} is not a backup this MemPalace reads (format {said.get('format')!r}, "
+                                f"version {said.get('version')!r}).")
+    missing = {"created_at", "embedder", "drawers", "trashed", "files"} - set(manifest)
+    if missing or not isinstance(manifest["files"], dict):
+        raise InvalidInputError(f"The manifest of {folder} is damaged (missing {', '.join(sorted(missing)) or 'files'}).")
     return manifest
 
 
@@ -256,11 +272,9 @@ def restore_backup(source: Path, target: Path, settings: Any, replace: bool = Fa
     checked = verify_backup(source)
     if checked.problems:
         raise InvalidInputError(f"The backup at {source} does not verify: {'; '.join(checked.problems)}.")
-    if target.exists() and any(target.iterdir()):
-        if not replace:
-            raise InvalidInputError(f"{target} holds a palace or other files already: restore into a new folder, "
-                                    "or ask to replace it (it is then moved aside, not deleted).")
-        os.replace(target, target.with_name(f"{target.name}.before-restore-{stamp_name()[len('mempalace-backup-'):]}"))
+    if target.exists() and any(target.iterdir()) and not replace:
+        raise InvalidInputError(f"{target} holds a palace or other files already: restore into a new folder, "
+                                "or ask to replace it (it is then moved aside, not deleted).")
     clear_stale(target.parent, "restoring")
     scratch = target.with_name(f".{target.name}.restoring-{os.getpid()}")
     shutil.rmtree(scratch, ignore_errors=True)
@@ -286,9 +300,7 @@ def restore_backup(source: Path, target: Path, settings: Any, replace: bool = Fa
                 trashed.setdefault(embedder, []).append(record)
             for embedder, records in trashed.items():
                 palace.keep_in_trash(embedder, records)
-        if target.exists():
-            target.rmdir()
-        os.replace(scratch, target)
+        _swap_in(scratch, target)
     except BaseException:
         shutil.rmtree(scratch, ignore_errors=True)
         raise
@@ -308,3 +320,24 @@ def newest_backup_age(folder: Path) -> float | None:
     """Seconds since the newest complete backup in `folder` was made, or None when there is none."""
     found = sorted(p for p in Path(folder).glob("mempalace-backup-*") if (p / MANIFEST).is_file())
     return time.time() - (found[-1] / MANIFEST).stat().st_mtime if found else None
+
+
+def _swap_in(built: Path, target: Path) -> None:
+    """Put the built palace at `target`; a palace there is moved aside first, while nobody uses it
+    (its lock held through both renames), to `<target>.before-restore-<time>`."""
+    from .locking import PalaceLock
+
+    if not target.exists():
+        os.replace(built, target)
+        return
+    if not any(target.iterdir()):
+        target.rmdir()
+        os.replace(built, target)
+        return
+    lock = PalaceLock(target, timeout=0)
+    lock.acquire()  # PalaceBusyError, saying who holds it, while another process has it open
+    try:
+        os.replace(target, target.with_name(f"{target.name}.before-restore-{stamp_name()[len('mempalace-backup-'):]}"))
+        os.replace(built, target)
+    finally:
+        lock.release()

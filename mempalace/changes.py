@@ -129,17 +129,18 @@ class ChangeBook:
                                         (change_id,)).fetchall()
         return [(i, json.loads(b), json.loads(a)) for i, b, a in rows]
 
-    def later(self, change: Change, ids: Sequence[str]) -> list[str]:
+    def later(self, change: Change, ids: Sequence[str]) -> list[Change]:
         """Changes after `change` that touched any of `ids`, oldest first."""
         with self._lock:
             db = self._conn()
             db.execute("CREATE TEMP TABLE IF NOT EXISTS asked (id TEXT PRIMARY KEY)")
             db.execute("DELETE FROM asked")
             db.executemany("INSERT OR IGNORE INTO asked VALUES (?)", [(i,) for i in ids])
-            rows = db.execute("SELECT DISTINCT c.id FROM changes c JOIN change_drawers d ON d.change = c.id "
-                              "JOIN asked a ON a.id = d.drawer WHERE c.at >= ? AND c.id != ? ORDER BY c.at",
-                              (change.at, change.id)).fetchall()
-        return [r[0] for r in rows]
+            rows = db.execute("SELECT DISTINCT c.id, c.at, c.who, c.action, c.drawers, c.detail, c.undone_by, c.rowid "
+                              "FROM changes c JOIN change_drawers d ON d.change = c.id JOIN asked a ON a.id = d.drawer "
+                              "WHERE c.rowid > (SELECT rowid FROM changes WHERE id = ?) ORDER BY c.rowid",
+                              (change.id,)).fetchall()
+        return [_change(r) for r in rows]
 
 
 def _change(row: Any) -> Change:

@@ -5,11 +5,13 @@ embedder, imports. A line's top-level place wins over its metadata's (a hand-edi
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, TextIO
 
 from .errors import InvalidInputError
+from .sync import UNSORTED_WING
 from .naming import hall_name, room_slug, wing_name
 from .store import SEQ_KEY, Record
 
@@ -38,7 +40,7 @@ def export_lines(palace: Any, out: TextIO, wing: str | None = None, room: str | 
             line: dict[str, Any] = {"id": r.id, "content": r.document, **{k: meta.get(k) for k in PLACE},
                                     "conversation_date": meta.get("conversation_date"), "metadata": meta}
             if vectors:
-                line |= {"embedder": palace.settings.embedder, "vector": [round(float(x), 7) for x in r.embedding]}
+                line |= {"embedder": palace.settings.embedder, "vector": [float(x) for x in r.embedding]}
             out.write(json.dumps(line, ensure_ascii=False) + "\n")
             written += 1
     return written
@@ -54,13 +56,16 @@ def read_lines(lines: Iterable[str], wing: str | None = None) -> list[tuple[str,
             row = json.loads(text)
             if not isinstance(row, dict) or not isinstance(row.get("id"), str) or not isinstance(row.get("content"), str):
                 raise ValueError("it needs an \"id\" and a \"content\" string")
+            if row["id"] != row["id"].strip() or not row["id"] or len(row["id"]) > 512:
+                raise ValueError("its id is empty, too long, or starts or ends with a space")
             meta = dict(row.get("metadata") or {})
             meta.update({k: row[k] for k in PLACE if row.get(k) is not None})
-            meta["wing"] = wing_name(wing or meta.get("wing") or "")
+            meta["wing"] = wing_name(wing or meta.get("wing") or UNSORTED_WING)
             meta["room"] = room_slug(meta.get("room") or "general")
             if meta.get("hall"):
                 meta["hall"] = hall_name(meta["hall"])
-            meta = {k: v for k, v in meta.items() if isinstance(v, (str, int, float, bool)) and k != SEQ_KEY}
+            meta = {k: v for k, v in meta.items() if isinstance(v, (str, int, float, bool)) and k != SEQ_KEY
+                    and not k.startswith("chroma:") and (not isinstance(v, float) or math.isfinite(v))}
             vector = row.get("vector")
             found.append((str(row.get("embedder") or ""), Record(row["id"], row["content"], meta,
                                                                  _vector(vector) if vector is not None else None)))
@@ -73,8 +78,8 @@ def _vector(value: Any) -> Any:
     import numpy as np
 
     vector = np.asarray(value, dtype=np.float32)
-    if vector.ndim != 1 or not len(vector):
-        raise ValueError("its vector is not a list of numbers")
+    if vector.ndim != 1 or not len(vector) or not np.isfinite(vector).all():
+        raise ValueError("its vector is not a list of finite numbers")
     return vector
 
 

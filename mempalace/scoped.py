@@ -317,9 +317,16 @@ class ScopedPalace(ScopedRearranging, ScopedTrashing):
         return {a: r for a, r in self._palace.room_aliases().items() if r in rooms}
 
     def stored_room(self, name: object) -> str:
-        found = self._palace.stored_room(name)
-        if found not in self.list_rooms():
-            raise PlaceNotFoundError(f"No room {name!r} in this palace.")
+        """As `Palace.stored_room`, among this view's rooms (its "did you mean" names only rooms it sees)."""
+        from .naming import closest_names
+
+        try:
+            found = self._palace.stored_room(name)
+        except PlaceNotFoundError:
+            found = None
+        rooms = self.list_rooms()
+        if found not in rooms:
+            raise PlaceNotFoundError(f"No room {name!r} in this palace.{closest_names(str(name), rooms)}")
         return found
 
     def rebuild_index(self) -> int:

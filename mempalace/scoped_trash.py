@@ -52,8 +52,9 @@ class ScopedTrashing:
 
     def _named(self, wing: str | None, room: str | None, source_file: str | None,
                ids: Sequence[str]) -> dict[str, Drawer]:
-        """The drawers these arguments name, in the wings this grant sees."""
-        return self.find_drawers(self._palace.deletion_ids(wing, room, source_file, ids))
+        """The drawers these arguments name, in the wings this grant sees (a room resolved among its rooms)."""
+        return self.find_drawers(self._palace.deletion_ids(wing, self.stored_room(room) if room else None,
+                                                           source_file, ids))
 
     def deletion_ids(self, wing: str | None = None, room: str | None = None, source_file: str | None = None,
                      ids: Sequence[str] = ()) -> list[str]:
@@ -147,4 +148,10 @@ class ScopedTrashing:
         for wing in sorted(self._wings_of(steps)):
             self.grant.check(right or "move", wing)
         with acting_as(self.grant.actor):
-            return self._palace.undo(change_id)
+            try:
+                return self._palace.undo(change_id)
+            except InvalidInputError as exc:  # it may name later changes in wings this grant does not see
+                if "later changes" not in str(exc):
+                    raise
+        raise InvalidInputError(f"Change {change_id} cannot be undone: later changes moved or deleted some of its "
+                                "drawers. Undo those first.")

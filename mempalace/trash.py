@@ -115,6 +115,8 @@ class Trashing:
         with self._sync.writing("change", ids, new_stamp()):
             self._store.delete(ids)
             self._sync.finish_write(deleted=ids)
+        if not days:
+            self._trash.remove(ids)  # gone for good: an older trashed copy must not come back
         self._record("delete", ids, change=change, **({"trash_days": days} if days else {"for_good": True}), **detail)  # type: ignore[attr-defined]
         return Deletion(len(ids), change, days)
 
@@ -126,12 +128,14 @@ class Trashing:
         again (a restore or delete cut short, or filed again since) and drawers past `trash_days`
         are left out."""
         self._sync.ensure_fresh()
-        found: list[TrashedDrawer] = []
-        now = time.time()  # what is past its time is left out, and forgotten by the next delete
+        self._purge_expired()
+        found: dict[str, TrashedDrawer] = {}
         for _, rows in self._trash.scan({TRASH_CHANGE: change} if change else None):
             live = self._catalog.stamps([r.id for r in rows])
-            found += [t for r in rows if r.id not in live if (t := self._trashed(r)).purge_at > now]
-        return sorted(found, key=lambda t: (-t.deleted_at, t.drawer.wing, t.drawer.room, t.drawer.id))
+            for t in (self._trashed(r) for r in rows if r.id not in live):
+                if t.drawer.id not in found or found[t.drawer.id].deleted_at < t.deleted_at:
+                    found[t.drawer.id] = t  # (an id in two embedders' trash: the newest copy)
+        return sorted(found.values(), key=lambda t: (-t.deleted_at, t.drawer.wing, t.drawer.room, t.drawer.id))
 
     def _trashed(self, record: Record) -> TrashedDrawer:
         meta = dict(record.metadata)
@@ -208,10 +212,13 @@ class Trashing:
 
     @serialized
     def empty_trash(self, ids: Sequence[str] | None = None) -> int:
-        """Forget trashed drawers for good (these `ids`, or all); returns how many."""
+        """Forget trashed drawers for good (these `ids`, or the whole trash); returns how many were listed."""
         gone = [t.drawer.id for t in self.trash_list()] if ids is None else id_list(ids)
-        if gone:
+        if ids is None:
+            self._trash.clear()  # stale copies of live drawers too
+        elif gone:
             self._trash.remove(gone)
+        if gone:
             self._record("empty-trash", gone)  # type: ignore[attr-defined]
         return len(gone)
 

@@ -181,3 +181,25 @@ def test_with_the_real_model_a_restored_backup_and_an_undone_delete_search_as_be
     restore_backup(tmp_path / "bk", tmp_path / "again", dataclasses.replace(settings, embedder="minilm-int8"))
     with Palace.open(tmp_path / "again", settings=settings) as again:
         assert again.settings.embedder == "minilm-int8" and ranked(again, "the budget story") == answers
+
+
+def test_replacing_a_palace_in_use_is_refused_and_changes_nothing(palace, palace_path, settings, tmp_path):
+    seed(palace)
+    write_backup(palace, tmp_path / "bk")  # the palace stays open: its lock is held
+    from mempalace.errors import PalaceBusyError
+
+    with pytest.raises(PalaceBusyError):
+        restore_backup(tmp_path / "bk", palace_path, settings, replace=True)
+    assert palace.count() == 16 and not list(tmp_path.glob("*before-restore*")) and not list(tmp_path.glob(".*restoring*"))
+
+
+def test_an_import_takes_a_drawer_without_a_wing_and_refuses_bad_ids_and_vectors_first(palace, settings):
+    good = json.dumps({"id": "x-1", "content": "no wing here", "wing": None, "room": None})
+    assert import_lines(palace, [good]).added == 1 and palace.get_drawer("x-1").wing == "unsorted"
+    for bad in ({"id": " x-2", "content": "a"}, {"id": "", "content": "a"},
+                {"id": "x-3", "content": "a", "vector": [float("nan")] * 3, "embedder": "hash"}):
+        with pytest.raises(InvalidInputError, match="Line 2"):
+            import_lines(palace, [good.replace("x-1", "x-9"), json.dumps(bad)])
+    assert palace.count() == 1
+    kept = import_lines(palace, [json.dumps({"id": "x-4", "content": "b", "metadata": {"chroma:document": "z"}})])
+    assert kept.added == 1 and "chroma:document" not in palace.get_drawer("x-4").extra

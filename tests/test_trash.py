@@ -186,7 +186,7 @@ def test_undo_refuses_a_change_something_later_depends_on_and_names_it(palace):
     first = palace.last_change()
     palace.update_drawer("pg-1", room="second")
     later = palace.last_change()
-    with pytest.raises(InvalidInputError, match=f"changed since by {later}"):
+    with pytest.raises(InvalidInputError, match=f"later changes moved or deleted some of its drawers \\({later}\\)"):
         palace.undo(first)
     palace.undo(later)
     assert palace.undo(first).drawers == 1 and palace.get_drawer("pg-1").room == "db"
@@ -201,3 +201,48 @@ def test_a_re_rooming_apply_is_one_change_and_undoing_it_restores_ingests_rooms(
     assert palace.undo().drawers == 3
     assert {palace.get_drawer(i).room for i in ("pg-1", "pg-2", "pg-3")} == {"db"}
     assert palace.room_choosers(["pg-1"]) == {"pg-1": "ingest"}  # still ingest's to choose again
+
+
+def test_an_undo_that_cannot_be_whole_writes_nothing_and_leaves_its_change_undoable(palace):
+    seed(palace)
+    done = palace.delete_where(wing="wing_ops")
+    palace.restore_drawers(["pg-2"])  # one of its drawers is back already
+    with pytest.raises(InvalidInputError, match="later changes"):
+        palace.undo(done.change)
+    assert [t.drawer.id for t in palace.trash_list()] == ["pg-1"]  # pg-1 was not restored half-way
+    assert palace.changes.get(done.change).undone_by is None
+    palace.undo()  # the restore, then the delete: whole
+    palace.undo(done.change)
+    assert palace.trash_list() == [] and palace.count() == 4
+
+
+def test_undoing_a_delete_restores_only_its_own_copies_and_a_restore_is_not_undone_without_a_trash(palace_path, settings):
+    with Palace.open(palace_path, settings=settings) as palace:
+        seed(palace)
+        first = palace.delete_where(ids=["cat-1"])
+        palace.restore_change(first.change)
+        palace.update_drawer("cat-1", wing="wing_ops")
+        palace.delete_drawer("cat-1")  # deleted again, from another wing
+        with pytest.raises(InvalidInputError, match="later changes"):
+            palace.undo(first.change)  # it would bring back the newer copy, in wing_ops
+        assert palace.count() == 3
+    with Palace.open(palace_path, settings=dataclasses.replace(settings, trash_days=0)) as palace:
+        palace.undo()  # the second delete: back in wing_ops
+        restore = palace.restore_drawers([])  # nothing: no change
+        assert restore.restored == () and palace.get_drawer("cat-1").wing == "wing_ops"
+        palace.undo()  # the move back to wing_home
+        with pytest.raises(InvalidInputError, match="trash is off"):
+            palace.undo()  # the restore: it would delete for good
+        assert palace.get_drawer("cat-1").wing == "wing_home"
+
+
+def test_a_delete_for_good_forgets_older_trashed_copies_and_emptying_forgets_everything(palace):
+    seed(palace)
+    palace.delete_drawer("cat-1")
+    TrashBin(palace._store).put("hash", [Record("pg-1", "stale copy", {"wing": "wing_ops", "room": "db",
+                                                                         TRASHED_AT: 1.0e12, TRASH_CHANGE: "c"},
+                                                np.zeros(384, np.float32) + 0.05)])
+    assert [t.drawer.id for t in palace.trash_list()] == ["cat-1"]  # pg-1 is live: its copy counts for nothing
+    palace.delete_drawers(["pg-1"], to_trash=False)
+    assert [t.drawer.id for t in palace.trash_list()] == ["cat-1"]  # and does not come back
+    assert palace.empty_trash() == 1 and list(TrashBin(palace._store).scan()) == []

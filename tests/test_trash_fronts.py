@@ -13,7 +13,7 @@ from mempalace import Palace
 from mempalace.access import grant_for, parse_rules
 from mempalace.cli import main
 from mempalace.config import Settings
-from mempalace.errors import AccessDeniedError
+from mempalace.errors import AccessDeniedError, InvalidInputError, PlaceNotFoundError
 from mempalace.models import DrawerDraft
 from mempalace.scoped import ScopedPalace
 from _apptest import start
@@ -156,3 +156,21 @@ def test_the_trash_page_empties_the_trash_behind_a_tick_naming_the_count(setting
     at.button(key="trash_empty").click().run()
     assert not at.exception and [i.value for i in at.main.info] == ["The trash is empty."]
     assert at.session_state["palace"].trash_list() == []
+
+
+def test_a_scoped_view_never_names_a_hidden_room_or_change_nor_undoes_into_a_hidden_wing(settings):
+    seed(settings)
+    with Palace.open(settings=settings) as palace:
+        palace.file_drawers([DrawerDraft("s-2", "Secret payroll plans.", "wing_secret", "payroll-plans")])
+        alpha_admin, admin = view(palace, "alad@example.com"), view(palace, "ad@example.com")
+        with pytest.raises(PlaceNotFoundError) as refused:
+            alpha_admin.deletion_preview(room="payroll-plan")
+        assert "payroll" not in str(refused.value).replace("payroll-plan'", "")
+        first = admin.delete_where(ids=["a-1"])
+        admin.restore_change(first.change)
+        admin.update_drawer("a-1", wing="wing_secret")
+        admin.delete_drawer("a-1")
+        with pytest.raises(InvalidInputError) as blocked:
+            view(palace, "al@example.com").undo(first.change)
+        assert "later changes" in str(blocked.value) and "2026" not in str(blocked.value).split("undone:")[1]
+        assert [t.drawer.wing for t in palace.trash_list()] == ["wing_secret"]  # not brought back into alpha

@@ -85,6 +85,12 @@ class TrashBin:
                         raise
 
     @_guarded
+    def clear(self) -> None:
+        """Forget everything in the trash (its collections are dropped)."""
+        for embedder in self._collections():
+            self._client().delete_collection(trash_collection(embedder))
+
+    @_guarded
     def older_than(self, moment: float) -> list[str]:
         """Ids trashed before `moment` (seconds since the epoch)."""
         return [r.id for _, rows in self.scan({TRASHED_AT: {"$lt": moment}}, documents=False) for r in rows]
