@@ -26,6 +26,7 @@ import numpy as np
 
 from .errors import InvalidInputError, PalaceBusyError
 from .privacy import owner_dir, owner_file
+from .wording import counted
 from .store import Record
 
 FORMAT = "mempalace-backup"
@@ -220,8 +221,8 @@ def verify_backup(folder: Path) -> BackupReport:
         lines = sum(1 for _ in (folder / DRAWERS).open(encoding="utf-8"))
         rows = (folder / VECTORS).stat().st_size // 4
         if lines != manifest["drawers"] or (lines and rows % lines):
-            problems.append(f"{DRAWERS} holds {lines} drawers and {VECTORS} {rows} numbers; the manifest says "
-                            f"{manifest['drawers']} drawers")
+            problems.append(f"{DRAWERS} holds {counted(lines, 'drawer')} and {VECTORS} {counted(rows, 'number')}; "
+                            f"the manifest says {counted(manifest['drawers'], 'drawer')}")
     return BackupReport(str(folder), manifest["drawers"], manifest["trashed"], manifest["embedder"],
                         manifest["created_at"], tuple(problems))
 
