@@ -174,3 +174,10 @@ def test_a_scoped_view_never_names_a_hidden_room_or_change_nor_undoes_into_a_hid
             view(palace, "al@example.com").undo(first.change)
         assert "later changes" in str(blocked.value) and "2026" not in str(blocked.value).split("undone:")[1]
         assert [t.drawer.wing for t in palace.trash_list()] == ["wing_secret"]  # not brought back into alpha
+
+
+def test_the_cli_deletes_a_source_given_by_its_path(palace_path, settings):
+    with Palace.open(palace_path, settings=settings) as palace:
+        palace.file_drawers([DrawerDraft("f-1", "From a file.", "wing_alpha", "files", source_file="notes.md")])
+    done = cli(palace_path, "delete", "--source", "/home/someone/notes.md", "--yes")
+    assert done.exit_code == 0 and done.output.startswith("Deleted 1 drawer:\n  wing_alpha/files: 1 drawer\nIt is in")

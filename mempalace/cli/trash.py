@@ -5,6 +5,7 @@ and `mempalace undo` list and revert any change of place."""
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from datetime import datetime, timezone
 
 import click
@@ -39,7 +40,7 @@ def _places_text(places: list[tuple[str, str, int]]) -> str:
 @click.argument("drawer_ids", nargs=-1)
 @click.option("--wing", help="Delete every drawer of this wing (with --room: of that room in this wing).")
 @click.option("--room", help="Delete every drawer of this room (in every wing, unless --wing).")
-@click.option("--source", "source_file", help="Delete every drawer filed from this source file.")
+@click.option("--source", "source_file", help="Delete every drawer filed from this source file (its name, as search shows it).")
 @click.option("--demo", is_flag=True, help="Delete the demo: exactly its drawers, never one of yours.")
 @click.option("--yes", "-y", is_flag=True, help="Delete without asking (only a terminal is asked).")
 @palace_command()
@@ -61,6 +62,9 @@ def delete_command(ctx: click.Context, palace: Palace, drawer_ids: tuple[str, ..
         _delete_one(ctx, palace, drawer_ids[0], yes)
         return
     places = palace.deletion_preview(wing, room, source_file, drawer_ids)
+    if not places and source_file and Path(source_file).name != source_file:  # a path typed: sources keep their name
+        source_file = Path(source_file).name
+        places = palace.deletion_preview(wing, room, source_file, drawer_ids)
     total = sum(n for _, _, n in places)
     if not total:
         emit(ctx, {"deleted": 0}, lambda: "No drawer matches: nothing deleted.")
@@ -69,8 +73,10 @@ def delete_command(ctx: click.Context, palace: Palace, drawer_ids: tuple[str, ..
         echo(f"{counted(total, 'drawer')} will be deleted:\n{_places_text(places)}", err=True)
         _ask(f"Delete {'it' if total == 1 else f'these {total}'}?", yes)
     done = palace.delete_where(wing, room, source_file, drawer_ids)
-    kept = (f"They are in the trash for {done.kept_days:g} days: `mempalace trash restore --all-from {done.change}` "
-            "puts them back." if done.kept_days else "The trash is off (trash_days = 0): they are gone for good.")
+    they, them = ("It is", "it") if done.deleted == 1 else ("They are", "them")
+    kept = (f"{they} in the trash for {done.kept_days:g} days: `mempalace trash restore --all-from {done.change}` "
+            f"(or `mempalace undo`) puts {them} back." if done.kept_days else
+            f"The trash is off (trash_days = 0): {they.split()[0].lower()} {'is' if done.deleted == 1 else 'are'} gone for good.")
     emit(ctx, done, lambda: f"Deleted {counted(done.deleted, 'drawer')}:\n{_places_text(places)}\n{kept}")
 
 
