@@ -58,6 +58,7 @@ pages = [
     st.Page("app_pages/tunnels.py", title="Tunnels", icon=":material/hub:"),
     st.Page("app_pages/ingest.py", title="Ingest", icon=":material/upload_file:") if grant.may("ingest") else None,
     st.Page("app_pages/drawers.py", title="Drawers", icon=":material/inventory_2:"),
+    st.Page("app_pages/wakeup.py", title="Wake-up", icon=":material/wb_sunny:"),
     st.Page("app_pages/changes.py", title="Changes", icon=":material/history:") if grant.may("ingest") else None,
     st.Page("app_pages/trash.py", title="Trash", icon=":material/delete:") if grant.may("ingest") else None,
     st.Page("app_pages/audit.py", title="Audit", icon=":material/policy:") if grant.may("audit", "*") else None,

@@ -22,6 +22,7 @@ from .filters import FILING_ORDER, place_tokens, where_clause
 from .lexical import LexicalSearch
 from .privacy import owner_dir
 from .vector_reads import VectorReads
+from .recent_reads import RecentReads
 from .vocabulary import WordCounts, WordTokens
 from .write_journal import JournalEntry, WriteJournal  # noqa: F401 (JournalEntry: sync's and tests' name for it here)
 
@@ -50,7 +51,7 @@ class Row:
     aliases: str = ""  # the room's earlier names, space-separated
 
 
-class Catalog(WordCounts, DateCounts, VectorReads, WriteJournal, LexicalSearch):
+class Catalog(WordCounts, DateCounts, VectorReads, WriteJournal, LexicalSearch, RecentReads):
     """The sidecar database of one palace."""
 
     def __init__(self, path: Path):

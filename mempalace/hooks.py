@@ -47,6 +47,7 @@ class HookTool:
     skeleton: Mapping[str, Any] | None = None  # top-level keys a new file starts with
     own_file: bool = False  # the file is MemPalace's alone (removed when uninstalling empties it)
     docs: str = ""
+    start_event: str = ""  # the event at a session's start whose output can carry context (the wake-up)
 
     def settings_path(self, override: str | os.PathLike[str] | None = None) -> Path:
         """The settings file: `override` when given, else where the tool reads it by default."""
@@ -58,7 +59,8 @@ class HookTool:
 
 TOOLS: dict[str, HookTool] = {tool.name: tool for tool in (
     HookTool("claude-code", "Claude Code", home=".claude", home_env="CLAUDE_CONFIG_DIR", settings="settings.json",
-             events=("SessionEnd", "PreCompact"), format_name="claude_code", transcript_keys=("transcript_path",),
+             events=("SessionEnd", "PreCompact", "SessionStart"), format_name="claude_code",
+             transcript_keys=("transcript_path",), start_event="SessionStart",
              handler=lambda command: {"type": "command", "command": command, "timeout": HOOK_TIMEOUT_SECONDS},
              docs="https://code.claude.com/docs/en/hooks"),
     HookTool("gemini-cli", "Gemini CLI", home=".gemini", home_env=None, settings="settings.json",
@@ -169,8 +171,8 @@ def status(tool: str, settings_path: str | os.PathLike[str] | None = None) -> Ho
     return _status(entry, path, data or {}, False)
 
 
-def transcript_from_payload(tool: str, payload: bytes) -> Path:
-    """The transcript a hook's stdin JSON names: an existing file, given by an absolute path."""
+def hook_payload(tool: str, payload: bytes) -> dict[str, Any]:
+    """A hook's stdin JSON object, or an error saying what is wrong with it."""
     entry = hook_tool(tool)
     if len(payload) > MAX_PAYLOAD_BYTES:
         raise InvalidInputError(f"The {entry.label} hook input is over {MAX_PAYLOAD_BYTES // 1_000_000} MB; "
@@ -181,6 +183,13 @@ def transcript_from_payload(tool: str, payload: bytes) -> Path:
         raise InvalidInputError(f"The {entry.label} hook input is not JSON ({exc}).") from None
     if not isinstance(data, dict):
         raise InvalidInputError(f"The {entry.label} hook input is not a JSON object.")
+    return data
+
+
+def transcript_from_payload(tool: str, payload: bytes | dict[str, Any]) -> Path:
+    """The transcript a hook's stdin JSON names: an existing file, given by an absolute path."""
+    entry = hook_tool(tool)
+    data = payload if isinstance(payload, dict) else hook_payload(tool, payload)
     value = next((data[key] for key in entry.transcript_keys if data.get(key) is not None), None)
     fields = " or ".join(entry.transcript_keys)
     if not isinstance(value, str) or not value.strip():

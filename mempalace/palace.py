@@ -39,6 +39,7 @@ from .sync import CatalogSync, catalog_row, new_stamp
 from .rearranging import Rearranging
 from .trash import Trashing
 from .undoing import Undoing
+from .wakeup import WakingUp
 from .changes import ChangeBook, changes_path
 from .taxonomy import TaxonomyView, within_wings
 from .wording import counted
@@ -51,7 +52,7 @@ if TYPE_CHECKING:
 SEARCH_MODES = {"hybrid": True, "vector": False, "semantic": False}
 
 
-class Palace(Likeness, Rearranging, Trashing, Undoing, TaxonomyView):
+class Palace(Likeness, Rearranging, Trashing, Undoing, WakingUp, TaxonomyView):
     """A palace of drawers in one Chroma collection, with a catalog that keeps reads fast."""
 
     def __init__(self, store: ChromaStore, catalog: Catalog, settings: Settings, lock: "PalaceLock | None",
@@ -72,6 +73,7 @@ class Palace(Likeness, Rearranging, Trashing, Undoing, TaxonomyView):
         self.access = AccessBook(access_path(catalog.path))  # the audit log and tokens, opened on first use
         self.changes = ChangeBook(changes_path(catalog.path))  # what each change did, for undo
         self._last_change = threading.local()
+        self._wakeups: dict[Any, Any] = {}  # wake-up texts by palace revision, wings, budget and identity
         super().__init__(catalog, self._sync)
 
     @classmethod

@@ -24,6 +24,7 @@ from .guarding import checked_then_written
 from .records import id_list
 from .scoped_rearranging import ScopedRearranging
 from .scoped_trash import ScopedTrashing
+from .wakeup import DEFAULT_TOKENS, WakeUp
 
 
 ELSEWHERE = "The same text is already filed in a wing you cannot see, so it was not filed again."
@@ -328,6 +329,10 @@ class ScopedPalace(ScopedRearranging, ScopedTrashing):
         if found not in rooms:
             raise PlaceNotFoundError(f"No room {name!r} in this palace.{closest_names(str(name), rooms)}")
         return found
+
+    def wake_up(self, wing: str | None = None, tokens: int = DEFAULT_TOKENS) -> WakeUp:
+        """As `Palace.wake_up`, from the wings this grant sees alone (tunnels too)."""
+        return self._palace._wake_up(wing, tokens, tuple(self.list_wings()))
 
     def rebuild_index(self) -> int:
         self.grant.check("settings", "*")

@@ -63,7 +63,7 @@ def test_install_merges_with_the_users_hooks_and_keeps_a_backup(claude_settings:
     assert "Installed the Claude Code hook" in result.stdout
     data = json.loads(claude_settings.read_text())
     assert {k: v for k, v in data.items() if k != "hooks"} == {k: v for k, v in OWN_SETTINGS.items() if k != "hooks"}
-    assert list(data["hooks"]) == ["PreToolUse", "SessionEnd", "PreCompact"]
+    assert list(data["hooks"]) == ["PreToolUse", "SessionEnd", "PreCompact", "SessionStart"]
     assert data["hooks"]["PreToolUse"] == OWN_HOOKS["PreToolUse"]
     assert data["hooks"]["SessionEnd"][0] == OWN_HOOKS["SessionEnd"][0]  # the user's own entry stays first
     ours = data["hooks"]["SessionEnd"][1]
@@ -319,7 +319,7 @@ def test_status_of_every_tool_reads_the_default_locations(tmp_path: Path, palace
     assert text[1].startswith("Gemini CLI: not installed")
     assert text[2].startswith("Codex CLI: ") and "is not valid JSON" in text[2]
     one = as_json(hooks_cli(palace_path, "status", "claude-code", "--json"))
-    assert one["events"] == ["SessionEnd", "PreCompact"] and one["installed"] is True
+    assert one["events"] == ["SessionEnd", "PreCompact", "SessionStart"] and one["installed"] is True
 
 
 def test_a_tool_folder_moved_by_its_environment_variable_is_followed(tmp_path: Path,

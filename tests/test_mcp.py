@@ -22,7 +22,7 @@ from mempalace.cli.mcp import MAX_SEARCH_LIMIT, build_server
 
 TOOLS = {"status", "list_wings", "list_rooms", "get_taxonomy", "search", "check_duplicate", "add_drawer",
          "get_drawer", "update_drawer", "delete_drawer", "ingest", "traverse", "find_tunnels", "graph_stats",
-         "suggest_room_merges", "rename_room"}
+         "suggest_room_merges", "rename_room", "wake_up"}
 
 
 def threaded(test):

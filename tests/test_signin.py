@@ -47,7 +47,7 @@ DRAWERS = (  # launch-plan is a tunnel from the viewer's wing into wing_nimbus; 
 HIDDEN = ("nimbus", "quasar", "nightjar", "badge-office")
 WING_BADGE = re.compile(r'<span style="background:#e8e1fb;[^>]*>([^<]*)</span>')  # dashboard.render.badge
 PAGES = {"Overview": "overview", "Search": "search", "Tunnels": "tunnels", "Ingest": "ingest", "Drawers": "drawers",
-         "Changes": "changes", "Trash": "trash", "Audit": "audit"}
+         "Wake-up": "wakeup", "Changes": "changes", "Trash": "trash", "Audit": "audit"}
 
 
 @pytest.fixture
@@ -219,8 +219,9 @@ def test_a_copy_of_a_signed_out_sign_in_no_longer_opens_the_palace(ids):
 
 
 @pytest.mark.parametrize("email, role, wings, pages, counts", [
-    (VIEWER, "viewer", "wing_orion", ["Overview", "Search", "Tunnels", "Drawers"], ("2", "1", "2")),
-    (EDITOR, "editor", "every wing", ["Overview", "Search", "Tunnels", "Ingest", "Drawers", "Changes", "Trash"],
+    (VIEWER, "viewer", "wing_orion", ["Overview", "Search", "Tunnels", "Drawers", "Wake-up"], ("2", "1", "2")),
+    (EDITOR, "editor", "every wing",
+     ["Overview", "Search", "Tunnels", "Ingest", "Drawers", "Wake-up", "Changes", "Trash"],
      ("4", "3", "3")),
     (ADMIN, "admin", "every wing", list(PAGES), ("4", "3", "3")),
 ])

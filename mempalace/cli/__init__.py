@@ -60,7 +60,7 @@ class _LazyGroup(click.Group):
         "halls": "halls:halls_command", "rooms": "rooms:rooms_command", "embedder": "embedder:embedder_command",
         "delete": "trash:delete_command", "trash": "trash:trash_group", "changes": "trash:changes_command",
         "undo": "trash:undo_command", "backup": "backups:backup_command", "restore": "backups:restore_command",
-        "export": "backups:export_command", "import": "backups:import_command",
+        "export": "backups:export_command", "import": "backups:import_command", "wake-up": "wakeup:wake_up_command",
     }
 
     def list_commands(self, ctx: click.Context) -> list[str]:

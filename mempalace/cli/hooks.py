@@ -9,6 +9,7 @@ core (`mempalace.hooks`) keeps the registry of tools and edits their settings; t
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shlex
 import subprocess
@@ -19,7 +20,8 @@ from typing import Any
 import click
 
 from ..errors import MempalaceError
-from ..hooks import MAX_PAYLOAD_BYTES, TOOLS, hook_tool, install, status, transcript_from_payload, uninstall
+from ..hooks import (MAX_PAYLOAD_BYTES, TOOLS, hook_payload, hook_tool, install, status, transcript_from_payload,
+                     uninstall)
 from .support import echo, emit, jsonable, place_options, user_errors
 
 _TOOL = click.Choice(tuple(TOOLS))
@@ -145,20 +147,40 @@ def run_command(ctx: click.Context, tool: str) -> None:
 
     It never breaks the tool's session: nothing is printed on stdout, one line on stderr says what
     happens (or what went wrong), and the exit code is 0 all the same."""
+    context = None
     try:
         with contextlib.redirect_stdout(sys.stderr):
-            said = _queue_session(tool, ctx.obj["palace"], ctx.obj["url"])
+            payload = hook_payload(tool, sys.stdin.buffer.read(MAX_PAYLOAD_BYTES + 1))
+            if payload.get("hook_event_name") == hook_tool(tool).start_event:
+                context = _wake_up(payload, ctx.obj["palace"], ctx.obj["url"])
+                said = (f"gave the session a wake-up of {len(context)} characters" if context
+                        else "no palace to wake up from")
+            else:
+                said = _queue_session(tool, payload, ctx.obj["palace"], ctx.obj["url"])
     except Exception as exc:  # noqa: BLE001 (a hook must never fail the session it runs in)
         said = str(exc) if isinstance(exc, MempalaceError) else f"{type(exc).__name__}: {exc}"
+    if context:  # the documented field for a session's extra context (Claude Code's SessionStart)
+        click.echo(json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": context}},
+                              ensure_ascii=False))
     echo("mempalace hooks run: " + " ".join(said.split()), err=True)
 
 
-def _queue_session(tool: str, palace: Path | None, url: str | None) -> str:
+def _wake_up(payload: dict[str, Any], palace: Path | None, url: str | None) -> str:
+    """The wake-up for the session's project, from the palace folder's catalog (none for a server palace)."""
+    from ..config import load_settings
+    from ..wakeup import session_context
+
+    folder, _ = palace_in_use(palace, url)
+    cwd = payload.get("cwd")
+    return session_context(Path(folder), cwd if isinstance(cwd, str) else None, load_settings().home) if folder else ""
+
+
+def _queue_session(tool: str, payload: dict[str, Any], palace: Path | None, url: str | None) -> str:
     """Queue the transcript the hook's stdin names for the palace and start the background filing."""
     from .. import hook_queue
     from ..config import load_settings
 
-    path = transcript_from_payload(tool, sys.stdin.buffer.read(MAX_PAYLOAD_BYTES + 1))
+    path = transcript_from_payload(tool, payload)
     settings = load_settings()
     home = settings.home
     hook_queue.enqueue(home, tool, hook_tool(tool).format_name, path, *palace_in_use(palace, url),

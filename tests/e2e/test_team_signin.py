@@ -252,7 +252,7 @@ def test_a_viewer_of_one_wing_sees_only_that_wing_on_every_page(page: Page, serv
     assert caption(page) == f"Signed in as {VIEWER} · viewer · {ORION}"
     expect(sidebar(page).get_by_role("button", name="Sign out", exact=True)).to_be_visible()
     expect(sidebar(page).get_by_role("textbox")).to_have_count(0)  # no palace path box: the palace is fixed
-    assert navigation(page) == ["Overview", "Search", "Tunnels", "Drawers"]  # no Ingest, no Audit
+    assert navigation(page) == ["Overview", "Search", "Tunnels", "Drawers", "Wake-up"]  # no Ingest, no Audit
     assert sidebar_counts(page) == {"Drawers": "3", "Wings": "1", "Rooms": "3"}
 
     main = main_block(page)  # Overview
@@ -302,7 +302,8 @@ def test_an_editor_may_move_but_not_delete_and_the_admin_audit_shows_the_move(
         page: Page, browser: Browser, server: Dashboard, provider: Provider) -> None:
     sign_in(page, server, provider, EDITOR)
     assert caption(page) == f"Signed in as {EDITOR} · editor · every wing"
-    assert navigation(page) == ["Overview", "Search", "Tunnels", "Ingest", "Drawers", "Changes", "Trash"]  # no Audit
+    assert navigation(page) == ["Overview", "Search", "Tunnels", "Ingest", "Drawers", "Wake-up", "Changes",
+                                "Trash"]  # no Audit
     assert sidebar_counts(page)["Drawers"] == "6" and sidebar_counts(page)["Wings"] == "3"
 
     open_app(page, server, "tunnels")
@@ -355,7 +356,8 @@ def test_an_editor_may_move_but_not_delete_and_the_admin_audit_shows_the_move(
 def test_an_admin_sees_every_wing_and_may_delete(page: Page, server: Dashboard, provider: Provider) -> None:
     sign_in(page, server, provider, ADMIN)
     assert caption(page) == f"Signed in as {ADMIN} · admin · every wing"
-    assert navigation(page) == ["Overview", "Search", "Tunnels", "Ingest", "Drawers", "Changes", "Trash", "Audit"]
+    assert navigation(page) == ["Overview", "Search", "Tunnels", "Ingest", "Drawers", "Wake-up", "Changes", "Trash",
+                                "Audit"]
     main = main_block(page)
     assert metric(main, "Drawers") == "6" and metric(main, "Wings") == "3"
 
