@@ -22,7 +22,8 @@ from mempalace.cli.mcp import MAX_SEARCH_LIMIT, build_server
 
 TOOLS = {"status", "list_wings", "list_rooms", "get_taxonomy", "search", "check_duplicate", "add_drawer",
          "get_drawer", "update_drawer", "delete_drawer", "ingest", "traverse", "find_tunnels", "graph_stats",
-         "suggest_room_merges", "rename_room", "wake_up"}
+         "suggest_room_merges", "rename_room", "wake_up", "diary_write", "diary_read", "list_drawers", "get_drawers",
+         "follow_tunnels"}
 
 
 def threaded(test):

@@ -189,6 +189,30 @@ def test_a_viewer_token_of_one_wing_sees_only_that_wing_and_changes_nothing(serv
     assert served.audit("--who", "token:kai-reader") == []
 
 
+def test_over_http_a_scoped_token_wakes_up_lists_follows_and_writes_no_diary_without_the_right(
+        served: Served) -> None:
+    @threaded
+    async def session() -> None:
+        async with agent(served.url, served.secrets["kai-reader"]) as client:
+            woken = await call(client, "wake_up")
+            assert woken["wings"] == ["wing_kai"] and "wing_priya" not in woken["text"] and "vault" not in woken["text"]
+            prompt = await client.get_prompt("mempalace_wake_up", {})
+            assert prompt.messages[0].content.text == woken["text"]
+            page = await call(client, "list_drawers")
+            assert page["total"] == 1 and [d["id"] for d in page["drawers"]] == [served.ids["kai"]]
+            several = await call(client, "get_drawers", drawer_ids=[served.ids["kai"], served.ids["vault"]])
+            assert several["missing"] == [served.ids["vault"]]  # another wing's drawer: not found, as any unknown id
+            assert (await call(client, "follow_tunnels", room="auth-migration", wing="wing_kai"))["wings"] == {}
+            assert "editor" in await refused(client, "diary_write", agent_name="kai-bot", entry="Not mine to write.")
+        async with agent(served.url, served.secrets["ops-agent"]) as client:
+            written = await call(client, "diary_write", agent_name="ops", entry="Rotated the ingest key.")
+            assert written["status"] == "added"
+            assert [e["content"] for e in (await call(client, "diary_read", agent_name="ops"))["entries"]] == [
+                "Rotated the ingest key."]
+
+    session()
+
+
 @pytest.mark.parametrize("headers", [{}, {"Authorization": "Bearer mpt_not-a-real-token"},
                                      {"Authorization": "Bearer mpt_"}, {"Authorization": "Basic b3BzOmFnZW50"}],
                          ids=["no token", "wrong token", "empty token", "not a bearer token"])

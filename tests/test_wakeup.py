@@ -150,3 +150,28 @@ def test_the_wake_up_page_shows_what_an_agent_gets_and_saves_the_identity(settin
     at.button(key="wakeup_save").click().run()
     assert not at.exception and "I am Ana <b>not markup</b>." in at.code[0].value
     assert (settings.home / "identity.md").read_text() == "I am Ana <b>not markup</b>.\n"
+
+
+@threaded
+async def test_agents_keep_a_diary_list_drawers_read_several_and_follow_tunnels(palace):
+    seed(palace)
+    async with Client(build_server(palace)) as client:
+        async def call(tool: str, **arguments):
+            result = await client.call_tool(f"mempalace_{tool}", arguments)
+            assert not result.is_error, result.content
+            return result.structured_content
+
+        written = await call("diary_write", agent_name="Claude", entry="Fixed the checkout retry bug today.",
+                             topic="checkout")
+        assert written["status"] == "added"
+        await call("diary_write", agent_name="claude", entry="Tomorrow: write the migration for search tables.")
+        diary = await call("diary_read", agent_name="Claude", last_n=5)
+        assert diary["wing"] == "wing_claude" and diary["total"] == 2
+        assert {e["content"] for e in diary["entries"]} == {"Fixed the checkout retry bug today.",
+                                                            "Tomorrow: write the migration for search tables."}
+        page = await call("list_drawers", wing="wing_shop", limit=2, newest=True)
+        assert page["total"] == 7 and [d["id"] for d in page["drawers"]] == ["d-03", "d-02"]
+        both = await call("get_drawers", drawer_ids=["d-01", "nope"])
+        assert [d["id"] for d in both["drawers"]] == ["d-01"] and both["missing"] == ["nope"]
+        tunnel = await call("follow_tunnels", room="checkout", wing="wing_shop")
+        assert list(tunnel["wings"]) == ["wing_home"] and tunnel["wings"]["wing_home"][0]["id"] == "d-08"

@@ -89,27 +89,10 @@ def build_server(palace: Palace, allowed_dirs: Sequence[str | Path] = (), http_u
     _map_tools(tool, scope)
     _drawer_tools(tool, scope, roots)
     _graph_tools(tool, scope)
-    _wake_up_tools(server, tool, scope)
+    from .mcp_agents import agent_tools
+
+    agent_tools(server, tool, scope)
     return server
-
-
-def _wake_up_tools(server: MCPServer, tool: Registrar, scope: Scope) -> None:
-    """The wake-up context as a tool, and the same text as a prompt a client can start a session with."""
-
-    @tool("What to know at the start of a session: the person's identity text, the most active rooms and their "
-          "tunnels, and the newest facts, decisions, preferences, advice and open threads, each with its drawer id. "
-          "Within a token budget (approximate); from the wings this caller may see.")
-    def wake_up(wing: Annotated[str | None, Field(description="The wing the session is about (default: every wing).")]
-                = None, tokens: Annotated[int, Field(ge=50, le=20_000)] = 800) -> dict[str, Any]:
-        return scope().wake_up(wing, tokens)
-
-    @server.prompt(name="mempalace_wake_up", description="Start a session with what the palace holds that matters "
-                                                         "(the same text as the mempalace_wake_up tool).")
-    def wake_up_prompt(wing: str | None = None) -> str:
-        try:
-            return scope().wake_up(wing).text
-        except MempalaceError as exc:
-            raise ToolError(str(exc)) from None
 
 
 class PalaceTokens:
