@@ -24,7 +24,7 @@ from typing import Any
 from .access import Actor, check_role, wing_patterns
 from .audit_anchor import AnchorLock, anchor_path, disagreement, first_anchor, read_anchor, write_anchor
 from .errors import AccessDeniedError, InvalidInputError
-from .privacy import owner_database, refuse_linked_database
+from .privacy import private_database
 from .wording import counted
 
 ACCESS_FILE = "mempalace_access.sqlite3"
@@ -120,11 +120,7 @@ class AccessBook:
 
     def _conn(self) -> sqlite3.Connection:
         if self._db is None:
-            refuse_linked_database(self.path)
-            db = sqlite3.connect(str(self.path), timeout=30, check_same_thread=False, isolation_level=None)
-            db.execute("PRAGMA journal_mode=WAL")
-            owner_database(self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-shm"))
-            db.executescript(_SCHEMA)
+            db = private_database(self.path, _SCHEMA)
             if "chain" not in {row[1] for row in db.execute("PRAGMA table_info(audit)")}:
                 db.execute("ALTER TABLE audit ADD COLUMN chain TEXT")  # a log from before chaining
             self._db = db

@@ -10,7 +10,6 @@ they were read. The catalog is not kept: a restored palace builds it from its dr
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -24,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from .embedding import file_sha256
 from .errors import InvalidInputError, PalaceBusyError
 from .privacy import owner_dir, owner_file
 from .wording import counted
@@ -47,14 +47,6 @@ class BackupReport:
     embedder: str
     created_at: str
     problems: tuple[str, ...] = ()
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def side_files(catalog: Path) -> dict[str, Path]:
@@ -187,7 +179,7 @@ def _copy_files(files: dict[str, Path], folder: Path, online: bool = False) -> l
 
 
 def _checksums(folder: Path) -> dict[str, dict[str, Any]]:
-    return {p.name: {"bytes": p.stat().st_size, "sha256": _sha256(p)}
+    return {p.name: {"bytes": p.stat().st_size, "sha256": file_sha256(p)}
             for p in sorted(folder.iterdir()) if p.is_file() and p.name != MANIFEST}
 
 
@@ -215,7 +207,7 @@ def verify_backup(folder: Path) -> BackupReport:
         path = folder / name
         if not path.is_file():
             problems.append(f"{name} is missing")
-        elif path.stat().st_size != expected["bytes"] or _sha256(path) != expected["sha256"]:
+        elif path.stat().st_size != expected["bytes"] or file_sha256(path) != expected["sha256"]:
             problems.append(f"{name} differs from what was written")
     if not problems:
         lines = sum(1 for _ in (folder / DRAWERS).open(encoding="utf-8"))

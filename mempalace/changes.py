@@ -16,7 +16,7 @@ from typing import Any
 
 from .catalog import CATALOG_FILE
 from .models import HALL_BY, ROOM_ALIASES, ROOM_BY
-from .privacy import owner_database, refuse_linked_database
+from .privacy import private_database
 
 CHANGES_FILE = "mempalace_changes.sqlite3"
 PLACE_KEYS = ("wing", "room", "hall", ROOM_BY, HALL_BY, ROOM_ALIASES)  # what a change of place may touch
@@ -71,12 +71,7 @@ class ChangeBook:
 
     def _conn(self) -> sqlite3.Connection:
         if self._db is None:
-            refuse_linked_database(self.path)
-            db = sqlite3.connect(str(self.path), timeout=30, check_same_thread=False, isolation_level=None)
-            db.execute("PRAGMA journal_mode=WAL")
-            owner_database(self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-shm"))
-            db.executescript(_SCHEMA)
-            self._db = db
+            self._db = private_database(self.path, _SCHEMA)
         return self._db
 
     def close(self) -> None:

@@ -62,7 +62,7 @@ def _installed_file(package: str, relative: str) -> Path:
     return path
 
 
-def _sha256(path: Path) -> str:
+def file_sha256(path: Path) -> str:
     digest = hashlib.sha256()
     with path.open("rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
@@ -84,7 +84,7 @@ def verified_sha256(path: Path, cache_dir: Path | None) -> str:
             known = {}
         if isinstance(known, dict) and known.get(key, [None])[:2] == seen:
             return str(known[key][2])
-    digest = _sha256(path)
+    digest = file_sha256(path)
     if record is not None:
         try:
             owner_dir(record.parent)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import errno
 import os
+import sqlite3
 import stat
 from pathlib import Path
 
@@ -96,6 +97,17 @@ def refuse_links(*paths: Path) -> None:
     for path in paths:
         if path.is_symlink():
             raise PalaceUnavailableError(_link_message(path))
+
+
+def private_database(path: Path, schema: str) -> sqlite3.Connection:
+    """A palace's own SQLite book (audit log, change log) opened for every thread, write-ahead logged,
+    owner-only, never through a link, with `schema` applied."""
+    refuse_linked_database(path)
+    db = sqlite3.connect(str(path), timeout=30, check_same_thread=False, isolation_level=None)
+    db.execute("PRAGMA journal_mode=WAL")
+    owner_database(path, Path(f"{path}-wal"), Path(f"{path}-shm"))
+    db.executescript(schema)
+    return db
 
 
 def refuse_linked_database(path: Path) -> None:
