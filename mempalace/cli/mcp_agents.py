@@ -43,6 +43,11 @@ def agent_tools(server: Any, tool: Callable[..., Any], scope: Callable[[], Any])
         except MempalaceError as exc:
             raise ToolError(str(exc)) from None
 
+    _diary_tools(tool, scope)
+    _reading_tools(tool, scope)
+
+
+def _diary_tools(tool: Callable[..., Any], scope: Callable[[], Any]) -> None:
     @tool("Write a dated entry in this agent's diary (its own wing, room diary), verbatim and searchable.")
     def diary_write(agent_name: Agent, entry: Text,
                     topic: Annotated[str, Field(description="What the entry is about.")] = "general") -> dict[str, Any]:
@@ -61,6 +66,8 @@ def agent_tools(server: Any, tool: Callable[..., Any], scope: Callable[[], Any])
                    for d in found]
         return {"agent": agent_name, "wing": wing, "total": total, "entries": entries}
 
+
+def _reading_tools(tool: Callable[..., Any], scope: Callable[[], Any]) -> None:
     @tool("The drawers of a wing, room and/or hall, a page at a time (newest conversation first if asked), with "
           "the total count; each as a preview (get_drawer or get_drawers reads it whole).")
     def list_drawers(wing: Annotated[str | None, Field(description="A wing.")] = None,
