@@ -207,6 +207,12 @@ async def test_the_cli_serves_over_stdio(tmp_path, home):
         added = await call(client, "add_drawer", wing="wing_kai", room="notes", content="Stdio works end to end.")
         assert added["status"] == "added"
         assert json.loads(json.dumps(await call(client, "status")))["drawers"] == 1
+        assert (await call(client, "diary_write", agent_name="stdio", entry="Started over stdio."))["status"] == "added"
+        assert (await call(client, "diary_read", agent_name="stdio"))["total"] == 1
+        assert (await call(client, "wake_up", wing="wing_kai"))["text"].startswith("# Wake-up: wing_kai")
+        assert (await call(client, "list_drawers", wing="wing_kai"))["total"] == 1
+        assert (await call(client, "get_drawers", drawer_ids=added["drawer_ids"]))["missing"] == []
+        assert list((await call(client, "follow_tunnels", room="notes", wing="wing_kai"))["wings"]) == []
 
 
 @threaded
