@@ -9,6 +9,7 @@ import io
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -203,3 +204,11 @@ def test_an_import_takes_a_drawer_without_a_wing_and_refuses_bad_ids_and_vectors
     assert palace.count() == 1
     kept = import_lines(palace, [json.dumps({"id": "x-4", "content": "b", "metadata": {"chroma:document": "z"}})])
     assert kept.added == 1 and "chroma:document" not in palace.get_drawer("x-4").extra
+
+
+def test_an_export_to_standard_output_ends_cleanly(palace_path, settings, home):
+    with Palace.open(palace_path, settings=settings) as palace:
+        seed(palace)
+    done = subprocess.run([sys.executable, "-m", "mempalace", "--palace", str(palace_path), "export", "-"],
+                          capture_output=True, text=True, timeout=120, cwd=Path(__file__).resolve().parents[1])
+    assert done.returncode == 0 and done.stderr == "" and len(done.stdout.splitlines()) == 16

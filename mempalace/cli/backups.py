@@ -115,8 +115,8 @@ def export_command(ctx: click.Context, palace: Palace, dest: Any, wing: str | No
 
     count = export_lines(palace, dest, wing_name(wing) if wing else None, palace.stored_room(room) if room else None,
                          vectors)
-    dest.close()
-    if dest.name not in ("-", "<stdout>"):
+    if dest.name not in ("-", "<stdout>"):  # (standard output stays open: the program flushes it as it ends)
+        dest.close()
         emit(ctx, {"exported": count}, lambda: f"Exported {counted(count, 'drawer')} to {dest.name}.")
 
 
