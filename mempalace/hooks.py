@@ -64,7 +64,8 @@ TOOLS: dict[str, HookTool] = {tool.name: tool for tool in (
              handler=lambda command: {"type": "command", "command": command, "timeout": HOOK_TIMEOUT_SECONDS},
              docs="https://code.claude.com/docs/en/hooks"),
     HookTool("gemini-cli", "Gemini CLI", home=".gemini", home_env=None, settings="settings.json",
-             events=("SessionEnd", "PreCompress"), format_name="gemini_cli", transcript_keys=("transcript_path",),
+             events=("SessionEnd", "PreCompress", "SessionStart"), format_name="gemini_cli",
+             transcript_keys=("transcript_path",), start_event="SessionStart",
              handler=lambda command: {"name": "mempalace", "type": "command", "command": command,
                                       "description": "File this session into the MemPalace palace",
                                       "timeout": HOOK_TIMEOUT_SECONDS * 1000},  # Gemini counts milliseconds

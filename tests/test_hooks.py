@@ -223,9 +223,9 @@ def test_a_broken_settings_file_is_refused_untouched(tmp_path: Path, palace_path
 def test_a_missing_settings_file_is_created_with_its_folder(tmp_path: Path, palace_path: Path) -> None:
     path = tmp_path / "fresh" / ".gemini" / "settings.json"
     shown = as_json(hooks_cli(palace_path, "install", "gemini-cli", "--settings", str(path), "--json"))
-    assert shown["installed"] is True and shown["events"] == ["SessionEnd", "PreCompress"]
+    assert shown["installed"] is True and shown["events"] == ["SessionEnd", "PreCompress", "SessionStart"]
     data = json.loads(path.read_text())
-    assert list(data["hooks"]) == ["SessionEnd", "PreCompress"]
+    assert list(data["hooks"]) == ["SessionEnd", "PreCompress", "SessionStart"]
     handler = data["hooks"]["SessionEnd"][0]["hooks"][0]
     assert handler["timeout"] == 60_000 and handler["name"] == "mempalace" and handler["command"] == shown["command"]
     assert stat.S_IMODE(path.stat().st_mode) == 0o644

@@ -111,7 +111,8 @@ def test_the_cli_wakes_up_for_a_project_folder(palace_path, settings, tmp_path):
     assert json.loads(every.output)["wings"] == ["wing_home", "wing_secret", "wing_shop"]
 
 
-def test_claude_codes_session_start_hook_gets_the_projects_wake_up_fast_and_never_fails(palace_path, settings, home):
+def test_the_session_start_hook_gives_claude_code_and_gemini_the_projects_wake_up_and_never_fails(
+        palace_path, settings, home):
     with Palace.open(palace_path, settings=settings) as palace:
         seed(palace)
     payload = json.dumps({"hook_event_name": "SessionStart", "cwd": "/work/wing_shop/.claude/worktrees/x",
@@ -121,6 +122,9 @@ def test_claude_codes_session_start_hook_gets_the_projects_wake_up_fast_and_neve
     said = json.loads(ran.stdout)["hookSpecificOutput"]
     assert ran.returncode == 0 and said["hookEventName"] == "SessionStart"
     assert said["additionalContext"].startswith("# Wake-up: wing_shop")
+    gemini = subprocess.run([sys.executable, "-m", "mempalace", "--palace", str(palace_path), "hooks", "run",
+                             "gemini-cli"], input=payload, capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert json.loads(gemini.stdout)["hookSpecificOutput"]["additionalContext"] == said["additionalContext"]
     gone = subprocess.run([sys.executable, "-m", "mempalace", "--palace", str(palace_path / "missing"), "hooks", "run",
                            "claude-code"], input=payload, capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert gone.returncode == 0 and gone.stdout == "" and "no palace" in gone.stderr

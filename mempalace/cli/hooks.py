@@ -159,7 +159,7 @@ def run_command(ctx: click.Context, tool: str) -> None:
                 said = _queue_session(tool, payload, ctx.obj["palace"], ctx.obj["url"])
     except Exception as exc:  # noqa: BLE001 (a hook must never fail the session it runs in)
         said = str(exc) if isinstance(exc, MempalaceError) else f"{type(exc).__name__}: {exc}"
-    if context:  # the documented field for a session's extra context (Claude Code's SessionStart)
+    if context:  # the documented field for a session's extra context (Claude Code's and Gemini CLI's SessionStart)
         click.echo(json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": context}},
                               ensure_ascii=False))
     echo("mempalace hooks run: " + " ".join(said.split()), err=True)
