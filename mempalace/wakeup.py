@@ -90,31 +90,31 @@ def compose(identity: str, wings: tuple[str, ...], newest: str, rooms: list[tupl
         shown = _cut_to(identity, budget // 2)
         parts.append(shown)
         spent += approx_tokens(shown) + 1
-    room_lines = [f"- {room}: {counted(n, 'drawer')}, newest {day}"
-                  + (f"; tunnel to {', '.join(others)}" if others else "") for room, n, day, others in rooms]
-    sections: list[tuple[str, list[str]]] = []
+    room_lines = [(f"- {room}: {counted(n, 'drawer')}, newest {day}"
+                   + (f"; tunnel to {', '.join(others)}" if others else ""), "") for room, n, day, others in rooms]
+    sections: list[tuple[str, list[tuple[str, str]]]] = []  # (title, [(line, the drawer it names, or "")])
     if room_lines:
         sections.append((f"## Active rooms (the {ACTIVE_DAYS} days to {newest})", room_lines))
     for hall, title in SECTIONS:
-        lines = [f"- {day or 'undated'} · {room} · {first_words(text)} [{drawer_id}]"
+        lines = [(f"- {day or 'undated'} · {room} · {first_words(text)} [{drawer_id}]", drawer_id)
                  for drawer_id, _, room, day, text in halls.get(hall, [])]
         if lines:
             sections.append((f"## {title}", lines))
-    taken: dict[str, list[str]] = {}
+    taken: dict[str, list[tuple[str, str]]] = {}
     order = [(title, line) for title, lines in sections[:1] for line in lines] if room_lines else []
     rest = sections[1:] if room_lines else sections
     order += [(title, lines[i]) for i in range(max((len(ls) for _, ls in rest), default=0))
               for title, lines in rest if i < len(lines)]
-    for title, line in order:
+    for title, (line, drawer_id) in order:
         cost = approx_tokens(line) + 1 + (approx_tokens(title) + 2 if title not in taken else 0)
         if spent + cost > budget:
             continue
-        taken.setdefault(title, []).append(line)
+        taken.setdefault(title, []).append((line, drawer_id))
         spent += cost
     for title, _ in sections:
         if title in taken:
-            parts.append(title + "\n" + "\n".join(taken[title]))
-            ids += [m.group(1) for line in taken[title] if (m := re.search(r"\[([^\]]+)\]$", line))]
+            parts.append(title + "\n" + "\n".join(line for line, _ in taken[title]))
+            ids += [drawer_id for _, drawer_id in taken[title] if drawer_id]
     text = "\n\n".join(parts) + "\n"
     return WakeUp(text, approx_tokens(text), wings, tuple(ids))
 

@@ -179,3 +179,9 @@ async def test_agents_keep_a_diary_list_drawers_read_several_and_follow_tunnels(
         assert [d["id"] for d in both["drawers"]] == ["d-01"] and both["missing"] == ["nope"]
         tunnel = await call("follow_tunnels", room="checkout", wing="wing_shop")
         assert list(tunnel["wings"]) == ["wing_home"] and tunnel["wings"]["wing_home"][0]["id"] == "d-08"
+
+
+def test_the_drawer_ids_are_the_drawers_named_even_when_a_text_holds_brackets(palace):
+    palace.file_drawers([draft(1, "wing_x", "bash", "hall_facts", "2026-05-01", "Decision: test with if [ -f x ]; then [")])
+    woken = palace.wake_up("wing_x")
+    assert woken.drawer_ids == ("d-01",) and woken.text.count("[d-01]") == 1
