@@ -188,6 +188,10 @@ class Catalog(WordCounts, DateCounts, VectorReads, WriteJournal, LexicalSearch, 
     def stamps(self, ids: Sequence[str]) -> dict[str, int]:
         return {values[0]: values[1] for values in self._by_ids("id, seq", ids)}
 
+    def wings_rooms(self, ids: Sequence[str]) -> dict[str, tuple[str, str]]:
+        """{id: (wing, room)} of the stored drawers among `ids`, without their text or vectors."""
+        return {i: (w, r) for i, w, r in self._by_ids("d.id, d.wing, d.room", ids)}
+
     def rows(self, ids: Sequence[str]) -> dict[str, Row]:
         return {values[0]: _row(values) for values in self._by_ids(_ROW_COLUMNS, ids)}
 

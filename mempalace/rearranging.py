@@ -101,7 +101,7 @@ class Rearranging:
             stored[HALL_BY] = chosen_by
         if aliases is not None:
             stored[ROOM_ALIASES] = aliases or None
-        before = {r.id: place_of(r.metadata) for r in self._store.get(ids)}
+        before = {r.id: place_of(r.metadata) for r in self._store.get(ids, documents=False)}
         with self._one_change(action, **changes, **detail) as change:
             with self._sync.writing("change", ids, seq):
                 self._store.update_metadata(ids, [{**stored, SEQ_KEY: seq}] * len(ids))

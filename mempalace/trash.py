@@ -75,7 +75,7 @@ class Trashing:
     def deletion_preview(self, wing: str | None = None, room: str | None = None, source_file: str | None = None,
                          ids: Sequence[str] = ()) -> list[tuple[str, str, int]]:
         """(wing, room, drawers) that `delete_where` with these arguments would delete, largest first."""
-        return by_place(self._catalog.rows(self.deletion_ids(wing, room, source_file, ids)).values())
+        return by_place(self._catalog.wings_rooms(self.deletion_ids(wing, room, source_file, ids)).values())
 
     @serialized
     def deletion_ids(self, wing: str | None = None, room: str | None = None, source_file: str | None = None,
@@ -98,7 +98,7 @@ class Trashing:
             return Deletion(0, new_change(), days)
         if not days:
             return self._delete_now(ids, days, **detail)
-        wings = {i: r.wing for i, r in self._catalog.rows(ids).items()}
+        wings = {i: w for i, (w, _) in self._catalog.wings_rooms(ids).items()}
         with self._one_change("delete", **detail) as pending:  # type: ignore[attr-defined]
             done = self._delete_now(ids, days, pending.id, **detail)
             pending.steps += [(i, {**LIVE, "wing": wings.get(i)}, {**TRASHED, "wing": wings.get(i)}) for i in ids]
@@ -231,10 +231,11 @@ class Trashing:
 
 
 def by_place(drawers: Any) -> list[tuple[str, str, int]]:
-    """(wing, room, how many) of these drawers (or catalog rows), largest first."""
+    """(wing, room, how many) of these drawers (or (wing, room) pairs), largest first."""
     counts: dict[tuple[str, str], int] = {}
     for d in drawers:
-        counts[(d.wing, d.room)] = counts.get((d.wing, d.room), 0) + 1
+        place = d if isinstance(d, tuple) else (d.wing, d.room)
+        counts[place] = counts.get(place, 0) + 1
     return sorted(((w, r, n) for (w, r), n in counts.items()), key=lambda t: (-t[2], t[0], t[1]))
 
 

@@ -126,8 +126,8 @@ class Undoing:
         if not self.settings.trash_days:  # type: ignore[attr-defined]
             raise InvalidInputError("The trash is off (trash_days = 0): undoing this restore would delete its drawers "
                                     "for good. Delete them yourself if that is what you want.")
-        rows = self._catalog.rows([i for i, _, _ in steps])
-        gone = [i for i, _, after in steps if i not in rows or rows[i].wing != after.get("wing")]
+        places = self._catalog.wings_rooms([i for i, _, _ in steps])
+        gone = [i for i, _, after in steps if i not in places or places[i][0] != after.get("wing")]
         if gone:
             raise InvalidInputError(f"Change {change.id} cannot be undone: {counted(len(gone), 'drawer')} of it moved "
                                     "or went since (by another tool).")
@@ -151,7 +151,7 @@ class Undoing:
     def _put_places_back(self, change: Change, steps: list[Step]) -> None:
         """Each drawer back to its place before `change`, in one write; refused if any is neither where
         `change` put it nor already back (another tool moved it); a retry after a cut finishes the job."""
-        now = {r.id: place_of(r.metadata) for r in self._store.get([i for i, _, _ in steps])}
+        now = {r.id: place_of(r.metadata) for r in self._store.get([i for i, _, _ in steps], documents=False)}
         back = {i: self._place_before(change, before, after) for i, before, after in steps}
         moved = [i for i, _, after in steps if now.get(i) not in ({k: after.get(k) for k in PLACE_KEYS}, back[i])]
         if moved:

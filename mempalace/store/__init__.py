@@ -249,8 +249,9 @@ class ChromaStore:
             self._collection.delete(ids=list(ids[start : start + self.max_batch]))
 
     @_guarded
-    def get(self, ids: Sequence[str], embeddings: bool = False) -> list[Record]:
-        include = ["documents", "metadatas"] + (["embeddings"] if embeddings else [])
+    def get(self, ids: Sequence[str], embeddings: bool = False, documents: bool = True) -> list[Record]:
+        """These drawers (`documents` off: metadata only, text left empty)."""
+        include = (["documents"] if documents else []) + ["metadatas"] + (["embeddings"] if embeddings else [])
         found: list[Record] = []
         for start in range(0, len(ids), PAGE):
             found += _records(self._while_indexing(self._collection.get, ids=list(ids[start : start + PAGE]),
