@@ -16,9 +16,9 @@ from dashboard.render import md
 from dashboard.signin import (current_grant, refuse_foreign_host, refuse_signed_out, refuse_unless_loopback,
                               sign_in_configured, signed_in_panel)
 from mempalace import MempalaceError
-from mempalace.access import is_loopback
+from mempalace.access.rules import is_loopback
 from mempalace.config import load_settings
-from mempalace.scoped import ScopedPalace
+from mempalace.scoped.palace import ScopedPalace
 
 st.set_page_config(page_title="MemPalace", page_icon="🏛️", layout="wide")
 # `streamlit run app.py -- --url http://127.0.0.1:8000` (or --palace DIR) picks the palace; else MEMPALACE_URL.

@@ -8,10 +8,10 @@ import streamlit as st
 from dashboard.render import md, readable_detail, readable_time
 from dashboard.views import palace
 from mempalace import MempalaceError
-from mempalace.access import VIA
-from mempalace.audit import AUDIT_ACTIONS
-from mempalace.export import AUDIT_COLUMNS, audit_to_csv
-from mempalace.wording import counted
+from mempalace.access.rules import VIA
+from mempalace.access.audit import AUDIT_ACTIONS
+from mempalace.archive.export import AUDIT_COLUMNS, audit_to_csv
+from mempalace.text.counts import counted
 
 ANY = "(any)"
 p = palace()

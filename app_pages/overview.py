@@ -9,7 +9,7 @@ from dashboard.render import counts, md
 from dashboard.sources_panel import sync_lines
 from dashboard.start import demo_removal, empty_palace
 from dashboard.views import SEARCH_PAGE, key, link_to_search, overview, palace
-from mempalace.wording import counted
+from mempalace.text.counts import counted
 
 p = palace()
 st.title("Palace overview")

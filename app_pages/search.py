@@ -9,8 +9,8 @@ from dashboard.render import query_terms, unlinked
 from dashboard.search_form import place_filters, search_form
 from dashboard.views import key, palace, search
 from mempalace import MempalaceError
-from mempalace.export import hits_to_csv, hits_to_markdown
-from mempalace.wording import counted
+from mempalace.archive.export import hits_to_csv, hits_to_markdown
+from mempalace.text.counts import counted
 
 STEP = 20
 p = palace()

@@ -10,7 +10,7 @@ from dashboard.reroom import HOW_ROOMS_ARE_CHOSEN, rehall_panel, reroom_panel
 from dashboard.tables import merge_panel, tunnel_table, walk_table
 from dashboard.views import SEARCH_PAGE, key, merges, network, palace, stats, tunnels, walk
 from mempalace import HALLS, MempalaceError
-from mempalace.wording import counted
+from mempalace.text.counts import counted
 
 ANY = "(any)"
 p = palace()

@@ -6,8 +6,8 @@ import streamlit as st
 from dashboard.render import md
 from dashboard.views import palace
 from mempalace import MempalaceError
-from mempalace.wakeup import DEFAULT_TOKENS, read_identity, write_identity
-from mempalace.wording import counted
+from mempalace.palace.wakeup import DEFAULT_TOKENS, read_identity, write_identity
+from mempalace.text.counts import counted
 
 EVERY = "(every wing)"
 p = palace()

@@ -32,7 +32,7 @@ def name_scores(items: list[dict], folder: Path, candidates: dict[str, set[str]]
     best a perfect pick among the room's own phrases could do), and whether the name or one of the
     room's other names (`others`, as `rooms --names` lists them) does (`one_click`). None when the
     set has no names.tsv."""
-    from mempalace.ingest.languages import written  # Chinese words run together, as names are written
+    from mempalace.language.languages import written  # Chinese words run together, as names are written
 
     path = folder / "names.tsv"
     if not path.is_file():

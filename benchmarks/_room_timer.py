@@ -7,7 +7,7 @@ import importlib
 import sys
 import time
 
-TIMED = ["mempalace.ingest.planning:assign_rooms", "mempalace.ingest.rooms:RoomChooser.choose"]
+TIMED = ["mempalace.ingest.planning:assign_rooms", "mempalace.rooms.naming:RoomChooser.choose"]
 
 
 class RoomTimer:
@@ -58,7 +58,7 @@ class CandidateLog:
         self._original = None
 
     def __enter__(self) -> "CandidateLog":
-        from mempalace.ingest.rooms import RoomChooser
+        from mempalace.rooms.naming import RoomChooser
 
         self._original = original = RoomChooser.best
         log = self.candidates
@@ -75,6 +75,6 @@ class CandidateLog:
         return self
 
     def __exit__(self, *exc) -> None:
-        from mempalace.ingest.rooms import RoomChooser
+        from mempalace.rooms.naming import RoomChooser
 
         RoomChooser.best = self._original

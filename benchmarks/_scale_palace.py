@@ -119,8 +119,8 @@ def conversations(drawers: int, seed: int, source: Path):
 
 def build(path: Path, drawers: int, source: Path, seed: int = 11) -> float:
     """Write the palace straight into Chroma as another client would (stamped rows); returns seconds."""
-    from mempalace.embedding import MiniLMInt8
-    from mempalace.store import SEQ_KEY, ChromaStore
+    from mempalace.embedding.embedders import MiniLMInt8
+    from mempalace.store.chroma import SEQ_KEY, ChromaStore
     from mempalace.store.embedding_function import PalaceEmbeddingFunction
 
     store = ChromaStore.embedded(path, PalaceEmbeddingFunction(MiniLMInt8()), create=True)

@@ -131,7 +131,7 @@ def first_open(path: Path) -> dict:
 def server_rss(path: Path) -> float:
     import psutil
 
-    from mempalace.sharing import ServerInfo
+    from mempalace.server.starting import ServerInfo
 
     info = ServerInfo.read(path)
     host = psutil.Process(info.pid)

@@ -33,7 +33,7 @@ def drawers(keys: set[str], folder: Path) -> dict[str, str]:
     """`wing/conv_NN#i` → the i-th drawer ingest cuts from that conversation."""
     from mempalace.formats import plain_text
     from mempalace.formats.base import Source
-    from mempalace.ingest.chunks import chunk_conversation
+    from mempalace.text.drawer_chunks import chunk_conversation
 
     found = {}
     for name in sorted({k.split("#")[0] for k in keys}):
@@ -55,8 +55,8 @@ def predict(texts: list[str], embedder: str) -> list[str | None]:
     """Each text's hall as ingest gives it with `embedder` (its model fitted in a temporary cache)."""
     import tempfile
 
-    from mempalace.embedding import EMBEDDERS
-    from mempalace.ingest.halls import HallClassifier
+    from mempalace.embedding.embedders import EMBEDDERS
+    from mempalace.halls.classifier import HallClassifier
 
     with tempfile.TemporaryDirectory() as cache:
         model = EMBEDDERS[embedder](Path(cache))
@@ -66,7 +66,7 @@ def predict(texts: list[str], embedder: str) -> list[str | None]:
 def report(rows: list[dict], predicted: list[str | None]) -> dict[str, tuple[int, int, int]]:
     """Per language, overall and over the drawers read as not English ("not-en"): (drawers, given a hall,
     right among those given), printed with coverage and accuracy."""
-    from mempalace.ingest.hall_text import focus
+    from mempalace.halls.text import focus
 
     counts: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
     for row, hall in zip(rows, predicted):

@@ -135,7 +135,7 @@ def real_texts(rows: list[dict], shared: Path | None = None) -> list[str]:
 
 def embed(texts: list[str]):
     """The default model's vectors of `texts`."""
-    from mempalace.embedding import MiniLMInt8
+    from mempalace.embedding.embedders import MiniLMInt8
 
     return MiniLMInt8().embed(texts)
 
@@ -143,7 +143,7 @@ def embed(texts: list[str]):
 def predict(texts: list[str], vectors=None) -> list[str | None]:
     """Each text's hall as ingest gives it: the default model's vectors (or `vectors`, made by it),
     the shipped model."""
-    from mempalace.ingest.halls import HallClassifier
+    from mempalace.halls.classifier import HallClassifier
 
     return HallClassifier(embed, model="minilm-int8").classify(texts, embed(texts) if vectors is None else vectors)
 
@@ -174,8 +174,8 @@ def curve() -> None:
     import numpy as np
     from real_drawers import training_drawers
 
-    from mempalace.ingest.hall_text import focus
-    from mempalace.ingest.halls import _ORDER, CLEAR, ONE_STATEMENT_WORDS, HallClassifier
+    from mempalace.halls.text import focus
+    from mempalace.halls.classifier import _ORDER, CLEAR, ONE_STATEMENT_WORDS, HallClassifier
 
     rows = [r for r in load_labels() if in_dev(r["sha"])]
     train = training_drawers()

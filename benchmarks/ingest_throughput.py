@@ -48,9 +48,9 @@ def write_transcripts(locomo: Path, folder: Path, limit: int | None) -> int:
 
 def planned_texts(folder: Path, target: int) -> list[str]:
     """The drawer texts ingest will file for the folder (same parser and chunker, no palace)."""
-    from mempalace import formats
+    from mempalace.formats import registry as formats
     from mempalace.formats.base import Source
-    from mempalace.ingest.chunks import chunk_conversation
+    from mempalace.text.drawer_chunks import chunk_conversation
 
     texts: dict[str, None] = {}
     for path in sorted(folder.iterdir()):
@@ -133,7 +133,7 @@ def main() -> None:
 
     from mempalace import Palace
     from mempalace.config import load_settings
-    from mempalace.embedding import MiniLMInt8
+    from mempalace.embedding.embedders import MiniLMInt8
     from mempalace.ingest import ingest_paths
     from mempalace.ingest.planning import EMBED_BATCH
 

@@ -94,7 +94,7 @@ def sessions_of(hits: list, wing: str | None, top: int) -> list[str]:
 def build(palace, samples: list[dict], folder: Path) -> tuple[float, int, dict[str, str]]:
     """Ingest every conversation into its own wing; returns seconds, drawers added, sample → wing."""
     from mempalace.ingest import ingest_paths
-    from mempalace.naming import wing_name
+    from mempalace.text.names import wing_name
 
     start, added, wings = time.perf_counter(), 0, {}
     for sample in samples:

@@ -75,7 +75,7 @@ def read_questions(folder: Path, texts: dict) -> list[dict]:
 
 def drawer_spans(drawers: list, data: dict) -> dict[str, tuple[int, int]]:
     """Each located drawer's (start, end) in its file's text, found as rooms.py finds its start."""
-    from mempalace.naming import wing_name
+    from mempalace.text.names import wing_name
 
     folder_of = {wing_name(w): w for w in data["wings"]}
     by_file = collections.defaultdict(list)
@@ -124,7 +124,7 @@ def ask_all(palace, questions: list[dict], spans: dict, folder_of: dict) -> dict
 
 def run(folder: Path, embedder: str, keep: Path | None) -> dict:
     os.environ["MEMPALACE_EMBEDDER"] = embedder
-    from mempalace.naming import wing_name
+    from mempalace.text.names import wing_name
 
     data = read_set(folder)
     questions = read_questions(folder, data["texts"])

@@ -33,7 +33,8 @@ def use_jieba() -> None:
     """Index and query CJK runs as rjieba's words (a comparison, not what the catalog does)."""
     import rjieba
 
-    from mempalace import catalog, cjk, lexical, vocabulary
+    from mempalace.catalog import catalog, keyword_search as lexical, vocabulary
+    from mempalace.text import cjk
 
     def words_of(run: str) -> list[str]:
         return [w for w in rjieba.cut(run) if w.strip()]

@@ -21,8 +21,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).parent))
 
 from locomo import session_numbers, session_transcript  # noqa: E402
-from mempalace.formats import Source, parse  # noqa: E402
-from mempalace.ingest.chunks import chunk_conversation  # noqa: E402
+from mempalace.formats.registry import Source, parse  # noqa: E402
+from mempalace.text.drawer_chunks import chunk_conversation  # noqa: E402
 
 _CANDIDATES = (ROOT.parent / "shared" / "data", Path("/work/shared/data"))  # beside the checkout, else /work/shared
 SHARED = next((p for p in _CANDIDATES if p.is_dir()), _CANDIDATES[0])

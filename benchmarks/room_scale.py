@@ -48,7 +48,7 @@ def fill(palace, rooms: int, texts: list[str]) -> None:
 
 def measure(rooms: int, samples: list[dict], texts: list[str]) -> dict:
     from mempalace.config import load_settings
-    from mempalace.palace import Palace
+    from mempalace.palace.palace import Palace
     from mempalace.ingest.pipeline import ingest_paths
 
     sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -59,7 +59,7 @@ def measure(rooms: int, samples: list[dict], texts: list[str]) -> dict:
         with Palace.open(work / "palace", settings=load_settings(work / "home")) as palace:
             fill(palace, rooms, texts)
             files = locomo.write_sessions(samples[0], work / "t")
-            with RoomTimer() as choice, RoomTimer(["mempalace.ingest.topics:TopicRooms.settle_names"]) as naming:
+            with RoomTimer() as choice, RoomTimer(["mempalace.rooms.choice:TopicRooms.settle_names"]) as naming:
                 start = time.perf_counter()
                 reports = ingest_paths(palace, files, wing=samples[0]["sample_id"])
                 wall = time.perf_counter() - start

@@ -47,7 +47,7 @@ _NAMES = re.compile(r"name of a person or speaker in this set:\s*([^;]+);")
 def fresh_palace(keep: Path | None, name: str):
     """A new palace with the default model and settings from an empty home (as locomo.py opens it)."""
     from mempalace.config import load_settings
-    from mempalace.palace import Palace
+    from mempalace.palace.palace import Palace
 
     with tempfile.TemporaryDirectory() as tmp:
         work = (keep / name) if keep else Path(tmp)
@@ -137,7 +137,7 @@ def locate(content: str, text: str, cursor: int) -> int | None:
 
 def drawer_starts(drawers: list, data: dict) -> tuple[list[tuple[str, str, int, str]], int]:
     """(wing folder, file, start_char, room) for each drawer of the set's files; and how many were not found."""
-    from mempalace.naming import wing_name
+    from mempalace.text.names import wing_name
 
     folder_of = {wing_name(w): w for w in data["wings"]}
     by_file = collections.defaultdict(list)
@@ -330,7 +330,7 @@ def run_locomo(path: Path, keep: Path | None) -> dict:
     """Every LoCoMo session written as locomo.py writes it, one wing per conversation."""
     sys.path.insert(0, str(ROOT / "benchmarks"))
     import locomo
-    from mempalace.naming import wing_name
+    from mempalace.text.names import wing_name
 
     samples = json.loads(path.read_text(encoding="utf-8"))
     speakers = {wing_name(s["sample_id"]): {str(s["conversation"].get(k, "")).split(" ")[0].lower()

@@ -38,8 +38,8 @@ def drawer_text(rng: random.Random, room: str, i: int) -> str:
 
 
 def build(path: Path, drawers: int, embedder_name: str = "minilm-int8") -> None:
-    from mempalace.embedding import load_embedder
-    from mempalace.store import SEQ_KEY, ChromaStore
+    from mempalace.embedding.embedders import load_embedder
+    from mempalace.store.chroma import SEQ_KEY, ChromaStore
     from mempalace.store.embedding_function import PalaceEmbeddingFunction
 
     rng = random.Random(7)

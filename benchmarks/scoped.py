@@ -24,9 +24,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 from scale import ready_palace  # noqa: E402
 
 from mempalace import Palace  # noqa: E402
-from mempalace.access import Actor, Grant, full_grant  # noqa: E402
+from mempalace.access.rules import Actor, Grant, full_grant  # noqa: E402
 from mempalace.graph import graph_stats  # noqa: E402
-from mempalace.scoped import ScopedPalace  # noqa: E402
+from mempalace.scoped.palace import ScopedPalace  # noqa: E402
 
 QUERIES = ["how did the auth migration go", "gpu costs before the launch", "who fixed the cache outage",
            "billing policy review", "deploy rollout incident", "security audit plan", "search latency tuning",

@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
 def _rows(count: int, generation: int) -> list:
-    from mempalace.catalog import Row
+    from mempalace.catalog.catalog import Row
 
     return [Row(f"d{i}", f"drawer {i} of load {generation} about topic {i % 17}, the kiln and its cone",
                 f"wing_{i % 5}", f"room-{i % 11}", "hall_facts", "", 0, f"p{i}", "2026-01-01", generation * 100_000 + i,
@@ -35,7 +35,7 @@ def _rows(count: int, generation: int) -> list:
 
 
 def _writer(path: Path, stop, told) -> None:
-    from mempalace.catalog import Catalog
+    from mempalace.catalog.catalog import Catalog
 
     catalog, loads = Catalog(path), 0
     while not stop.is_set():
@@ -49,7 +49,7 @@ def _writer(path: Path, stop, told) -> None:
 
 
 def _reader(path: Path, stop, told, number: int) -> None:
-    from mempalace.catalog import Catalog
+    from mempalace.catalog.catalog import Catalog
 
     opens = 0
     while not stop.is_set():

@@ -65,7 +65,7 @@ def wall(args: list[str], private: bool = False) -> float:
 
 def stop_server(palace: Path) -> None:
     """Stop the folder's host, also one still starting Chroma (a client may go on before it serves)."""
-    from mempalace.sharing import host_pid
+    from mempalace.server.starting import host_pid
 
     pid = host_pid(palace)
     if pid is None:

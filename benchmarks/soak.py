@@ -205,7 +205,7 @@ class Soak:
 
     def run(self) -> float:
         """Keeps the workers going for --seconds, noting each new server; returns how long that took."""
-        from mempalace.sharing import ServerInfo
+        from mempalace.server.starting import ServerInfo
 
         for kind in WORKERS:
             self.start(kind)

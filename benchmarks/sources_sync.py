@@ -111,7 +111,7 @@ def timed(call, times: int) -> tuple[float, object]:
 def build_source(base: Path, projects: int, files: int) -> tuple[object, Path, list[tuple[str, str]]]:
     """The tree and its palace, every file filed and recorded: returns the open palace, the tree and rows."""
     from mempalace import Palace
-    from mempalace.syncing import book_of, sync_sources
+    from mempalace.sources.sync import book_of, sync_sources
 
     root = (base / "projects").resolve()
     write_project(root, 0, files)
@@ -138,7 +138,7 @@ def build_source(base: Path, projects: int, files: int) -> tuple[object, Path, l
 def file_and_record(palace: object, book: object, name: str, folders: list[Path]) -> int:
     """Files `folders` in one ingest, then records each file as a sync does; returns the drawers added."""
     from mempalace.ingest import ingest_paths
-    from mempalace.sourcebook import stat_file
+    from mempalace.catalog.source_book import stat_file
 
     reports = {report.source: report for report in ingest_paths(palace, folders)}  # file names are unique
     for folder in folders:
@@ -151,7 +151,7 @@ def file_and_record(palace: object, book: object, name: str, folders: list[Path]
 
 def unchanged_rows(palace: object, files: int) -> list[tuple[str, str]]:
     """`sync_sources` and `SourceBook.changes` on the unchanged source, in this process."""
-    from mempalace.syncing import book_of, sync_sources
+    from mempalace.sources.sync import book_of, sync_sources
 
     book = book_of(palace)
     took, [report] = timed(lambda: sync_sources(palace), 5)
@@ -164,7 +164,7 @@ def unchanged_rows(palace: object, files: int) -> list[tuple[str, str]]:
 
 def appended_rows(palace: object, root: Path, projects: int, files: int) -> list[tuple[str, str]]:
     """`sync_sources` after one exchange was appended to one file of the tree, three files in turn."""
-    from mempalace.syncing import sync_sources
+    from mempalace.sources.sync import sync_sources
 
     done = []
     for turn, project in enumerate(sorted({projects // 4, projects // 2, 3 * projects // 4})):
@@ -203,7 +203,7 @@ def memory_mb(pid: int) -> tuple[float, float]:
 
 
 def last_sync(palace_dir: Path) -> str | None:
-    from mempalace.sourcebook import SOURCES_FILE, SourceBook
+    from mempalace.catalog.source_book import SOURCES_FILE, SourceBook
 
     return SourceBook(palace_dir / SOURCES_FILE).entry("claude-code").last_sync
 

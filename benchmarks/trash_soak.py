@@ -33,7 +33,7 @@ ROOMS = ("db", "pets", "money", "trips", "music")
 def seed(palace_dir: Path, home: Path, drawers: int) -> list[str]:
     from mempalace.config import load_settings
     from mempalace.models import DrawerDraft
-    from mempalace.palace import Palace
+    from mempalace.palace.palace import Palace
 
     drafts = [DrawerDraft(f"d-{i:04}", f"Drawer {i} about {ROOMS[i % 5]} in {WINGS[i % 4]}, note {i * 7919 % 1000}.",
                           WINGS[i % 4], ROOMS[i % 5]) for i in range(drawers)]
@@ -44,10 +44,10 @@ def seed(palace_dir: Path, home: Path, drawers: int) -> list[str]:
 
 def worker(palace_dir: Path, home: Path, backups: Path, seed_value: int) -> None:
     """Random operations until killed; prints one line per finished operation."""
-    from mempalace.backup import stamp_name, write_backup
+    from mempalace.archive.backup import stamp_name, write_backup
     from mempalace.config import load_settings
     from mempalace.errors import MempalaceError
-    from mempalace.palace import Palace
+    from mempalace.palace.palace import Palace
 
     rng = random.Random(seed_value)
     with Palace.open(palace_dir, settings=load_settings(home), private=True) as palace:
@@ -79,9 +79,9 @@ def worker(palace_dir: Path, home: Path, backups: Path, seed_value: int) -> None
 
 
 def check(palace_dir: Path, home: Path, backups: Path, ids: list[str]) -> list[str]:
-    from mempalace.backup import verify_backup
+    from mempalace.archive.backup import verify_backup
     from mempalace.config import load_settings
-    from mempalace.palace import Palace
+    from mempalace.palace.palace import Palace
 
     problems = []
     with Palace.open(palace_dir, settings=load_settings(home), private=True) as palace:

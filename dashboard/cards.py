@@ -17,7 +17,7 @@ import streamlit as st
 
 from mempalace import MempalaceError
 from mempalace.models import Drawer, SearchHit
-from mempalace.scoped import ScopedPalace
+from mempalace.scoped.palace import ScopedPalace
 
 from .hits import Actions, as_drawer, card_html, opened_key, score_block, show_drawer
 

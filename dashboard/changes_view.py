@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from mempalace.scoped import ScopedPalace
-from mempalace.wording import counted
+from mempalace.scoped.palace import ScopedPalace
+from mempalace.text.counts import counted
 
 from .render import md, readable_detail
 from .trash_view import undo, when

@@ -17,7 +17,7 @@ import streamlit as st
 
 from mempalace import HALLS
 from mempalace.models import NO_HALL
-from mempalace.wording import counted
+from mempalace.text.counts import counted
 
 from .colours import OTHER, distinct, text_on
 from .network_map import CSS as NETWORK_CSS

@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 import streamlit as st
 
 from mempalace import Palace
-from mempalace.catalog_build import catalog_built, read_progress
+from mempalace.catalog.build_progress import catalog_built, read_progress
 
 POLL_SECONDS = 0.25
 

@@ -19,8 +19,8 @@ import streamlit as st
 
 from mempalace import MempalaceError
 from mempalace.models import Drawer, SearchHit
-from mempalace.scoped import ScopedPalace
-from mempalace.search import LEXICAL_WEIGHT
+from mempalace.scoped.palace import ScopedPalace
+from mempalace.palace.search import LEXICAL_WEIGHT
 
 from .render import INFO_MARK, badge, snippet_block
 from .text import mentions_of, plain_text, show_verbatim

@@ -7,9 +7,9 @@ import streamlit as st
 
 from mempalace import HALLS, MempalaceError
 from mempalace.models import NO_HALL, Drawer
-from mempalace.naming import hall_change, room_slug, wing_name
-from mempalace.scoped import ScopedPalace
-from mempalace.wording import counted
+from mempalace.text.names import hall_change, room_slug, wing_name
+from mempalace.scoped.palace import ScopedPalace
+from mempalace.text.counts import counted
 
 from .cards import show_cards
 from .hits import Actions

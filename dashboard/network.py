@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pyvis.network import Network
 
 from mempalace.models import RoomNode
-from mempalace.wording import counted
+from mempalace.text.counts import counted
 
 from .colours import named_colours, text_on
 from .network_space import apart

@@ -9,7 +9,7 @@ import html
 from collections.abc import Iterable
 
 from mempalace.models import RoomNode
-from mempalace.wording import counted
+from mempalace.text.counts import counted
 
 from .colours import text_on
 from .network import (BOX_MARGIN, FRAME_WIDTH, INK, LINE_EM, ROOM, ROOM_PX, ROOM_RIM, TUNNEL, TUNNEL_RIM, WING_PX,

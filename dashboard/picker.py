@@ -20,8 +20,8 @@ import streamlit as st
 from mempalace import MempalaceError, Palace
 from mempalace.config import Settings
 from mempalace.errors import InvalidInputError, NotAPalaceError, PalaceUnavailableError
-from mempalace.opening import Target, describe_target
-from mempalace.scoped import ScopedPalace
+from mempalace.palace.opening import Target, describe_target
+from mempalace.scoped.palace import ScopedPalace
 
 from .first_open import catalog_ready
 from .render import counts, md

@@ -9,7 +9,7 @@ from dashboard.render import md
 from dashboard.views import key, other_names
 from mempalace import MempalaceError
 from mempalace.graph.merges import same_concept_room
-from mempalace.scoped import ScopedPalace
+from mempalace.scoped.palace import ScopedPalace
 
 SHOWN_ALIASES = 20
 

@@ -14,9 +14,9 @@ from urllib.parse import quote, unquote
 
 from lemminflect import getAllInflections, getAllLemmas
 
-from mempalace.cjk import OTHER_WORD_CHAR, cjk_spans, index_words, is_cjk
-from mempalace.vocabulary import content_words
-from mempalace.wording import counted
+from mempalace.text.cjk import OTHER_WORD_CHAR, cjk_spans, index_words, is_cjk
+from mempalace.catalog.vocabulary import content_words
+from mempalace.text.counts import counted
 
 from .widths import LATIN_EM, prefix_within
 

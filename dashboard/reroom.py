@@ -13,8 +13,8 @@ import streamlit as st
 from mempalace import MempalaceError
 from mempalace.ingest.rehall import apply_changes, rehall
 from mempalace.ingest.reroom import apply_moves, reroom
-from mempalace.scoped import ScopedPalace
-from mempalace.wording import counted
+from mempalace.scoped.palace import ScopedPalace
+from mempalace.text.counts import counted
 
 from .render import NO_HALL_LABEL, md
 from .views import key

@@ -10,7 +10,7 @@ import streamlit as st
 
 from mempalace import HALLS
 from mempalace.models import NO_HALL
-from mempalace.scoped import ScopedPalace
+from mempalace.scoped.palace import ScopedPalace
 
 from .listing import hall_shown, stale_filters
 from .render import hall_help

@@ -14,9 +14,9 @@ from urllib.parse import urlsplit
 
 import streamlit as st
 
-from mempalace.access import Grant, full_grant, grant_for, local_user
+from mempalace.access.rules import Grant, full_grant, grant_for, local_user
 from mempalace.config import Settings
-from mempalace.scoped import ScopedPalace
+from mempalace.scoped.palace import ScopedPalace
 
 from .render import md
 

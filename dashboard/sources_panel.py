@@ -13,9 +13,9 @@ import pandas as pd
 import streamlit as st
 
 from mempalace import MempalaceError
-from mempalace.scoped import ScopedPalace
-from mempalace.sourcebook import SourceEntry
-from mempalace.wording import counted
+from mempalace.scoped.palace import ScopedPalace
+from mempalace.catalog.source_book import SourceEntry
+from mempalace.text.counts import counted
 
 from .render import md, readable_time, unlinked
 

@@ -4,9 +4,9 @@ the way to upload; and, once the demo is loaded, the way to remove it."""
 import streamlit as st
 
 from mempalace import MempalaceError
-from mempalace.demo_data import DEMO_WINGS, demo_drawers
-from mempalace.scoped import ScopedPalace
-from mempalace.wording import counted
+from mempalace.palace.demo_drawers import DEMO_WINGS, demo_drawers
+from mempalace.scoped.palace import ScopedPalace
+from mempalace.text.counts import counted
 
 from .render import md
 from .trash_view import offer_undo, undo_box
@@ -25,7 +25,7 @@ def empty_palace(p: ScopedPalace) -> None:
     st.info("The palace is empty. Upload conversations on the Ingest page, or load a demo palace: a few "
             "synthetic conversations about Kai, Driftwood and Priya's auth migration.")
     if st.button("Load the demo palace", type="primary"):
-        from mempalace.demo import load_demo  # ingest and its models, only when the demo is loaded
+        from mempalace.ingest.demo import load_demo  # ingest and its models, only when the demo is loaded
 
         bar = st.progress(0.0, text="Filing the demo conversations…")
         try:

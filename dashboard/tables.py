@@ -12,8 +12,8 @@ import streamlit as st
 from mempalace import MempalaceError
 from mempalace.graph import merge_rooms
 from mempalace.models import MergeSuggestion, TraversalStep, Tunnel
-from mempalace.scoped import ScopedPalace
-from mempalace.wording import counted
+from mempalace.scoped.palace import ScopedPalace
+from mempalace.text.counts import counted
 
 from .render import md
 

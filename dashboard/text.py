@@ -25,7 +25,7 @@ from collections.abc import Mapping
 
 import streamlit as st
 
-from mempalace import blobs
+from mempalace.text import blobs
 
 from .render import JOINER
 

@@ -8,9 +8,9 @@ from datetime import datetime, timezone
 import streamlit as st
 
 from mempalace import MempalaceError
-from mempalace.scoped import ScopedPalace
-from mempalace.trash import trash_summary
-from mempalace.wording import counted
+from mempalace.scoped.palace import ScopedPalace
+from mempalace.palace.trash import trash_summary
+from mempalace.text.counts import counted
 
 from .render import md
 

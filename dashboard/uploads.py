@@ -6,11 +6,11 @@ import pandas as pd
 import streamlit as st
 
 from mempalace import MempalaceError
-from mempalace.scoped import ScopedPalace
+from mempalace.scoped.palace import ScopedPalace
 from mempalace.ingest import IngestReport, ingest_uploads
-from mempalace.wording import counted
+from mempalace.text.counts import counted
 
-from mempalace.formats import FORMATS
+from mempalace.formats.registry import FORMATS
 
 from .rename import offer_similar_room
 from .render import md

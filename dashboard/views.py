@@ -14,7 +14,7 @@ from typing import Any
 import streamlit as st
 
 from mempalace import Palace
-from mempalace.scoped import ScopedPalace
+from mempalace.scoped.palace import ScopedPalace
 from mempalace.graph import build_graph, find_tunnels, graph_stats, suggest_room_merges, traverse
 from mempalace.models import GraphStats, MergeSuggestion, SearchHit, TraversalStep, Tunnel
 

@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from .access import is_loopback
+from .access.rules import is_loopback
 from .errors import ConfigError, InvalidInputError
-from .naming import room_slug
+from .text.names import room_slug
 
 
 DEFAULT_EMBEDDER = "minilm-int8"
@@ -110,7 +110,7 @@ def _typed(base: Settings, values: dict[str, Any], source: Path) -> Settings:
     for key, value in values.items():
         kind = type(getattr(base, key))
         if key == "access":
-            from .access import parse_rules  # the rules' own module checks them
+            from .access.rules import parse_rules  # the rules' own module checks them
 
             typed[key] = parse_rules(value)
             continue

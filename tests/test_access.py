@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from mempalace.access import (
+from mempalace.access.rules import (
     ALL_WINGS, Actor, AccessRule, Grant, acting_as, current_actor, full_grant, grant_for, local_user, parse_rules,
     token_grant,
 )
-from mempalace.audit import TOKEN_PREFIX, AccessBook
+from mempalace.access.audit import TOKEN_PREFIX, AccessBook
 from mempalace.config import load_settings
 from mempalace.errors import AccessDeniedError, ConfigError, InvalidInputError
 

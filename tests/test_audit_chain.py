@@ -22,9 +22,9 @@ from click.testing import CliRunner
 
 from _apptest import close_started, start
 from mempalace import Palace
-from mempalace.access import Actor
-from mempalace.audit import ACCESS_FILE, AccessBook
-from mempalace.cli import main
+from mempalace.access.rules import Actor
+from mempalace.access.audit import ACCESS_FILE, AccessBook
+from mempalace.cli.main import main
 from mempalace.cli.mcp import PalaceTokens
 from mempalace.errors import AccessDeniedError, InvalidInputError
 
@@ -174,7 +174,7 @@ def test_an_older_copy_put_back_shows_refuses_tokens_and_is_accepted_only_on_pur
 def test_a_crash_before_the_first_anchor_is_written_is_no_break(tmp_path: Path, monkeypatch) -> None:
     """The first anchored entry is committed before its anchor is written: a process that dies (or whose
     anchor write fails) in between leaves a log that is still whole, and tokens keep working."""
-    from mempalace import audit
+    from mempalace.access import audit
 
     fresh = AccessBook(tmp_path / ACCESS_FILE)
 
@@ -226,7 +226,7 @@ def test_a_log_from_before_chaining_stays_intact_and_is_anchored_by_its_next_wri
 
 
 def test_appends_from_several_processes_leave_the_anchor_on_the_newest_entry(book: AccessBook) -> None:
-    script = ("import sys; from mempalace.audit import AccessBook; from mempalace.access import Actor\n"
+    script = ("import sys; from mempalace.access.audit import AccessBook; from mempalace.access.rules import Actor\n"
               "book = AccessBook(sys.argv[1])\n"
               "for n in range(40): book.record(Actor('w' + sys.argv[2], 'cli'), 'add', [f'd{n}'])\n")
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}

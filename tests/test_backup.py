@@ -1,4 +1,4 @@
-"""Backups (mempalace.backup) and portable exports (mempalace.portable): a backup is whole or absent,
+"""Backups (mempalace.archive.backup) and portable exports (mempalace.archive.portable): a backup is whole or absent,
 verifies against its manifest, and restores into a palace that answers the same searches; an export
 imports into any palace exactly as written."""
 
@@ -17,12 +17,12 @@ import pytest
 from click.testing import CliRunner
 
 from mempalace import Palace
-from mempalace.backup import prune_daily, restore_backup, verify_backup, write_backup
-from mempalace.cli import main
+from mempalace.archive.backup import prune_daily, restore_backup, verify_backup, write_backup
+from mempalace.cli.main import main
 from mempalace.cli.backup_timer import BackupTimer
 from mempalace.errors import InvalidInputError, MempalaceError
 from mempalace.models import DrawerDraft
-from mempalace.portable import export_lines, import_lines
+from mempalace.archive.portable import export_lines, import_lines
 
 NOTES = [(f"n-{i:02}", f"Note {i}: the {('postgres', 'cat', 'budget')[i % 3]} story, part {i}.",
           f"wing_{'abc'[i % 3]}", ("db", "pets", "money")[i % 3]) for i in range(24)]

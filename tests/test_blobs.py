@@ -8,10 +8,11 @@ import base64
 import random
 from pathlib import Path
 
-from mempalace import Palace, blobs
+from mempalace import Palace
+from mempalace.text import blobs
 from mempalace.formats.base import Conversation, Message
 from mempalace.ingest import ingest
-from mempalace.ingest.chunks import chunk_conversation
+from mempalace.text.drawer_chunks import chunk_conversation
 
 B64 = base64.b64encode(random.Random(7).randbytes(60_000)).decode()  # 80,000 characters
 HEX = random.Random(8).randbytes(3_000).hex()

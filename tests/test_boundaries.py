@@ -214,7 +214,7 @@ def test_an_embedder_this_mempalace_lacks_is_a_config_error_and_changes_nothing(
     # Chroma itself touches chroma.sqlite3 on every open, so compare what is there, not its bytes
     assert set(snapshot(palace_path)) == set(before)
     assert snapshot(palace_path)["mempalace_catalog.sqlite3"] == before["mempalace_catalog.sqlite3"]
-    from mempalace.locking import PalaceLock
+    from mempalace.files.locks import PalaceLock
 
     lock = PalaceLock(palace_path, 1.0)
     lock.acquire()  # the lock was given back

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mempalace.catalog import Catalog, Row
+from mempalace.catalog.catalog import Catalog, Row
 
 
 def rows(start: int, count: int) -> list[Row]:
@@ -67,7 +67,7 @@ def test_a_drawer_read_twice_across_pages_is_indexed_once(tmp_path: Path) -> Non
 
 
 def test_a_catalog_another_process_holds_is_busy_not_damaged(tmp_path: Path, monkeypatch) -> None:
-    import mempalace.catalog as catalog_module
+    import mempalace.catalog.catalog as catalog_module
     from mempalace.errors import PalaceBusyError
 
     path = tmp_path / "catalog.sqlite3"

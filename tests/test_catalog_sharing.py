@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from mempalace.catalog import Catalog
+from mempalace.catalog.catalog import Catalog
 from mempalace.errors import PalaceBusyError
 
 from test_catalog_load import rows
@@ -92,7 +92,7 @@ def test_a_load_killed_half_way_is_repaired_by_the_next_opener(tmp_path: Path) -
 
 
 def test_a_transient_error_on_opening_is_busy_and_deletes_nothing(tmp_path: Path, monkeypatch) -> None:
-    import mempalace.catalog_file as catalog_file
+    import mempalace.catalog.shared_file as catalog_file
 
     path = tmp_path / "catalog.sqlite3"
     catalog = Catalog(path)
@@ -119,7 +119,7 @@ def test_a_damaged_file_is_made_afresh(tmp_path: Path) -> None:
 
 def test_a_catalog_that_cannot_be_opened_now_is_busy_and_kept(tmp_path: Path, monkeypatch) -> None:
     """Out of descriptors, say: neither the open nor the damage check can read it, which is no damage."""
-    import mempalace.catalog_file as catalog_file
+    import mempalace.catalog.shared_file as catalog_file
 
     path = tmp_path / "catalog.sqlite3"
     catalog = Catalog(path)

@@ -3,7 +3,7 @@ import re
 
 import pytest
 
-from mempalace.chunking import split_verbatim
+from mempalace.text.chunking import split_verbatim
 
 SAMPLE = (
     "First paragraph about the auth migration.\n\n"

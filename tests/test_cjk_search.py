@@ -11,9 +11,9 @@ import pytest
 from _apptest import closed_cards, start
 from dashboard.render import highlight, query_terms
 from mempalace import Palace
-from mempalace.catalog import CATALOG_FILE, Catalog, Row
-from mempalace.cjk import CJK_CLASS, index_text, index_words
-from mempalace.vocabulary import TOKENIZER
+from mempalace.catalog.catalog import CATALOG_FILE, Catalog, Row
+from mempalace.text.cjk import CJK_CLASS, index_text, index_words
+from mempalace.catalog.vocabulary import TOKENIZER
 
 GREYHOUND = "我们领养了一只灰狗，它很怕冷"
 SHIBA = "私たちは先月柴犬を飼い始めました。"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from mempalace.cli import main
+from mempalace.cli.main import main
 
 TRANSCRIPT = """User: How do we rotate the gpu pricing cache?
 
@@ -92,7 +92,7 @@ def test_a_folder_without_transcripts_is_an_error(tmp_path: Path) -> None:
 
 
 def test_help_lists_every_format_with_what_it_reads() -> None:
-    from mempalace.formats import FORMATS
+    from mempalace.formats.registry import FORMATS
 
     shown = " ".join(CliRunner().invoke(main, ["ingest", "--help"], terminal_width=200).output.split())
     assert "Formats (detected in this order" in shown

@@ -23,7 +23,7 @@ from chromadb.utils.embedding_functions import DefaultEmbeddingFunction
 
 from mempalace import Palace
 from mempalace.config import Settings
-from mempalace.embedding import HashEmbedder
+from mempalace.embedding.embedders import HashEmbedder
 
 REPO = Path(__file__).resolve().parents[1]
 COLLECTION = "mempalace_drawers"

@@ -17,10 +17,10 @@ from dashboard.render import badge, highlight, md, query_terms, snippet_block, u
 from mempalace import Palace
 from mempalace.config import load_settings
 from mempalace.errors import InvalidInputError, PlaceNotFoundError
-from mempalace.export import CSV_COLUMNS, hits_to_csv, hits_to_markdown
+from mempalace.archive.export import CSV_COLUMNS, hits_to_csv, hits_to_markdown
 from mempalace.models import DrawerDraft, RoomNode, SearchHit
-from mempalace.store import SEQ_KEY
-from mempalace.sync import new_stamp
+from mempalace.store.chroma import SEQ_KEY
+from mempalace.catalog.sync import new_stamp
 
 SCRIPT = "</script><script>alert(7357)</script>"
 ATTRIBUTE = 'x"onerror=alert(7357) y'

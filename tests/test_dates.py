@@ -7,9 +7,9 @@ import pytest
 
 from mempalace import Palace
 from mempalace.errors import InvalidInputError
-from mempalace.access import AccessRule, grant_for
+from mempalace.access.rules import AccessRule, grant_for
 from mempalace.models import DrawerDraft
-from mempalace.scoped import ScopedPalace
+from mempalace.scoped.palace import ScopedPalace
 
 
 def _conversation(palace: Palace, wing: str, day: str | None, words: str, title: str, parent: str) -> None:

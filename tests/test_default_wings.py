@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mempalace.formats import parse
+from mempalace.formats.registry import parse
 from mempalace.formats.base import Source
 from mempalace.ingest import ingest
 from mempalace.ingest.wings import CHOSEN, EARLIER, default_wing

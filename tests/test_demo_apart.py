@@ -14,16 +14,16 @@ from click.testing import CliRunner
 from _apptest import start
 from _cli import ok
 from mempalace import Palace
-from mempalace.access import parse_rules, grant_for
-from mempalace.cli import main
+from mempalace.access.rules import parse_rules, grant_for
+from mempalace.cli.main import main
 from mempalace.config import Settings
-from mempalace.demo import DEMO_WINGS, demo_conversations, load_demo
+from mempalace.ingest.demo import DEMO_WINGS, demo_conversations, load_demo
 from mempalace.errors import AccessDeniedError, InvalidInputError
 from mempalace.graph import find_tunnels
 from mempalace.ingest import ingest
 from mempalace.ingest.reroom import reroom
 from mempalace.models import DrawerDraft
-from mempalace.scoped import ScopedPalace
+from mempalace.scoped.palace import ScopedPalace
 
 DEMO_ROOMS = {"auth-migration", "gpu-pricing", "deploy-pipeline", "onboarding", "team-offsite"}
 OFFSITE = """# Offsite for my team

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from mempalace import Palace
-from mempalace import embedding as embedding_module
+from mempalace.embedding import embedders as embedding_module
 from mempalace.config import load_settings
 from mempalace.errors import EmbeddingModelError
 

@@ -21,9 +21,9 @@ import pytest
 from tokenizers import Tokenizer
 
 from mempalace import Palace
-from mempalace import embedding as embedding_module
+from mempalace.embedding import embedders as embedding_module
 from mempalace.config import load_settings
-from mempalace.embedding import MAX_TOKENS, TOKENIZER_FILE, MiniLMInt8
+from mempalace.embedding.embedders import MAX_TOKENS, TOKENIZER_FILE, MiniLMInt8
 from mempalace.errors import EmbeddingModelError
 
 pytestmark = pytest.mark.model

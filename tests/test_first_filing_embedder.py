@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from mempalace.access import full_grant
+from mempalace.access.rules import full_grant
 from mempalace.config import load_settings
-from mempalace.demo import load_demo
+from mempalace.ingest.demo import load_demo
 from mempalace.ingest.pipeline import ingest
-from mempalace.moving import move_embedder
-from mempalace.palace import Palace
-from mempalace.scoped import ScopedPalace
+from mempalace.palace.embedder_move import move_embedder
+from mempalace.palace.palace import Palace
+from mempalace.scoped.palace import ScopedPalace
 
 pytestmark = pytest.mark.model
 

@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 
 from mempalace import Palace
-from mempalace.catalog import CATALOG_FILE, Catalog
-from mempalace.catalog_build import ProgressFile, catalog_built, progress_path, read_progress
-from mempalace.sharing import HOST_LOG
-from mempalace.store import STATE_COLLECTION
+from mempalace.catalog.catalog import CATALOG_FILE, Catalog
+from mempalace.catalog.build_progress import ProgressFile, catalog_built, progress_path, read_progress
+from mempalace.server.starting import HOST_LOG
+from mempalace.store.chroma import STATE_COLLECTION
 
 from test_sharing import _kill, _wait_gone
 
@@ -58,7 +58,7 @@ def test_the_host_builds_a_missing_catalog_from_chromas_files_before_it_serves(
 @pytest.mark.parametrize("recorded", [True, False], ids=["ours", "another-tools"])
 def test_a_first_shared_open_takes_the_embedder_from_the_catalog_its_host_built(
         settings, tmp_path: Path, recorded: bool, monkeypatch: pytest.MonkeyPatch) -> None:
-    from mempalace import sharing
+    from mempalace.server import starting as sharing
 
     waits = []
     served_by = sharing._served_by
@@ -86,7 +86,7 @@ def test_a_first_shared_open_takes_the_embedder_from_the_catalog_its_host_built(
 def test_the_catalogs_embedder_is_used_whatever_is_configured_without_connecting(
         settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from mempalace.config import load_settings
-    from mempalace.store.shared import SharedStore
+    from mempalace.server.shared_store import SharedStore
 
     folder = tmp_path / "p"
     try:
@@ -141,7 +141,7 @@ def test_reaching_a_new_server_lets_go_of_the_old_ones_handles(settings, tmp_pat
 
 def _stop_host(folder: Path, how: signal.Signals = signal.SIGTERM) -> None:
     """Stop the folder's host, also one still starting Chroma (a client goes on once the catalog is built)."""
-    from mempalace.sharing import host_pid
+    from mempalace.server.starting import host_pid
 
     pid = host_pid(folder)
     if pid:
@@ -174,7 +174,7 @@ def test_progress_is_read_only_while_its_builder_lives(tmp_path: Path) -> None:
 
 def test_a_client_waits_past_the_start_limit_while_the_host_says_it_is_building(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from mempalace import sharing
+    from mempalace.server import starting as sharing
 
     folder = tmp_path / "p"
     folder.mkdir()
@@ -189,7 +189,7 @@ def test_a_client_waits_past_the_start_limit_while_the_host_says_it_is_building(
 def test_the_cli_shows_how_far_a_shared_first_open_has_got_while_it_opens(
         tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
     from mempalace.cli import support
-    from mempalace.store import CHROMA_FILE
+    from mempalace.store.chroma import CHROMA_FILE
 
     folder = tmp_path / "upstream"
     folder.mkdir()
@@ -256,7 +256,7 @@ def test_a_palace_searches_its_hnsw_index_wider_than_chromas_default(settings, t
 
 def test_a_client_waits_for_a_host_still_starting_instead_of_calling_it_private(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from mempalace import sharing
+    from mempalace.server import starting as sharing
     from mempalace.errors import PalaceUnavailableError
 
     from filelock import FileLock
@@ -284,7 +284,7 @@ def test_a_client_waits_for_a_host_still_starting_instead_of_calling_it_private(
 
 
 def test_read_ahead_stops_when_its_consumer_fails_near_the_end() -> None:
-    from mempalace.sync import read_ahead
+    from mempalace.catalog.sync import read_ahead
 
     def consume() -> None:
         for page in read_ahead(iter([[1], [2], [3]]), depth=1):
@@ -306,7 +306,7 @@ def test_read_ahead_stops_when_its_consumer_fails_near_the_end() -> None:
 
 
 def test_a_progress_file_stays_fresh_while_nothing_is_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from mempalace import catalog_build
+    from mempalace.catalog import build as catalog_build
 
     monkeypatch.setattr(catalog_build, "HEARTBEAT_SECONDS", 0.2)
     told = ProgressFile(tmp_path / CATALOG_FILE, total=10)

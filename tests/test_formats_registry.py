@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from mempalace import formats
+from mempalace.formats import registry as formats
 from mempalace.errors import MalformedSourceError, SourceRefusedError, UnsupportedFormatError
-from mempalace.formats import FORMATS, Source
+from mempalace.formats.registry import FORMATS, Source
 
 from _cursor_store import build as cursor_store
 from _cursor_store import fixture as cursor_tables
@@ -411,7 +411,7 @@ def test_a_utf8_bom_is_not_part_of_the_text(tmp_path):
 
 def test_a_small_broken_json_file_names_its_line_not_an_unknown_format(tmp_path):
     from mempalace.errors import MalformedSourceError
-    from mempalace.formats import detect
+    from mempalace.formats.registry import detect
     from mempalace.formats.base import Source
 
     broken = tmp_path / "conversations.json"

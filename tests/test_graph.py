@@ -21,8 +21,8 @@ from mempalace.graph import (
     tunnel_weight,
 )
 from mempalace.graph.network import MAX_STEPS
-from mempalace.store import SEQ_KEY
-from mempalace.sync import new_stamp
+from mempalace.store.chroma import SEQ_KEY
+from mempalace.catalog.sync import new_stamp
 
 
 def seed(palace: Palace) -> None:

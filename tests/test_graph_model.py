@@ -18,8 +18,8 @@ from mempalace.config import load_settings
 from mempalace.graph import suggest_room_merges
 from mempalace.graph.merges import DEFAULT_MIN_SCORE
 from mempalace.models import MergeSuggestion
-from mempalace.store import SEQ_KEY
-from mempalace.sync import new_stamp
+from mempalace.store.chroma import SEQ_KEY
+from mempalace.catalog.sync import new_stamp
 
 pytestmark = pytest.mark.model
 

@@ -15,9 +15,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mempalace.embedding import HashEmbedder, MiniLMInt8
-from mempalace.ingest.hall_text import focus
-from mempalace.ingest.halls import HallClassifier, classify_hall, hall_scores
+from mempalace.embedding.embedders import HashEmbedder, MiniLMInt8
+from mempalace.halls.text import focus
+from mempalace.halls.classifier import HallClassifier, classify_hall, hall_scores
 from mempalace.models import HALLS
 
 DATA = Path(__file__).parent / "data"
@@ -110,7 +110,7 @@ def test_an_exchange_of_mixed_kinds_gets_no_hall_though_each_message_alone_gets_
 
 
 EXAMPLE_VECTORS = DATA / "halls_real_vectors_examples.npy"
-REFIT = ("python -c 'from pathlib import Path; from mempalace.ingest.halls import save_shipped_model as s; "
+REFIT = ("python -c 'from pathlib import Path; from mempalace.halls.classifier import save_shipped_model as s; "
          "s(Path(\"tests/data/halls_real_vectors_examples.npy\"))'")
 
 
@@ -121,9 +121,9 @@ def test_the_shipped_model_is_the_one_fitted_on_the_stored_example_vectors() -> 
     import hashlib
     from importlib import resources
 
-    from mempalace.ingest.halls import examples, fit_model, model_file_name
+    from mempalace.halls.classifier import examples, fit_model, model_file_name
 
-    shipped = resources.files("mempalace.ingest").joinpath(model_file_name("minilm-int8"))
+    shipped = resources.files("mempalace.halls").joinpath(model_file_name("minilm-int8"))
     assert shipped.is_file(), f"the hall examples or training settings changed: run {REFIT} and commit both .npy"
     table = np.load(EXAMPLE_VECTORS)
     shas = [hashlib.sha256(e["text"].encode()).hexdigest()[:16].encode() for e in examples()]
@@ -135,7 +135,7 @@ def test_the_shipped_model_is_the_one_fitted_on_the_stored_example_vectors() -> 
 @pytest.mark.model
 def test_the_stored_example_vectors_are_the_models() -> None:
     """Eight examples, spread over the file, re-embedded by the real model match their stored vectors."""
-    from mempalace.ingest.halls import examples
+    from mempalace.halls.classifier import examples
 
     table, rows = np.load(EXAMPLE_VECTORS), examples()
     picked = np.linspace(0, len(rows) - 1, 8).astype(int)

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from mempalace.embedding import MiniLMInt8
-from mempalace.ingest.hall_text import focus
-from mempalace.ingest.halls import HallClassifier, classify_hall
+from mempalace.embedding.embedders import MiniLMInt8
+from mempalace.halls.text import focus
+from mempalace.halls.classifier import HallClassifier, classify_hall
 
 DATA = Path(__file__).parent / "data"
 CLEAR = [
@@ -67,8 +67,8 @@ def test_the_held_out_set_keeps_its_measured_precision_on_the_real_model() -> No
 def test_english_cues_never_read_a_run_of_han_or_kana(monkeypatch) -> None:
     """Their `\\w+` patterns backtrack through a long unpunctuated run (ingest of a 200k-character run
     took minutes): they see the text with such runs blanked, the local cues see it whole."""
-    from mempalace.cjk import CJK_RUN
-    from mempalace.ingest import halls
+    from mempalace.text.cjk import CJK_RUN
+    from mempalace.halls import classifier as halls
 
     read: list[str] = []
     for cues in halls._COMPILED.values():

@@ -20,12 +20,12 @@ from click.testing import CliRunner, Result
 from filelock import FileLock
 
 from mempalace import Palace
-from mempalace.cli import _LazyGroup, main
+from mempalace.cli.main import _LazyGroup, main
 from mempalace.cli.hooks import hooks_group
 from mempalace.config import Settings
-from mempalace.hooks import TOOLS
-from mempalace.sourcebook import sources_path
-from mempalace.syncing import SYNC_LOCK_SUFFIX
+from mempalace.sources.hooks import TOOLS
+from mempalace.catalog.source_book import sources_path
+from mempalace.sources.sync import SYNC_LOCK_SUFFIX
 
 from _cli import describe, ok
 
@@ -40,7 +40,7 @@ def hooks_cli(palace_path: Path, *args: str, stdin: bytes | None = None) -> Resu
 
 def wait_for_filing(home: Path, timeout: float = 300) -> Any:
     """Poll until the background filing has emptied the queue and stopped; the queue's state then."""
-    from mempalace.hook_queue import log_path, queue_state
+    from mempalace.sources.hook_queue import log_path, queue_state
 
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -63,7 +63,7 @@ def sync_lock(palace_path: Path, settings: Settings) -> FileLock:
 def started(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
     """The background filings hooks start, recorded instead of started: the test files the queue here."""
     calls: list[Path] = []
-    monkeypatch.setattr("mempalace.hook_queue.start_filing", lambda home: calls.append(Path(home)))
+    monkeypatch.setattr("mempalace.sources.hook_queue.start_filing", lambda home: calls.append(Path(home)))
     return calls
 
 
@@ -217,7 +217,7 @@ def test_the_hook_answers_at_once_and_the_filing_outlives_it(tmp_path: Path, pal
         assert (ran.returncode, ran.stdout) == (0, b""), ran.stderr
         assert BACKGROUND in ran.stderr.decode()
         assert answered < 10  # the tool's budget is 60 s; a first run once took 53 s
-        from mempalace.hook_queue import queue_state
+        from mempalace.sources.hook_queue import queue_state
 
         assert queue_state(home).waiting == 1
     wait_for_filing(home)
@@ -241,7 +241,7 @@ def test_a_transcript_removed_right_after_the_hook_is_filed_all_the_same(tmp_pat
 
 def test_one_filing_at_a_time_and_what_waits_is_filed_by_the_next(tmp_path: Path, palace_path: Path, home: Path,
                                                                   settings: Settings, started: list[Path]) -> None:
-    from mempalace.hook_queue import filing_lock, queue_state
+    from mempalace.sources.hook_queue import filing_lock, queue_state
 
     transcript, _ = _codex_cli(tmp_path / "user")
     stdin = json.dumps({"transcript_path": str(transcript)}).encode()
@@ -278,7 +278,7 @@ def test_claude_codes_precompact_payload_files_the_transcript(tmp_path: Path, pa
 def test_a_session_in_a_source_goes_to_its_wing_and_the_next_sync_skips_it(tmp_path: Path, palace_path: Path,
                                                                              home: Path, settings: Settings,
                                                                              started: list[Path]) -> None:
-    from mempalace.syncing import book_of, sync_sources
+    from mempalace.sources.sync import book_of, sync_sources
 
     transcript, phrase = _claude_code(tmp_path / "user")
     with Palace.open(palace_path, settings=settings) as palace:
@@ -329,7 +329,7 @@ def test_a_transcript_that_cannot_be_filed_is_kept_and_logged(tmp_path: Path, pa
 
 def test_a_palace_that_cannot_be_reached_keeps_the_session_queued(tmp_path: Path, home: Path, started: list[Path],
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    from mempalace.hook_queue import queue_state
+    from mempalace.sources.hook_queue import queue_state
 
     transcript, _ = _claude_code(tmp_path / "user")
     ran = CliRunner().invoke(hooks_group, ["run", "claude-code"],
@@ -339,7 +339,7 @@ def test_a_palace_that_cannot_be_reached_keeps_the_session_queued(tmp_path: Path
     (line,) = file_here(home)
     assert "No Chroma server answers at http://127.0.0.1:9" in line and "tried again" in line
     assert (queue_state(home).waiting, queue_state(home).failed) == (1, 0)
-    monkeypatch.setattr("mempalace.hook_queue.MAX_ATTEMPTS", 2)
+    monkeypatch.setattr("mempalace.sources.hook_queue.MAX_ATTEMPTS", 2)
     (line,) = file_here(home)
     assert "NOT FILED" in line and f"mempalace --url http://127.0.0.1:9 ingest {home}" in line
     assert (queue_state(home).waiting, queue_state(home).failed) == (0, 1)
@@ -347,14 +347,14 @@ def test_a_palace_that_cannot_be_reached_keeps_the_session_queued(tmp_path: Path
 
 def test_a_filing_that_raises_is_logged_and_kept(tmp_path: Path, palace_path: Path, home: Path,
                                                  started: list[Path], monkeypatch: pytest.MonkeyPatch) -> None:
-    from mempalace.hook_queue import queue_state
+    from mempalace.sources.hook_queue import queue_state
 
     transcript, _ = _claude_code(tmp_path / "user")
 
     def file_transcript(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("disk full\nwhile filing")
 
-    monkeypatch.setattr("mempalace.syncing.file_transcript", file_transcript)
+    monkeypatch.setattr("mempalace.sources.sync.file_transcript", file_transcript)
     ok(hooks_cli(palace_path, "run", "claude-code", stdin=json.dumps({"transcript_path": str(transcript)}).encode()))
     (line,) = file_here(home)
     assert f"{transcript} not filed yet: RuntimeError: disk full while filing;" in line
@@ -363,7 +363,7 @@ def test_a_filing_that_raises_is_logged_and_kept(tmp_path: Path, palace_path: Pa
 
 def test_a_transcript_over_the_size_cap_is_refused_before_it_is_copied(tmp_path: Path, home: Path) -> None:
     from mempalace.errors import InvalidInputError
-    from mempalace.hook_queue import enqueue, queue_state
+    from mempalace.sources.hook_queue import enqueue, queue_state
 
     transcript = tmp_path / "huge.jsonl"
     with open(transcript, "wb") as out:
@@ -375,7 +375,7 @@ def test_a_transcript_over_the_size_cap_is_refused_before_it_is_copied(tmp_path:
 
 def test_a_transcript_failing_turn_after_turn_keeps_one_failed_copy(tmp_path: Path, palace_path: Path,
                                                                     home: Path, started: list[Path]) -> None:
-    from mempalace.hook_queue import queue_state
+    from mempalace.sources.hook_queue import queue_state
 
     transcript = tmp_path / "user" / "broken.jsonl"
     transcript.parent.mkdir()

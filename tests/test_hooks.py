@@ -16,11 +16,11 @@ import pytest
 from click.testing import CliRunner, Result
 
 from mempalace import Palace
-from mempalace.cli import _LazyGroup, main
+from mempalace.cli.main import _LazyGroup, main
 from mempalace.cli.hooks import hooks_group
 from mempalace.config import Settings
 from mempalace.errors import InvalidInputError
-from mempalace.hooks import MAX_PAYLOAD_BYTES, TOOLS, install, status, transcript_from_payload, uninstall
+from mempalace.sources.hooks import MAX_PAYLOAD_BYTES, TOOLS, install, status, transcript_from_payload, uninstall
 
 from _cli import as_json, assert_user_error, describe, ok
 

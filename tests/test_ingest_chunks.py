@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 from markdown_it import MarkdownIt
 
-from mempalace.formats import parse
+from mempalace.formats.registry import parse
 from mempalace.formats.base import Conversation, Message, Source
 from mempalace.ingest import ingest
-from mempalace.ingest.chunks import MESSAGE_GAP, Chunk, Span, chunk_conversation, read_through, without_cut_labels
+from mempalace.text.drawer_chunks import MESSAGE_GAP, Chunk, Span, chunk_conversation, read_through, without_cut_labels
 
 from _shared import TRANSCRIPTS
 TARGETS = (200, 800, 2000)

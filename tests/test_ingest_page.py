@@ -8,10 +8,10 @@ from pathlib import Path
 
 from dashboard.render import md
 from mempalace import Palace
-from mempalace.access import full_grant
+from mempalace.access.rules import full_grant
 from mempalace.config import Settings
 from mempalace.ingest import ingest_uploads
-from mempalace.scoped import ScopedPalace
+from mempalace.scoped.palace import ScopedPalace
 from test_app import app_palace, open_page, seed
 from test_ingest_places import INVOICES, _session
 

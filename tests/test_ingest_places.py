@@ -10,9 +10,9 @@ import pytest
 from click.testing import CliRunner
 
 from mempalace import Palace
-from mempalace.cli import main
+from mempalace.cli.main import main
 from mempalace.ingest import ingest_paths
-from mempalace.ingest.topics import TopicRooms
+from mempalace.rooms.choice import TopicRooms
 
 LEDGER = [(f"Question {i}: how should the ledger service reconcile refunds in case {i}?",
            f"Answer {i}: " + " ".join(f"step{i}-{j} keeps the refund ledger balanced." for j in range(6)))

@@ -16,9 +16,9 @@ import pytest
 
 from mempalace import Palace
 from mempalace.config import load_settings
-from mempalace.sharing import CLIENTS_DIR, SERVER_FILE, ServerInfo, host_alive
-from mempalace.sourcebook import SOURCES_FILE, SourceBook
-from mempalace.syncing import sync_sources
+from mempalace.server.starting import CLIENTS_DIR, SERVER_FILE, ServerInfo, host_alive
+from mempalace.catalog.source_book import SOURCES_FILE, SourceBook
+from mempalace.sources.sync import sync_sources
 from _apptest import start
 from _processes import eventually
 from test_sharing import _kill, _wait_gone
@@ -124,7 +124,7 @@ def test_the_overview_says_why_a_private_palace_does_not_sync_by_itself(settings
 
 
 def test_a_host_that_cannot_start_is_said_and_its_details_kept_for_admins(shared_home: Path, tmp_path: Path) -> None:
-    from mempalace.keeping import sync_status
+    from mempalace.server.keep_alive import sync_status
 
     folder, sources = shared_home / "palace", tmp_path / "sessions"
     _palace_with_a_source(folder, sources)

@@ -14,8 +14,8 @@ from dashboard.hits import opened_key, score_block, score_line
 from mempalace import Palace
 from mempalace.config import Settings
 from mempalace.models import DrawerDraft, SearchHit
-from mempalace.store import SEQ_KEY
-from mempalace.sync import new_stamp
+from mempalace.store.chroma import SEQ_KEY
+from mempalace.catalog.sync import new_stamp
 from _apptest import cards_in, closed_cards, start
 
 LINK = "see https://example.com/a_b for the plan"  # a URL in drawer text: never a link outside the text

@@ -81,7 +81,7 @@ def test_a_file_system_without_locks_is_a_clear_error_and_leaks_no_descriptor(tm
     import errno as errnos
 
     from mempalace.errors import PalaceUnavailableError
-    from mempalace.locking import OwnLock
+    from mempalace.files.locks import OwnLock
 
     def no_locks(fd, operation):
         raise OSError(errnos.ENOLCK, "No locks available")

@@ -13,8 +13,8 @@ from mempalace.formats.base import Source
 from mempalace.ingest import ingest
 from mempalace.ingest.reroom import reroom
 from mempalace.ingest.room_alternatives import name_alternatives
-from mempalace.ingest.chunks import chunk_conversation, prose
-from mempalace.ingest.words import people_words
+from mempalace.text.drawer_chunks import chunk_conversation, prose
+from mempalace.rooms.words import people_words
 
 USERS = [{"id": "U1", "name": "ada", "real_name": "Ada Lovelace"}, {"id": "U2", "name": "alan", "real_name": "Alan Turing"}]
 

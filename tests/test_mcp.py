@@ -247,10 +247,10 @@ def test_a_link_that_appears_after_the_check_is_refused_when_its_file_is_opened(
 
 @threaded
 async def test_a_viewer_is_refused_ingest_before_any_file_is_read(palace, allowed, monkeypatch):
-    from mempalace.access import Actor, Grant
+    from mempalace.access.rules import Actor, Grant
     from mempalace.cli import mcp as mcp_module
     from mempalace.ingest import pipeline
-    from mempalace.scoped import ScopedPalace
+    from mempalace.scoped.palace import ScopedPalace
 
     (allowed / "chat.txt").write_text("User: hello\nAssistant: hi\n", encoding="utf-8")
     viewer = ScopedPalace(palace, Grant(Actor("token:reader", "mcp"), (("viewer", ("*",)),)))

@@ -29,10 +29,10 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
-from mempalace.access import HIDDEN_WING, local_user
-from mempalace.cli import main
+from mempalace.access.rules import HIDDEN_WING, local_user
+from mempalace.cli.main import main
 from mempalace.cli.mcp import build_server
-from mempalace.sharing import ServerInfo
+from mempalace.server.starting import ServerInfo
 from test_mcp import call, refused, threaded
 
 STARTUP_SECONDS = 60

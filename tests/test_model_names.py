@@ -17,7 +17,7 @@ from mempalace import Palace
 from mempalace.config import load_settings
 from mempalace.errors import ConfigError
 from mempalace.ingest import ingest
-from mempalace.ingest.model_names import SAMPLE_CHARS, SAMPLE_LINES, model_names_for, usable_name
+from mempalace.rooms.model_names import SAMPLE_CHARS, SAMPLE_LINES, model_names_for, usable_name
 
 SLEEP = [
     "User: Our baby wakes every two hours. Is sleep training too early at five months?\n\n"

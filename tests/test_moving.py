@@ -14,11 +14,11 @@ import pytest
 from click.testing import CliRunner
 
 from mempalace import Palace
-from mempalace.cli import main
+from mempalace.cli.main import main
 from mempalace.config import load_settings
-from mempalace.embedding import WideHashEmbedder
+from mempalace.embedding.embedders import WideHashEmbedder
 from mempalace.errors import InvalidInputError, PalaceMovedError
-from mempalace.moving import embedder_info, move_embedder
+from mempalace.palace.embedder_move import embedder_info, move_embedder
 
 from _cli import as_json, assert_user_error, ok
 
@@ -210,7 +210,7 @@ def test_drawers_embedded_before_a_move_are_refused_after_it_and_filed_when_give
 
 def test_a_second_move_is_refused_while_one_runs(palace_path, settings):
     from mempalace.errors import PalaceBusyError
-    from mempalace.locking import OwnLock
+    from mempalace.files.locks import OwnLock
 
     with Palace.open(palace_path, settings=settings) as palace:
         fill(palace, 6)
@@ -223,7 +223,7 @@ def test_a_second_move_is_refused_while_one_runs(palace_path, settings):
 
 
 def test_a_private_palace_killed_between_its_switch_and_the_catalog_names_its_embedder_again(palace_path, settings):
-    from mempalace.sync import MOVING
+    from mempalace.catalog.sync import MOVING
 
     with Palace.open(palace_path, settings=settings) as palace:
         fill(palace, 3)

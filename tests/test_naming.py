@@ -1,7 +1,7 @@
 import pytest
 
 from mempalace.errors import InvalidInputError
-from mempalace.naming import hall_name, room_slug, wing_name
+from mempalace.text.names import hall_name, room_slug, wing_name
 
 
 @pytest.mark.parametrize("raw", ["Auth Migration", "auth_migration", " AUTH--migration ", "auth-migration"])

@@ -239,8 +239,8 @@ def test_adding_wings_recolours_none_of_the_wings_already_there():
 
 def test_the_network_keeps_each_wings_colour_as_the_palace_grows(palace):
     from mempalace.graph import build_graph
-    from mempalace.scoped import ScopedPalace
-    from mempalace.access import full_grant
+    from mempalace.scoped.palace import ScopedPalace
+    from mempalace.access.rules import full_grant
 
     view = ScopedPalace(palace, full_grant("me", "python"))
     seen: dict[str, str] = {}

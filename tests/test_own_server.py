@@ -24,7 +24,7 @@ import pytest
 
 from mempalace import Palace
 from mempalace.errors import PalaceUnavailableError
-from mempalace.sharing import ServerInfo, machine
+from mempalace.server.starting import ServerInfo, machine
 
 from test_sharing import _chroma_child, _kill, _wait_gone, shared  # noqa: F401  (a fixture)
 
@@ -237,7 +237,7 @@ def connected() -> tuple[socket.socket, socket.socket]:
 
 
 def test_a_peer_of_another_user_is_refused_with_its_address(connected, monkeypatch) -> None:
-    from mempalace import own_server
+    from mempalace.store import server_identity as own_server
 
     client, server = connected
     port = server.getsockname()[1]
@@ -248,7 +248,7 @@ def test_a_peer_of_another_user_is_refused_with_its_address(connected, monkeypat
 
 
 def test_a_connection_the_table_does_not_list_cannot_be_told_and_is_not_refused(connected, monkeypatch, tmp_path) -> None:
-    from mempalace import own_server
+    from mempalace.store import server_identity as own_server
 
     client, _ = connected
     header_only = tmp_path / "tcp"
@@ -264,7 +264,7 @@ def test_a_connection_the_table_does_not_list_cannot_be_told_and_is_not_refused(
 def test_a_chroma_client_that_cannot_be_guarded_is_a_clear_error_not_an_unguarded_client() -> None:
     from types import SimpleNamespace
 
-    from mempalace.own_server import guard_chroma_client
+    from mempalace.store.server_identity import guard_chroma_client
 
     changed = SimpleNamespace(_server=SimpleNamespace(_session=SimpleNamespace()))  # insides of another version
     with pytest.raises(PalaceUnavailableError, match="cannot be checked connection by connection"):

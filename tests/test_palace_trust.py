@@ -17,7 +17,7 @@ import pytest
 
 from mempalace import Palace
 from mempalace.errors import PalaceUnavailableError
-from mempalace.sharing import SERVER_FILE, ServerInfo, machine
+from mempalace.server.starting import SERVER_FILE, ServerInfo, machine
 
 from test_sharing import _wait_gone, shared  # noqa: F401  (a fixture)
 
@@ -124,8 +124,8 @@ def test_links_planted_where_a_palace_writes_its_own_files_are_never_followed(sh
 
 
 def test_the_audit_and_hook_queue_locks_never_open_a_planted_link(tmp_path: Path) -> None:
-    from mempalace.audit_anchor import AnchorLock
-    from mempalace.hook_queue import filing_lock, hooks_folder
+    from mempalace.access.audit_anchor import AnchorLock
+    from mempalace.sources.hook_queue import filing_lock, hooks_folder
 
     precious = tmp_path / "precious.txt"
     precious.write_text("keep me", encoding="utf-8")

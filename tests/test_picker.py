@@ -15,7 +15,7 @@ from streamlit.testing.v1 import AppTest
 from mempalace import Palace
 from mempalace.config import Settings
 from mempalace.errors import InvalidInputError, NotAPalaceError, PalaceBusyError
-from mempalace.opening import describe_target
+from mempalace.palace.opening import describe_target
 from _apptest import APP, counts_in, started
 
 

@@ -18,7 +18,7 @@ import pytest
 
 from mempalace import Palace
 from mempalace.errors import PalaceUnavailableError
-from mempalace.sharing import SERVER_FILE, ServerInfo
+from mempalace.server.starting import SERVER_FILE, ServerInfo
 
 from test_sharing import _kill, _wait_gone, shared  # noqa: F401  (a fixture)
 

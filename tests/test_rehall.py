@@ -10,12 +10,12 @@ import pytest
 from click.testing import CliRunner
 
 from mempalace import Palace
-from mempalace.cli import main
+from mempalace.cli.main import main
 from mempalace.errors import InvalidInputError
 from mempalace.ingest import ingest
-from mempalace.ingest import halls as halls_module
+from mempalace.halls import classifier as halls_module
 from mempalace.ingest.rehall import apply_changes, rehall
-from mempalace.inventory import INGEST, PERSON, hall_chooser
+from mempalace.catalog.placements import INGEST, PERSON, hall_chooser
 
 
 def _session(path: Path, n: int) -> Path:
@@ -63,7 +63,7 @@ def test_a_persons_change_after_the_preview_wins(palace: Palace, tmp_path: Path,
     for drawer_id in ids:
         palace.update_drawer(drawer_id, hall="hall_advice")
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("mempalace.inventory.hall_chooser", lambda meta: INGEST)  # as if ingest still held them
+        patch.setattr("mempalace.catalog.placements.hall_chooser", lambda meta: INGEST)  # as if ingest still held them
         preview = rehall(palace, dry_run=True)
     assert len(preview.changes) == len(ids)
     assert apply_changes(palace, preview.changes) == 0  # every hall is a person's now: none changes

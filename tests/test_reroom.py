@@ -11,7 +11,7 @@ from mempalace import Palace
 from mempalace.errors import InvalidInputError
 from mempalace.ingest import ingest, ingest_paths
 from mempalace.ingest.reroom import RoomMove, apply_moves, reroom
-from mempalace.inventory import INGEST, PERSON, chooser
+from mempalace.catalog.placements import INGEST, PERSON, chooser
 
 
 def _session(path: Path, exchanges: list[tuple[str, str]], session: str) -> Path:

@@ -12,8 +12,8 @@ from mempalace import Palace
 from mempalace.ingest import ingest_paths, reroom as reroom_module
 from mempalace.ingest.rehall import rehall
 from mempalace.ingest.reroom import reroom
-from mempalace.ingest.part_phrases import read_part
-from mempalace.ingest.rooms import KEPT_PHRASES, PhraseTally, RoomChooser
+from mempalace.rooms.part_phrases import read_part
+from mempalace.rooms.naming import KEPT_PHRASES, PhraseTally, RoomChooser
 
 TOPICS = ("ledger service", "billing export", "garden compost", "marathon training", "tax return")
 
@@ -136,8 +136,8 @@ def test_the_kept_stack_of_room_meanings_is_what_stacking_them_gives() -> None:
 
     import numpy as np
 
-    from mempalace.ingest.room_meanings import RoomMeanings
-    from mempalace.ingest.room_profile import RoomProfile
+    from mempalace.rooms.meanings import RoomMeanings
+    from mempalace.rooms.profile import RoomProfile
 
     profiles = {"b": RoomProfile(np.ones(4, np.float32)), "a": RoomProfile(np.zeros(4, np.float32))}
     kept = RoomMeanings()
@@ -156,7 +156,7 @@ def test_the_kept_stack_of_room_meanings_is_what_stacking_them_gives() -> None:
 def test_remembering_a_rooms_conversations_at_once_is_remembering_each() -> None:
     import numpy as np
 
-    from mempalace.ingest.topics import TopicRooms
+    from mempalace.rooms.choice import TopicRooms
 
     def palace_of_two_wings(seed: int) -> TopicRooms:
         rooms = TopicRooms(RoomChooser([]))

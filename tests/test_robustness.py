@@ -6,12 +6,12 @@ import pytest
 from click.testing import CliRunner
 
 from mempalace import Palace
-from mempalace.cli import main
+from mempalace.cli.main import main
 from mempalace.config import load_settings
 from mempalace.errors import ConfigError, InvalidInputError, PalaceUnavailableError, PlaceNotFoundError
-from mempalace.opening import CATALOG_FILE
-from mempalace.store import SEQ_KEY
-from mempalace.sync import new_stamp
+from mempalace.palace.opening import CATALOG_FILE
+from mempalace.store.chroma import SEQ_KEY
+from mempalace.catalog.sync import new_stamp
 
 
 def test_a_corrupt_catalog_is_rebuilt_not_fatal(palace, palace_path, settings):

@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from mempalace import Palace
-from mempalace.cli import main as cli
+from mempalace.cli.main import main as cli
 from mempalace.errors import PlaceNotFoundError
 from mempalace.ingest.room_alternatives import name_alternatives
 
@@ -60,8 +60,8 @@ def test_rooms_names_shows_earlier_and_other_names(palace_path, settings):
 
 
 def test_a_scoped_view_names_a_room_from_its_own_wings_only(palace):
-    from mempalace.access import token_grant
-    from mempalace.scoped import ScopedPalace
+    from mempalace.access.rules import token_grant
+    from mempalace.scoped.palace import ScopedPalace
 
     _file(palace, SLEEP, "wing_home", "baby")
     _file(palace, ["User: Who keeps the nightjar ledger for the baby fund? The nightjar ledger is late.",
@@ -74,9 +74,9 @@ def test_a_scoped_view_names_a_room_from_its_own_wings_only(palace):
 
 
 def test_a_name_held_out_of_sight_or_an_earlier_name_is_never_offered(palace):
-    from mempalace.access import token_grant
+    from mempalace.access.rules import token_grant
     from mempalace.errors import InvalidInputError
-    from mempalace.scoped import ScopedPalace
+    from mempalace.scoped.palace import ScopedPalace
 
     _file(palace, SLEEP, "wing_home", "baby")
     assert "sleep-training" in name_alternatives(palace, "baby")

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from mempalace.embedding import LikenessScale
-from mempalace.ingest.rooms import RoomChooser
-from mempalace.ingest.scripts import script_overlap, script_shares
-from mempalace.ingest.topics import TopicRooms
+from mempalace.embedding.embedders import LikenessScale
+from mempalace.rooms.naming import RoomChooser
+from mempalace.language.scripts import script_overlap, script_shares
+from mempalace.rooms.choice import TopicRooms
 
 ROOM = np.array([[1.0, 0.0, 0.0]] * 2, np.float32)
 
@@ -55,7 +55,7 @@ def test_a_part_joins_on_the_likeness_its_embedder_declares() -> None:
 
 
 def test_ingest_reads_likeness_on_the_palace_embedders_scale(palace, monkeypatch) -> None:
-    from mempalace import embedding
+    from mempalace.embedding import embedders as embedding
     from mempalace.ingest.planning import topic_rooms
 
     declared = LikenessScale(join=1.25, spread=0.5)
@@ -66,7 +66,7 @@ def test_ingest_reads_likeness_on_the_palace_embedders_scale(palace, monkeypatch
 
 
 def test_conversations_are_cut_at_the_cost_scaled_by_the_embedders_spread(monkeypatch) -> None:
-    from mempalace.ingest import topics
+    from mempalace.rooms import choice as topics
 
     penalties: list[float] = []
 

@@ -10,11 +10,11 @@ import pytest
 from click.testing import CliRunner
 
 from _cli import as_json, ok
-from mempalace.cli import main
+from mempalace.cli.main import main
 from mempalace.errors import InvalidInputError
 from mempalace.ingest import ingest
-from mempalace.ingest.part_phrases import read_part
-from mempalace.ingest.rooms import Meaning, PhraseTally, RoomChooser
+from mempalace.rooms.part_phrases import read_part
+from mempalace.rooms.naming import Meaning, PhraseTally, RoomChooser
 
 LISBON = ["We land in Lisbon on Friday; what should we see in Lisbon first?",
           "For Lisbon, start with Alfama and the tram 28, then Belem for the pasteis.",
@@ -33,7 +33,7 @@ def tokens(room: str) -> set[str]:
 
 def meaning_ranker(texts: list[str]) -> Meaning:
     """What ingest ranks names against: the real model and `texts`' mean vector."""
-    from mempalace.embedding import load_embedder
+    from mempalace.embedding.embedders import load_embedder
 
     model = load_embedder("minilm-int8")
     return Meaning(model.embed, model.embed(texts).sum(axis=0))
@@ -243,7 +243,7 @@ def test_a_command_word_and_a_plural_in_ies_do_not_make_new_names() -> None:
 def test_a_name_one_room_gives_up_can_go_to_the_next_and_renames_apply_in_that_order(palace) -> None:
     import numpy as np
 
-    from mempalace.ingest.topics import TopicRooms
+    from mempalace.rooms.choice import TopicRooms
 
     rooms = TopicRooms(RoomChooser(["talk", "reminders"]))
     vector = np.ones((1, 8), np.float32)

@@ -11,13 +11,13 @@ import stopwordsiso
 from click.testing import CliRunner
 
 from _cli import as_json
-from mempalace.cli import main
-from mempalace.ingest.languages import words_in
-from mempalace.ingest.part_phrases import read_part
-from mempalace.ingest.rooms import PhraseTally, RoomChooser
-from mempalace.ingest.topics import TopicRooms
+from mempalace.cli.main import main
+from mempalace.language.languages import words_in
+from mempalace.rooms.part_phrases import read_part
+from mempalace.rooms.naming import PhraseTally, RoomChooser
+from mempalace.rooms.choice import TopicRooms
 from mempalace.models import DrawerDraft
-from mempalace.palace import Palace
+from mempalace.palace.palace import Palace
 
 UPGRADE = ["我们下周要做数据库升级，从 MySQL 5.7 升到 8.0，王建国负责。你觉得数据库升级之前要准备什么？",
            "数据库升级之前一定要先做全量备份，然后在测试环境演练一遍数据库升级，确认回滚方案。",
@@ -98,7 +98,7 @@ def test_filing_chats_not_in_english_into_an_english_only_palace_says_how_to_mov
         said = ingest(palace, chat).notes
         assert any("not in English" in note and "mempalace embedder --to use-m3" in note for note in said), said
         assert not [n for n in ingest(palace, english).notes if "not in English" in n]
-    from mempalace.ingest.languages import embedder_note
+    from mempalace.language.languages import embedder_note
 
     assert embedder_note("use-m3", UPGRADE) is None  # it reads them
 
@@ -121,7 +121,7 @@ def test_japanese_words_come_from_a_dictionary_so_a_kana_word_names_the_room_and
 
 
 def test_a_russian_name_is_written_in_the_nominative_up_to_its_head_noun() -> None:
-    from mempalace.ingest.languages import written
+    from mempalace.language.languages import written
 
     assert written("экзамене") == "экзамен" and written("свадьбу") == "свадьба"
     assert written("новой квартиры") == "новая квартира"  # the adjective tells the noun's case
@@ -136,7 +136,7 @@ def test_a_russian_name_is_written_in_the_nominative_up_to_its_head_noun() -> No
 
 
 def test_a_month_or_a_weekday_never_names_a_room_in_any_language() -> None:
-    from mempalace.ingest.languages import is_calendar
+    from mempalace.language.languages import is_calendar
 
     assert all(map(is_calendar, ["juin", "Dienstag", "пятницу", "星期六", "土曜日", "mayo"]))
     assert not any(map(is_calendar, ["voiture", "mar", "anniversaire", "protecting"]))

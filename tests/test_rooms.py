@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from mempalace.ingest import ingest, ingest_paths
-from mempalace.ingest.rooms import GENERAL, RoomChooser, room_key
-from mempalace.ingest.words import stem
+from mempalace.rooms.naming import GENERAL, RoomChooser, room_key
+from mempalace.rooms.words import stem
 
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 WORD_SLUG = re.compile(r"^[^\W_]+(?:-[^\W_]+)*$")
@@ -223,7 +223,7 @@ def test_same_input_same_room() -> None:
 
 _DETERMINISM_SCRIPT = """
 import json, sys
-from mempalace.ingest.rooms import RoomChooser
+from mempalace.rooms.naming import RoomChooser
 cases = json.loads(sys.stdin.read())
 chooser = RoomChooser(["auth-migration", "sourdough-starter", "general"])
 print(json.dumps([chooser.choose(texts, title=title, names=["User", "Assistant"]) for texts, title in cases]))

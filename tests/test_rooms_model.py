@@ -18,11 +18,11 @@ from click.testing import CliRunner
 
 from _cli import describe, ok
 from mempalace import Palace
-from mempalace.cli import main
+from mempalace.cli.main import main
 from mempalace.config import load_settings
 from mempalace.ingest import ingest, ingest_paths
 from mempalace.ingest.reroom import reroom
-from mempalace.ingest.rooms import GENERAL
+from mempalace.rooms.naming import GENERAL
 
 model = pytest.mark.model
 

@@ -14,13 +14,13 @@ from dataclasses import replace
 import pytest
 
 from mempalace import Palace
-from mempalace.access import HIDDEN_WING, grant_for, parse_rules, token_grant
+from mempalace.access.rules import HIDDEN_WING, grant_for, parse_rules, token_grant
 from mempalace.config import load_settings
 from mempalace.errors import AccessDeniedError, DrawerNotFoundError, InvalidInputError, PlaceNotFoundError
-from mempalace.export import hits_to_csv, hits_to_markdown
+from mempalace.archive.export import hits_to_csv, hits_to_markdown
 from mempalace.graph import build_graph, find_tunnels, graph_stats, merge_rooms, traverse
 from mempalace.models import DrawerDraft
-from mempalace.scoped import ScopedPalace
+from mempalace.scoped.palace import ScopedPalace
 
 RULES = parse_rules([
     {"who": "vi@example.com", "role": "viewer", "wings": ["alpha"]},
@@ -467,7 +467,7 @@ def test_an_admin_deletes_and_rebuilds_and_reads_the_log(fresh) -> None:
 
 def test_writes_of_the_palace_itself_and_of_a_token_are_audited_under_their_actor(fresh) -> None:
     palace, ids = fresh
-    from mempalace.access import local_user
+    from mempalace.access.rules import local_user
 
     assert {(e.who, e.via, e.action) for e in palace.access.entries()} == {(local_user(), "python", "add")}
     bot = ScopedPalace(palace, token_grant("ci-bot", "editor", ("wing_beta",)))

@@ -8,12 +8,12 @@ import inspect
 
 import pytest
 
-from mempalace.access import Actor, Grant, acting_as, full_grant
-from mempalace.inventory import INGEST, PERSON
-from mempalace.palace import Palace
-from mempalace.scoped import ScopedPalace
-from mempalace.scoped_sources import ScopedSources
-from mempalace.sourcebook import SourceBook
+from mempalace.access.rules import Actor, Grant, acting_as, full_grant
+from mempalace.catalog.placements import INGEST, PERSON
+from mempalace.palace.palace import Palace
+from mempalace.scoped.palace import ScopedPalace
+from mempalace.scoped.sources import ScopedSources
+from mempalace.catalog.source_book import SourceBook
 
 # What a view supplies itself, never its caller: the wings it sees, the action the audit records,
 # and who added a source.

@@ -1,9 +1,9 @@
 import pytest
 
 from mempalace.errors import InvalidInputError, PlaceNotFoundError
-from mempalace.search import LEXICAL_WEIGHT, MATCHED_SHARE_POWER, semantic_text
-from mempalace.store import SEQ_KEY
-from mempalace.sync import new_stamp
+from mempalace.palace.search import LEXICAL_WEIGHT, MATCHED_SHARE_POWER, semantic_text
+from mempalace.store.chroma import SEQ_KEY
+from mempalace.catalog.sync import new_stamp
 
 
 @pytest.fixture
@@ -181,7 +181,7 @@ def test_the_embedding_leaves_out_words_common_in_the_searched_wing(kai_wing, mo
 
 @pytest.mark.parametrize("scan_max", [50_000, 0], ids=["scanned-from-the-catalog", "filtered-by-chroma"])
 def test_hall_none_searches_only_the_drawers_in_no_hall(filled, monkeypatch, scan_max):
-    import mempalace.search as search
+    import mempalace.palace.search as search
 
     monkeypatch.setattr(search, "VECTOR_SCAN_MAX", scan_max)
     monkeypatch.setattr(search, "OVERFETCH_MAX", 0)  # Chroma's own filter, not an overfetch, when not scanned
@@ -198,7 +198,7 @@ def test_hall_none_searches_only_the_drawers_in_no_hall(filled, monkeypatch, sca
 
 
 def test_hall_filter_names_any_none_or_one_of_the_five():
-    from mempalace.naming import hall_filter
+    from mempalace.text.names import hall_filter
 
     assert (hall_filter(None), hall_filter(""), hall_filter("none"), hall_filter(" None ")) == (None, None, "", "")
     assert hall_filter("facts") == hall_filter("hall_facts") == "hall_facts"
@@ -232,6 +232,6 @@ def test_a_keyword_match_counts_by_the_share_of_the_query_it_holds(palace, monke
 
 
 def test_only_an_embedder_that_crosses_languages_discounts_partial_keyword_matches() -> None:
-    from mempalace.embedding import crosses_languages
+    from mempalace.embedding.embedders import crosses_languages
 
     assert crosses_languages("use-m3") and not crosses_languages("minilm-int8") and not crosses_languages("hash")

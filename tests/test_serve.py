@@ -25,10 +25,10 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from mempalace import Palace
-from mempalace.access import full_grant
+from mempalace.access.rules import full_grant
 from mempalace.config import load_settings
 from mempalace.errors import PalaceBusyError
-from mempalace.scoped import ScopedPalace
+from mempalace.scoped.palace import ScopedPalace
 
 pytestmark = [pytest.mark.server, pytest.mark.model]
 

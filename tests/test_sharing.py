@@ -20,7 +20,7 @@ from mcp import Client, StdioServerParameters
 
 from mempalace import Palace
 from mempalace.errors import PalaceBusyError, PalaceUnavailableError
-from mempalace.sharing import CLIENTS_DIR, SERVER_FILE, ServerInfo
+from mempalace.server.starting import CLIENTS_DIR, SERVER_FILE, ServerInfo
 
 from test_mcp import call, threaded
 
@@ -211,7 +211,7 @@ def test_clear_messages_where_sharing_cannot_work(shared: Path, monkeypatch: pyt
     with pytest.raises(PalaceUnavailableError, match="served by another machine .another-machine"):
         Palace.open(shared).search("anything")
     (shared / SERVER_FILE).unlink()
-    monkeypatch.setattr("mempalace.sharing.os.access", lambda *_: False)
+    monkeypatch.setattr("mempalace.server.starting.os.access", lambda *_: False)
     with pytest.raises(PalaceUnavailableError, match="cannot write to"):
         Palace.open(shared)
 
@@ -258,8 +258,8 @@ def test_a_stale_server_file_never_leads_to_another_palace(shared: Path, tmp_pat
 
 
 def test_repair_keeps_an_add_another_writer_acknowledged(shared: Path) -> None:
-    from mempalace.catalog import JournalEntry
-    from mempalace.store import SEQ_KEY
+    from mempalace.catalog.catalog import JournalEntry
+    from mempalace.store.chroma import SEQ_KEY
 
     with Palace.open(shared) as palace:
         kept = palace.add_drawer("Acknowledged by its writer.", "wing_kai", "notes").drawer_ids[0]

@@ -14,12 +14,12 @@ import pytest
 from click.testing import CliRunner
 
 from mempalace import Palace
-from mempalace.cli import main
+from mempalace.cli.main import main
 from mempalace.config import load_settings
 from mempalace.errors import ConfigError, SourceRefusedError
-from mempalace.hooks import status
-from mempalace.settings_file import MAX_SETTINGS_BYTES
-from mempalace.syncing import book_of, file_transcript, sync_sources
+from mempalace.sources.hooks import status
+from mempalace.sources.settings_file import MAX_SETTINGS_BYTES
+from mempalace.sources.sync import book_of, file_transcript, sync_sources
 
 from _cli import assert_user_error
 from test_sources import drawer_count, record

@@ -12,9 +12,9 @@ import pytest
 from click.testing import CliRunner
 
 from mempalace import Palace
-from mempalace.cli import main
+from mempalace.cli.main import main
 from mempalace.errors import InvalidInputError
-from mempalace.syncing import book_of, file_transcript, sync_sources
+from mempalace.sources.sync import book_of, file_transcript, sync_sources
 from test_sources import session
 
 TOPICS = ("ferry", "tides", "lighthouse")

@@ -15,13 +15,13 @@ import pytest
 from click.testing import CliRunner
 
 from mempalace import Palace
-from mempalace.cli import main
+from mempalace.cli.main import main
 from mempalace.errors import InvalidInputError, PlaceNotFoundError
 from mempalace.ingest import ingest_paths
-from mempalace.sharing import ServerInfo
-from mempalace.suggest import suggest
-from mempalace import syncing
-from mempalace.syncing import book_of, file_transcript, sync_sources, sync_turn
+from mempalace.server.starting import ServerInfo
+from mempalace.sources.suggest import suggest
+from mempalace.sources import sync as syncing
+from mempalace.sources.sync import book_of, file_transcript, sync_sources, sync_turn
 from _processes import eventually
 
 SESSION = "9f1c2a3b-0000-4000-8000-00000000000{n}"

@@ -12,9 +12,9 @@ import pytest
 from mempalace import Palace
 from mempalace.errors import EmbeddingModelError, PalaceBusyError
 from mempalace.ingest import pipeline
-from mempalace import syncing
-from mempalace.sourcebook import stat_file
-from mempalace.syncing import book_of, file_transcript, sync_sources, sync_turn
+from mempalace.sources import sync as syncing
+from mempalace.catalog.source_book import stat_file
+from mempalace.sources.sync import book_of, file_transcript, sync_sources, sync_turn
 
 from test_sources import _said, drawer_count, record, session
 
@@ -149,7 +149,7 @@ def test_the_hosts_timer_counts_a_running_sync_as_use_and_outlives_a_failed_star
     import sys
 
     from mempalace.cli import sync_timer
-    from mempalace.sourcebook import SOURCES_FILE, SourceBook
+    from mempalace.catalog.source_book import SOURCES_FILE, SourceBook
 
     session(tmp_path / "src" / "a.jsonl", 1)
     SourceBook(tmp_path / SOURCES_FILE).add(tmp_path / "src")

@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from mempalace import Palace
 from mempalace.config import load_settings
-from mempalace.syncing import book_of, sync_sources
+from mempalace.sources.sync import book_of, sync_sources
 from _apptest import APP, cards_in, started
 from test_app import app_palace, open_page
 

@@ -18,13 +18,14 @@ import pytest
 from click.testing import CliRunner
 
 from mempalace import Palace
-from mempalace.cli import main, sync_timer
+from mempalace.cli.main import main
+from mempalace.cli import sync_timer
 from mempalace.errors import SourceRefusedError
 from mempalace.formats import slack
 from mempalace.formats.base import Source
 from mempalace.formats.confined import read_file
-from mempalace.sourcebook import sources_path
-from mempalace.syncing import SYNC_LOCK_SUFFIX, book_of, sync_sources, sync_turn
+from mempalace.catalog.source_book import sources_path
+from mempalace.sources.sync import SYNC_LOCK_SUFFIX, book_of, sync_sources, sync_turn
 
 from test_sources import session
 

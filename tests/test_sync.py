@@ -5,10 +5,10 @@ import pytest
 
 from mempalace import Palace
 from mempalace.config import load_settings
-from mempalace.embedding import HashEmbedder
-from mempalace.opening import CATALOG_FILE
-from mempalace.store import SEQ_KEY
-from mempalace.sync import new_stamp
+from mempalace.embedding.embedders import HashEmbedder
+from mempalace.palace.opening import CATALOG_FILE
+from mempalace.store.chroma import SEQ_KEY
+from mempalace.catalog.sync import new_stamp
 
 
 def _vector(text):

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from mempalace.embedding import LikenessScale
-from mempalace.ingest.rooms import RoomChooser
-from mempalace.ingest.topics import STRAY_LIKENESS, TopicRooms, strays_apart
+from mempalace.embedding.embedders import LikenessScale
+from mempalace.rooms.naming import RoomChooser
+from mempalace.rooms.choice import STRAY_LIKENESS, TopicRooms, strays_apart
 
 GARDEN = "The tomato seedlings need compost in the raised beds before the frost."
 DATABASE = "The database upgrade needs a rollback plan and a downtime window."

@@ -1,4 +1,4 @@
-"""The trash (mempalace.trash, store.trash): a delete keeps each drawer whole, a restore puts it back
+"""The trash (mempalace.palace.trash, store.trash): a delete keeps each drawer whole, a restore puts it back
 exactly as it was, and a delete or restore cut short at any step loses nothing."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from mempalace import Palace
 from mempalace.graph import find_tunnels
 from mempalace.errors import InvalidInputError, PalaceUnavailableError
 from mempalace.models import DrawerDraft
-from mempalace.store import Record
+from mempalace.store.chroma import Record
 from mempalace.store.trash import TRASH_CHANGE, TRASHED_AT, TRASHED_BY, TrashBin
 
 NOTES = (("pg-1", "Postgres upgrade from 14 to 16: pg_upgrade in link mode took four minutes.", "wing_ops", "db"),
@@ -110,7 +110,7 @@ def test_no_trash_when_trash_days_is_zero_and_ingest_replacements_never_go_there
 def test_what_was_trashed_longer_ago_than_trash_days_is_purged(palace, monkeypatch):
     seed(palace)
     palace.delete_drawer("cat-1")
-    import mempalace.trash as trash
+    import mempalace.palace.trash as trash
 
     later = trash.time.time() + 31 * 86_400
     monkeypatch.setattr(trash.time, "time", lambda: later)

@@ -10,12 +10,12 @@ import pytest
 from click.testing import CliRunner
 
 from mempalace import Palace
-from mempalace.access import grant_for, parse_rules
-from mempalace.cli import main
+from mempalace.access.rules import grant_for, parse_rules
+from mempalace.cli.main import main
 from mempalace.config import Settings
 from mempalace.errors import AccessDeniedError, InvalidInputError, PlaceNotFoundError
 from mempalace.models import DrawerDraft
-from mempalace.scoped import ScopedPalace
+from mempalace.scoped.palace import ScopedPalace
 from _apptest import start
 
 RULES = parse_rules([

@@ -14,12 +14,12 @@ from click.testing import CliRunner
 from mcp import Client
 
 from mempalace import Palace
-from mempalace.cli import main
+from mempalace.cli.main import main
 from mempalace.cli.mcp import build_server
 from mempalace.cli.support import user_errors
 from mempalace.errors import InvalidInputError
 from mempalace.ingest import ingest_paths
-from mempalace.syncing import book_of, file_transcript
+from mempalace.sources.sync import book_of, file_transcript
 
 from _cli import assert_user_error, describe
 from test_hooks import hooks_cli

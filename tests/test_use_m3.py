@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from mempalace import Palace
-from mempalace import embedding as embedding_module
+from mempalace.embedding import embedders as embedding_module
 from mempalace.config import load_settings
 
 TEXTS = ["我们 CDH 上一共有多少张表要搬到 MaxCompute？", "Our greyhound shivers on winter walks.",
@@ -41,7 +41,7 @@ def test_the_cached_tokenizer_and_weights_give_the_same_vectors_and_are_rebuilt_
 
 
 def test_a_cache_file_or_record_planted_as_a_link_or_in_an_open_folder_is_never_used(tmp_path: Path) -> None:
-    from mempalace.use_m3_cache import _sound, _store
+    from mempalace.embedding.use_m3_cache import _sound, _store
 
     def sha(path: Path, _cache: Path | None) -> str:
         import hashlib

@@ -17,7 +17,7 @@ import pytest
 from dashboard import uploads
 from mempalace import Palace
 from mempalace.config import Settings
-from mempalace.embedding import MODEL_SHA256, HashEmbedder
+from mempalace.embedding.embedders import MODEL_SHA256, HashEmbedder
 from mempalace.ingest import ingest
 from mempalace.ingest import vector_cache
 from mempalace.ingest.vector_cache import VECTORS_FILE, VectorCache, embed_cached
@@ -186,7 +186,7 @@ SAMPLES = ["Kai moved the login to OIDC with PKCE last spring, and Carmen Ortiz 
 
 def test_word_signatures_come_back_from_the_cache_exactly_and_only_for_the_same_texts_and_rules(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from mempalace.ingest.words import signature_rules, text_signatures
+    from mempalace.rooms.words import signature_rules, text_signatures
 
     palace = SimpleNamespace(settings=SimpleNamespace(cache_dir=tmp_path, embedder="hash"), derived=lambda k, make: make())
     cached = vector_cache.signatures_cached(palace)

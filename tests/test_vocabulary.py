@@ -2,10 +2,10 @@
 
 import pytest
 
-from mempalace.catalog_file import SCHEMA as _SCHEMA
+from mempalace.catalog.shared_file import SCHEMA as _SCHEMA
 from mempalace.errors import InvalidInputError
-from mempalace.naming import wing_name
-from mempalace.vocabulary import MAX_QUERY_WORDS, TOKENIZER, content_words
+from mempalace.text.names import wing_name
+from mempalace.catalog.vocabulary import MAX_QUERY_WORDS, TOKENIZER, content_words
 
 
 def tags(key: str, n: int) -> str:

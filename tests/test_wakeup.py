@@ -1,4 +1,4 @@
-"""Wake-up context (mempalace.wakeup): the rules that choose its lines, its budget, its scope, and its
+"""Wake-up context (mempalace.palace.wakeup): the rules that choose its lines, its budget, its scope, and its
 delivery by the CLI, MCP (tool and prompt, through the official SDK client) and Claude Code's
 SessionStart hook."""
 
@@ -14,13 +14,13 @@ from click.testing import CliRunner
 from mcp import Client
 
 from mempalace import Palace
-from mempalace.access import grant_for, parse_rules
-from mempalace.cli import main
+from mempalace.access.rules import grant_for, parse_rules
+from mempalace.cli.main import main
 from mempalace.cli.mcp import build_server
 from mempalace.errors import InvalidInputError, PlaceNotFoundError
 from mempalace.models import DrawerDraft
-from mempalace.scoped import ScopedPalace
-from mempalace.wakeup import approx_tokens, compose, write_identity
+from mempalace.scoped.palace import ScopedPalace
+from mempalace.palace.wakeup import approx_tokens, compose, write_identity
 from test_mcp import threaded
 
 ROOT = Path(__file__).resolve().parents[1]

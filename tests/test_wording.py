@@ -1,5 +1,5 @@
 """Counts with their nouns, as people write them: `1 drawer`, `2 drawers`, never `1 drawers`, in the
-CLI's and the dashboard's messages alike, all through `mempalace.wording.counted`."""
+CLI's and the dashboard's messages alike, all through `mempalace.text.counts.counted`."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from mempalace.audit import AuditCheck
-from mempalace.catalog_build import BuildProgress
+from mempalace.access.audit import AuditCheck
+from mempalace.catalog.build_progress import BuildProgress
 from mempalace.cli.sources import _entry_text
-from mempalace.sourcebook import SourceEntry
-from mempalace.syncing import SyncReport
-from mempalace.wording import counted
+from mempalace.catalog.source_book import SourceEntry
+from mempalace.sources.sync import SyncReport
+from mempalace.text.counts import counted
 
 ROOT = Path(__file__).resolve().parents[1]
 # A count written straight before a plural noun in an f-string, e.g. f"{n} drawers": wrong when n is 1

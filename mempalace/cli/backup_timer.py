@@ -11,8 +11,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..backup import newest_backup_age
-from ..privacy import NEUTRAL_FOLDER, OWNER_ONLY_UMASK
+from ..archive.backup import newest_backup_age
+from ..files.privacy import NEUTRAL_FOLDER, OWNER_ONLY_UMASK
 
 DAY = 86_400.0
 LOOK_SECONDS = 3_600.0
@@ -52,6 +52,6 @@ class BackupTimer:
 
 
 def _name() -> str:
-    from ..backup import stamp_name
+    from ..archive.backup import stamp_name
 
     return stamp_name()

@@ -9,11 +9,11 @@ from typing import Any
 
 import click
 
-from ..backup import prune_daily, restore_backup, stamp_name, verify_backup, write_backup
+from ..archive.backup import prune_daily, restore_backup, stamp_name, verify_backup, write_backup
 from ..config import load_settings
-from ..naming import wing_name
-from ..palace import Palace
-from ..wording import counted
+from ..text.names import wing_name
+from ..palace.palace import Palace
+from ..text.counts import counted
 from .support import emit, opened, palace_command, place_options, user_errors
 
 
@@ -111,7 +111,7 @@ def export_command(ctx: click.Context, palace: Palace, dest: Any, wing: str | No
                    vectors: bool) -> None:
     """Write the palace's drawers to DEST (`-` for standard output) as JSON Lines: id, text, place,
     hall, dates and all metadata, one drawer per line, for `mempalace import` into any palace."""
-    from ..portable import export_lines
+    from ..archive.portable import export_lines
 
     count = export_lines(palace, dest, wing_name(wing) if wing else None, palace.stored_room(room) if room else None,
                          vectors)
@@ -127,7 +127,7 @@ def export_command(ctx: click.Context, palace: Palace, dest: Any, wing: str | No
 def import_command(ctx: click.Context, palace: Palace, source: Any, wing: str | None) -> None:
     """File the drawers of a JSON Lines export (SOURCE, `-` for standard input) exactly as written:
     ids already in the palace are left as they are; vectors of another embedder are made anew."""
-    from ..portable import import_lines
+    from ..archive.portable import import_lines
 
     report = import_lines(palace, source, wing)
     emit(ctx, report, lambda: f"Imported {counted(report.added, 'drawer')} ({report.present} already in the palace; "

@@ -1,5 +1,5 @@
 """`mempalace embedder`: the palace's embedder and the others; `--to NAME` moves the palace to NAME in
-place (see `mempalace.moving`: resumable, safe to stop, searchable until the switch)."""
+place (see `mempalace.palace.embedder_move`: resumable, safe to stop, searchable until the switch)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import sys
 
 import click
 
-from ..moving import EmbedderInfo, MoveProgress, MoveReport, embedder_info, move_embedder
-from ..palace import Palace
-from ..wording import counted
+from ..palace.embedder_move import EmbedderInfo, MoveProgress, MoveReport, embedder_info, move_embedder
+from ..palace.palace import Palace
+from ..text.counts import counted
 from .support import echo, emit, palace_command
 
 

@@ -10,8 +10,8 @@ from .support import emit, palace_command
 from ..graph import find_tunnels, graph_stats, merge_rooms, suggest_room_merges, traverse
 from ..graph.network import MAX_HOPS
 from ..models import GraphStats, MergeSuggestion, Tunnel
-from ..palace import Palace
-from ..wording import counted
+from ..palace.palace import Palace
+from ..text.counts import counted
 
 
 @click.command(name="graph-stats")

@@ -7,8 +7,8 @@ import dataclasses
 
 import click
 
-from ..palace import Palace
-from ..wording import counted
+from ..palace.palace import Palace
+from ..text.counts import counted
 from .support import emit, palace_command
 
 NO_HALL_SHOWN = "(no hall)"

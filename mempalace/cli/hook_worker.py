@@ -1,5 +1,5 @@
 """`python -m mempalace.cli.hook_worker HOME`: the background process a tool's hook starts to file the
-sessions queued in HOME (see `mempalace.hook_queue`). Its writes are recorded in the audit log as
+sessions queued in HOME (see `mempalace.sources.hook_queue`). Its writes are recorded in the audit log as
 `via hook`; it prints one line per session, which its starter sends to `HOME/hooks/filing.log`.
 """
 
@@ -11,8 +11,8 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
-from ..access import Actor, acting_as, local_user
-from ..hook_queue import MAX_ATTEMPTS, FilingOutcome, file_queue
+from ..access.rules import Actor, acting_as, local_user
+from ..sources.hook_queue import MAX_ATTEMPTS, FilingOutcome, file_queue
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -2,8 +2,8 @@
 
 `install TOOL` adds a hook to the tool's settings file that runs `hooks run TOOL` against the palace in use
 at install time; `run` is what the tool executes, with the hook's JSON on stdin: it queues the transcript
-and leaves the filing to a background process (`mempalace.hook_queue`, `mempalace.cli.hook_worker`). The
-core (`mempalace.hooks`) keeps the registry of tools and edits their settings; these commands render it.
+and leaves the filing to a background process (`mempalace.sources.hook_queue`, `mempalace.cli.hook_worker`). The
+core (`mempalace.sources.hooks`) keeps the registry of tools and edits their settings; these commands render it.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Any
 import click
 
 from ..errors import MempalaceError
-from ..hooks import (MAX_PAYLOAD_BYTES, TOOLS, hook_payload, hook_tool, install, status, transcript_from_payload,
+from ..sources.hooks import (MAX_PAYLOAD_BYTES, TOOLS, hook_payload, hook_tool, install, status, transcript_from_payload,
                      uninstall)
 from .support import echo, emit, jsonable, place_options, user_errors
 
@@ -118,7 +118,7 @@ def status_command(ctx: click.Context, tool: str | None, settings_file: Path | N
 def _queue_line() -> str:
     """A line on the sessions hooks handed to the background, when some wait or failed."""
     from ..config import load_settings
-    from ..hook_queue import queue_state
+    from ..sources.hook_queue import queue_state
 
     state = queue_state(load_settings().home)
     if not (state.waiting or state.failed):
@@ -168,7 +168,7 @@ def run_command(ctx: click.Context, tool: str) -> None:
 def _wake_up(payload: dict[str, Any], palace: Path | None, url: str | None) -> str:
     """The wake-up for the session's project, from the palace folder's catalog (none for a server palace)."""
     from ..config import load_settings
-    from ..wakeup import session_context
+    from ..palace.wakeup import session_context
 
     folder, _ = palace_in_use(palace, url)
     cwd = payload.get("cwd")
@@ -177,7 +177,7 @@ def _wake_up(payload: dict[str, Any], palace: Path | None, url: str | None) -> s
 
 def _queue_session(tool: str, payload: dict[str, Any], palace: Path | None, url: str | None) -> str:
     """Queue the transcript the hook's stdin names for the palace and start the background filing."""
-    from .. import hook_queue
+    from ..sources import hook_queue
     from ..config import load_settings
 
     path = transcript_from_payload(tool, payload)

@@ -5,7 +5,7 @@ own server as a child process on a loopback socket it made itself and holds unti
 other process can take the port meanwhile), with a fresh token every request must carry, announces
 both in `mempalace.server.json` (its owner's alone), and stops, taking the server with it, once no
 process has used the palace for a while or the server dies.
-Clients start it (see `mempalace.sharing`); a person never needs to.
+Clients start it (see `mempalace.server.starting`); a person never needs to.
 """
 
 from __future__ import annotations
@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import MempalaceError
-from ..locking import PalaceLock
-from ..own_server import who_answers
-from ..privacy import NEUTRAL_FOLDER, OWNER_ONLY_UMASK, owner_dir, refuse_links, refuse_untrusted
-from ..sharing import CLIENTS_DIR, SERVER_FILE, ServerInfo, machine, newest_lease
+from ..files.locks import PalaceLock
+from ..store.server_identity import who_answers
+from ..files.privacy import NEUTRAL_FOLDER, OWNER_ONLY_UMASK, owner_dir, refuse_links, refuse_untrusted
+from ..server.starting import CLIENTS_DIR, SERVER_FILE, ServerInfo, machine, newest_lease
 from .serve import die_with_parent, reap
 from .backup_timer import BackupTimer
 from .sync_timer import SyncTimer
@@ -124,10 +124,10 @@ def _build_missing_catalog(where: Path) -> None:
     starts (clients wait, and may show how far it got); if that fails, the first client builds it
     through the server as before."""
     try:
-        from ..catalog import CATALOG_FILE
-        from ..catalog_build import build_before_serving
+        from ..catalog.catalog import CATALOG_FILE
+        from ..catalog.build import build_before_serving
         from ..config import load_settings
-        from ..opening import chroma_embedding_function
+        from ..palace.opening import chroma_embedding_function
 
         started = time.perf_counter()
         if build_before_serving(where, CATALOG_FILE, chroma_embedding_function(load_settings())):

@@ -13,7 +13,7 @@ from pydantic import Field
 
 from ..errors import MempalaceError
 from ..models import Drawer
-from ..naming import wing_name
+from ..text.names import wing_name
 
 PREVIEW_CHARS = 300
 Text = Annotated[str, Field(description="Verbatim text.")]

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ..palace import Palace
-from ..wording import counted
+from ..palace.palace import Palace
+from ..text.counts import counted
 from .support import emit, palace_command
 
 if TYPE_CHECKING:

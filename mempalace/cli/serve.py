@@ -21,11 +21,11 @@ from typing import Any
 import click
 
 from ..config import load_settings
-from ..locking import PalaceLock
-from ..palace import Palace
-from ..paths import checked_path
-from ..privacy import NEUTRAL_FOLDER, OWNER_ONLY_UMASK, open_own, owner_file, refuse_links, refuse_untrusted
-from ..store import CHROMA_FILE
+from ..files.locks import PalaceLock
+from ..palace.palace import Palace
+from ..files.paths import checked_path
+from ..files.privacy import NEUTRAL_FOLDER, OWNER_ONLY_UMASK, open_own, owner_file, refuse_links, refuse_untrusted
+from ..store.chroma import CHROMA_FILE
 from .support import is_loopback, user_errors
 
 LOG_FILE = "mempalace-serve.log"  # in the palace directory: files named mempalace* are ours

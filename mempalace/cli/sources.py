@@ -1,7 +1,7 @@
 """`mempalace sources`: folders and files the palace keeps in sync by itself.
 
-A front end over `mempalace.sourcebook` (what is registered, what each sync saw) and
-`mempalace.syncing` (filing what is new); the shared palace's host syncs every
+A front end over `mempalace.catalog.source_book` (what is registered, what each sync saw) and
+`mempalace.sources.sync` (filing what is new); the shared palace's host syncs every
 `sources_sync_seconds` while the palace is in use, `sources watch` keeps syncing in the foreground.
 """
 
@@ -13,12 +13,12 @@ from pathlib import Path
 
 import click
 
-from ..access import local_user
-from ..naming import wing_name
-from ..palace import Palace
-from ..sourcebook import SourceEntry
-from ..wording import counted
-from . import _FormatChoice
+from ..access.rules import local_user
+from ..text.names import wing_name
+from ..palace.palace import Palace
+from ..catalog.source_book import SourceEntry
+from ..text.counts import counted
+from .main import _FormatChoice
 from .support import FormatsListed, echo, emit, jsonable, palace_command
 
 
@@ -39,7 +39,7 @@ def sources_group() -> None:
 def add_command(ctx: click.Context, palace: Palace, path: Path, wing: str | None, wing_per_file: bool,
                 format_name: str | None, name: str | None) -> None:
     """Keep PATH (a file or folder ingest can read) in sync; the next sync files what it holds."""
-    from ..syncing import book_of
+    from ..sources.sync import book_of
 
     entry = book_of(palace).add(path, wing_name(wing) if wing else None, format_name, name, added_by=local_user(),
                                 wing_per_file=wing_per_file)
@@ -52,7 +52,7 @@ def add_command(ctx: click.Context, palace: Palace, path: Path, wing: str | None
 @palace_command()
 def list_command(ctx: click.Context, palace: Palace) -> None:
     """Every source: path, format, wing, last sync, files seen and gone, each failing file's error."""
-    from ..syncing import book_of
+    from ..sources.sync import book_of
 
     found = book_of(palace).entries()
     emit(ctx, found, lambda: "\n".join(_entry_text(e) for e in found) if found else
@@ -73,7 +73,7 @@ def _entry_text(entry: SourceEntry) -> str:
 @palace_command()
 def remove_command(ctx: click.Context, palace: Palace, name: str) -> None:
     """Stop syncing NAME; what it filed stays in the palace."""
-    from ..syncing import book_of
+    from ..sources.sync import book_of
 
     entry = book_of(palace).remove(name)
     emit(ctx, entry, lambda: f"Removed the source {entry.name}; its drawers stay in the palace.")
@@ -85,7 +85,7 @@ def remove_command(ctx: click.Context, palace: Palace, name: str) -> None:
 @palace_command()
 def sync_command(ctx: click.Context, palace: Palace, names: tuple[str, ...], auto: bool) -> None:
     """File what is new or grown in the sources (all, or those named) now."""
-    from ..syncing import sync_sources
+    from ..sources.sync import sync_sources
 
     reports = sync_sources(palace, names, wait=not auto)
     emit(ctx, reports, lambda: "\n".join(r.summary() for r in reports) or "No sources to sync.")
@@ -97,7 +97,7 @@ def sync_command(ctx: click.Context, palace: Palace, names: tuple[str, ...], aut
 @palace_command()
 def watch_command(ctx: click.Context, palace: Palace, every: float | None) -> None:
     """Keep syncing in the foreground (Ctrl-C stops): for a palace always kept up to date."""
-    from ..syncing import sync_sources
+    from ..sources.sync import sync_sources
 
     pause = every or palace.settings.sources_sync_seconds
     echo(f"Syncing every {pause:g} s; Ctrl-C stops.")
@@ -119,7 +119,7 @@ def suggest_command(ctx: click.Context, aider_folders: Sequence[Path]) -> None:
     """Where this machine's tools keep conversations, with file counts and the command that adds each."""
     import json
 
-    from ..suggest import suggest
+    from ..sources.suggest import suggest
 
     found = suggest(aider_folders=aider_folders)
     if ctx.obj["json"]:

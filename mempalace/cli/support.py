@@ -17,15 +17,15 @@ from typing import Any
 
 import click
 
-from ..access import is_loopback  # noqa: F401  (the CLI's commands check their --host with it)
+from ..access.rules import is_loopback  # noqa: F401  (the CLI's commands check their --host with it)
 
-from ..catalog import CATALOG_FILE
-from ..catalog_build import catalog_built, read_progress
+from ..catalog.catalog import CATALOG_FILE
+from ..catalog.build_progress import catalog_built, read_progress
 from ..config import load_settings
 from ..errors import MempalaceError
-from ..palace import Palace
-from ..paths import PATH_ERRNOS, checked_path, path_error
-from ..store import CHROMA_FILE
+from ..palace.palace import Palace
+from ..files.paths import PATH_ERRNOS, checked_path, path_error
+from ..store.chroma import CHROMA_FILE
 
 
 def jsonable(value: Any) -> Any:
@@ -169,7 +169,7 @@ class FormatsListed(click.Command):
     what each reads (the registry is imported only when help is shown)."""
 
     def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        from ..formats import FORMATS
+        from ..formats.registry import FORMATS
 
         with formatter.section("Formats (detected in this order; --format NAME skips detection)"):
             formatter.write_dl([(name, f"{module.LABEL}: {module.READS}") for name, module in FORMATS.items()])

@@ -13,9 +13,9 @@ from typing import Any
 
 import click
 
-from ..access import ROLES, VIA, Actor, local_user
-from ..audit import AuditEntry, TokenInfo
-from ..palace import Palace
+from ..access.rules import ROLES, VIA, Actor, local_user
+from ..access.audit import AuditEntry, TokenInfo
+from ..palace.palace import Palace
 from .support import echo, emit, jsonable, palace_command
 
 SHOWN_IDS = 3  # drawer ids a text audit line names before "+N more"

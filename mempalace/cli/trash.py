@@ -10,9 +10,9 @@ from datetime import datetime, timezone
 
 import click
 
-from ..palace import Palace
-from ..trash import trash_summary
-from ..wording import counted
+from ..palace.palace import Palace
+from ..palace.trash import trash_summary
+from ..text.counts import counted
 from .support import echo, emit, palace_command
 
 SHOWN_PLACES = 10  # places listed before asking to delete
@@ -83,7 +83,7 @@ def delete_command(ctx: click.Context, palace: Palace, drawer_ids: tuple[str, ..
 def _delete_one(ctx: click.Context, palace: Palace, drawer_id: str, yes: bool) -> None:
     """One drawer: its text shown before asking; the drawer itself is the JSON output."""
     if not yes and sys.stdin.isatty():
-        from . import PREVIEW_CHARS, _drawer_text
+        from .main import PREVIEW_CHARS, _drawer_text
 
         echo(f"This drawer will be deleted:\n{_drawer_text(palace.get_drawer(drawer_id), PREVIEW_CHARS)}\n", err=True)
         _ask("Delete it?", yes)

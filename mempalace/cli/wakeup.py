@@ -1,4 +1,4 @@
-"""`mempalace wake-up`: what an assistant should know at the start of a session (mempalace.wakeup)."""
+"""`mempalace wake-up`: what an assistant should know at the start of a session (mempalace.palace.wakeup)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from pathlib import Path
 import click
 
 from ..formats.base import project_name
-from ..naming import wing_name
-from ..palace import Palace
-from ..wakeup import DEFAULT_TOKENS
+from ..text.names import wing_name
+from ..palace.palace import Palace
+from ..palace.wakeup import DEFAULT_TOKENS
 from .support import emit, palace_command
 
 

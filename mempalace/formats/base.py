@@ -17,7 +17,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
 from ..errors import MalformedSourceError, SourceRefusedError
-from ..paths import checked_path
+from ..files.paths import checked_path
 from .confined import Roots, read_file, refuse_over, refuse_unless_regular
 
 Role = Literal["user", "assistant", "tool", "other"]

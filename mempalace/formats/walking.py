@@ -8,7 +8,7 @@ import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from ..paths import checked_path
+from ..files.paths import checked_path
 from . import aider, slack
 from .base import Source
 

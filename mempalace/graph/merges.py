@@ -21,10 +21,10 @@ from collections.abc import Callable
 import numpy as np
 
 from ..errors import InvalidInputError, PlaceNotFoundError
-from ..ingest.words import stem
+from ..rooms.words import stem
 from ..models import MergeResult, MergeSuggestion
-from ..naming import room_slug
-from ..palace import Palace
+from ..text.names import room_slug
+from ..palace.palace import Palace
 from .network import RoomInfo, closest_names, room_index
 
 DEFAULT_MIN_SCORE = 0.8

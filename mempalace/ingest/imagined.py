@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from ..inventory import PERSON
+from ..catalog.placements import PERSON
 from ..models import Drawer, DrawerDraft
 from .report import rename_all
 

@@ -11,21 +11,21 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .. import blobs
-from ..demo_data import demo_places
-from ..embedding import likeness_scale
+from ..text import blobs
+from ..palace.demo_drawers import demo_places
+from ..embedding.embedders import likeness_scale
 from ..formats.base import Conversation, Source, conversation_key
-from ..inventory import PERSON
+from ..catalog.placements import PERSON
 from ..models import DrawerDraft
-from ..palace import Palace
-from .chunks import MESSAGE_GAP, Chunk, chunk_conversation, prose, read_through, without_cut_labels
-from .halls import HallClassifier
+from ..palace.palace import Palace
+from ..text.drawer_chunks import MESSAGE_GAP, Chunk, chunk_conversation, prose, read_through, without_cut_labels
+from ..halls.classifier import HallClassifier
 from .report import PlannedDrawer
-from .model_names import ModelNamer, model_names_for
-from .rooms import GENERAL, RoomChooser
+from ..rooms.model_names import ModelNamer, model_names_for
+from ..rooms.naming import GENERAL, RoomChooser
 from .wings import CHOSEN, EARLIER, WingChoice, default_wing
-from .words import people_words
-from .topics import TopicRooms
+from ..rooms.words import people_words
+from ..rooms.choice import TopicRooms
 from .vector_cache import PartHeard, embed_cached, remembering_embed, signatures_cached
 
 Progress = Callable[[int, int], None]

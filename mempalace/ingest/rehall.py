@@ -9,10 +9,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import blobs
-from ..inventory import INGEST, READ_AT_ONCE
-from ..palace import Palace
-from .halls import HallClassifier
+from ..text import blobs
+from ..catalog.placements import INGEST, READ_AT_ONCE
+from ..palace.palace import Palace
+from ..halls.classifier import HallClassifier
 
 
 @dataclass(frozen=True)

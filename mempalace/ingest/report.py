@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
-from ..wording import counted
+from ..text.counts import counted
 
 
 @dataclass(frozen=True)

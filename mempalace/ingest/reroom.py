@@ -2,7 +2,7 @@
 knowing every wing at once.
 
 Rooms a person chose (`--room`, `add`, moves, merges) are never touched; they are rooms the palace
-already has, except the demo's (`mempalace.demo_data`): a drawer ingest filed into one leaves it.
+already has, except the demo's (`mempalace.palace.demo_drawers`): a drawer ingest filed into one leaves it.
 Conversations are replayed in filing order, so the same palace gives the same result. Moves are
 applied only to drawers still where the preview found them (a person's move meanwhile wins).
 """
@@ -15,14 +15,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..demo_data import demo_rooms
-from ..embedding import likeness_scale
-from ..inventory import INGEST, READ_AT_ONCE, RoomedDrawer
-from ..palace import Palace
+from ..palace.demo_drawers import demo_rooms
+from ..embedding.embedders import likeness_scale
+from ..catalog.placements import INGEST, READ_AT_ONCE, RoomedDrawer
+from ..palace.palace import Palace
 from .planning import PROFILE_DRAWERS, remember_room
-from .rooms import RoomChooser
-from .words import people_words
-from .topics import TopicRooms
+from ..rooms.naming import RoomChooser
+from ..rooms.words import people_words
+from ..rooms.choice import TopicRooms
 
 
 @dataclass(frozen=True)

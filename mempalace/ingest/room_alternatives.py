@@ -8,11 +8,11 @@ from typing import Any
 import numpy as np
 
 from ..errors import PlaceNotFoundError
-from ..inventory import names_in
-from .part_phrases import read_part
+from ..catalog.placements import names_in
+from ..rooms.part_phrases import read_part
 from .planning import said_in
-from .rooms import GENERAL, Meaning, PhraseTally, RoomChooser, room_key
-from .topics import TopicRooms
+from ..rooms.naming import GENERAL, Meaning, PhraseTally, RoomChooser, room_key
+from ..rooms.choice import TopicRooms
 from .vector_cache import remembering_embed
 
 SAMPLED_DRAWERS = 40  # drawers read, spread over the room, to name it

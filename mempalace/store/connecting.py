@@ -27,7 +27,7 @@ def http_client(url: str, token: str = "", own: bool = False) -> Any:
     `own` server (a shared palace's) is sent nothing on a connection whose far end is another user's."""
     import chromadb
 
-    from ..own_server import guard_chroma_client
+    from .server_identity import guard_chroma_client
 
     parts = urlparse(url if "://" in url else f"http://{url}")
     if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -53,7 +53,7 @@ def http_client(url: str, token: str = "", own: bool = False) -> Any:
 
 def live_collection_name(client: Any) -> str:
     """The name of the drawers collection in use: the state records it once a palace has moved to
-    another embedder (see `mempalace.moving`); before that it is always `COLLECTION`."""
+    another embedder (see `mempalace.palace.embedder_move`); before that it is always `COLLECTION`."""
     try:
         state = client.get_collection(STATE_COLLECTION, embedding_function=None).metadata or {}
     except Exception as exc:

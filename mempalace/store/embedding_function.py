@@ -8,7 +8,7 @@ from typing import Any
 from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
 from chromadb.utils.embedding_functions import register_embedding_function
 
-from ..embedding import load_embedder
+from ..embedding.embedders import load_embedder
 
 
 @register_embedding_function

@@ -4,7 +4,7 @@ the environment the host gives it (the folder, the token). Two things are added 
 built: MemPalace's embedding function is registered, so the palace's collection loads (it is never
 called there: drawers arrive with their vectors), and stored vectors are handed to the server as the
 arrays it expects (Chroma 1.5's server fails a `get` or `query` that includes them otherwise). In front
-of it, the proof that this is the palace's own server (`mempalace.own_server`), asked before anything
+of it, the proof that this is the palace's own server (`mempalace.store.server_identity`), asked before anything
 is sent to it."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import numpy as np
 from chromadb.api.rust import RustBindingsAPI
 from overrides import override  # Chroma's classes refuse an override without it
 
-from ..own_server import CHALLENGE, CHALLENGE_HEADER, PROOF_PATH, proof
+from .server_identity import CHALLENGE, CHALLENGE_HEADER, PROOF_PATH, proof
 from . import embedding_function  # noqa: F401  (registers "mempalace" with Chroma)
 
 
@@ -44,7 +44,7 @@ from chromadb.app import app as chroma_app  # noqa: E402  (built last: its setti
 
 class ProvingApp:
     """Chroma's app, but `GET /mempalace/proof` with a challenge header is answered with the proof of
-    the token the host gave the server (see `mempalace.own_server.proof`); a bad challenge gets 400."""
+    the token the host gave the server (see `mempalace.store.server_identity.proof`); a bad challenge gets 400."""
 
     def __init__(self, inner: Any, token: str):
         self._inner, self._token = inner, token

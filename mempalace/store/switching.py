@@ -1,5 +1,5 @@
 """A drawers collection for another embedder, built beside the live one and switched to in one write
-of the palace's state (see `mempalace.moving`). Until that write the live collection is the old one;
+of the palace's state (see `mempalace.palace.embedder_move`). Until that write the live collection is the old one;
 a half-built collection is resumed by the next move to the same embedder, or discarded."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import PalaceUnavailableError
-from . import CHROMA_FILE, EMBEDDER_KEY, PAGE, ChromaStore, Record, _records
+from .chroma import CHROMA_FILE, EMBEDDER_KEY, PAGE, ChromaStore, Record, _records
 from .connecting import COLLECTION, LIVE_KEY, STATE_COLLECTION, live_collection_name
 
 

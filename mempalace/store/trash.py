@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from . import PAGE, ChromaStore, Record, _guarded, _records
+from .chroma import PAGE, ChromaStore, Record, _guarded, _records
 from .connecting import missing
 
 TRASH_PREFIX = "mempalace_trash_"

@@ -76,7 +76,7 @@ class Dashboard:
 
     def stop(self) -> None:
         """Stop the dashboard, then the server MemPalace started for its palace (if it did)."""
-        from mempalace.sharing import ServerInfo
+        from mempalace.server.starting import ServerInfo
 
         stop(self.process)
         info = ServerInfo.read(self.palace_path)

@@ -31,7 +31,7 @@ def prefill(palace) -> None:
     import json
     import zipfile
 
-    from mempalace.demo import load_demo
+    from mempalace.ingest.demo import load_demo
     from mempalace.ingest import ingest
 
     load_demo(palace)

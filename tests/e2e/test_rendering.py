@@ -37,7 +37,7 @@ SCRIPT = f"""
 import streamlit as st
 from dashboard.text import show_verbatim
 from mempalace.formats.base import Conversation, Message
-from mempalace.ingest.chunks import chunk_conversation
+from mempalace.text.drawer_chunks import chunk_conversation
 
 with st.container(key="hostile"):
     show_verbatim({HOSTILE!r}, key="raw-drawer", mentions={{"U0BMYT2FL": "Harry Potter"}})

@@ -42,9 +42,9 @@ FOREIGN = (
 
 
 def prefill(palace) -> None:
-    from mempalace.demo import load_demo
-    from mempalace.store import SEQ_KEY
-    from mempalace.sync import new_stamp
+    from mempalace.ingest.demo import load_demo
+    from mempalace.store.chroma import SEQ_KEY
+    from mempalace.catalog.sync import new_stamp
 
     load_demo(palace)
     for drawer_id, text, wing, room, source in FOREIGN:  # as tests/test_graph.py's foreign_add, with more fields

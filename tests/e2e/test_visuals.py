@@ -41,8 +41,8 @@ def places() -> list[tuple[str, str, int]]:
 
 
 def prefill(palace) -> None:
-    from mempalace.store import SEQ_KEY
-    from mempalace.sync import new_stamp
+    from mempalace.store.chroma import SEQ_KEY
+    from mempalace.catalog.sync import new_stamp
 
     ids, texts, metas = [], [], []
     for wing, room, drawers in places():

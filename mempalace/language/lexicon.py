@@ -1,0 +1,79 @@
+"""What kind of word a word is, from kept word lists shipped inside PyPI packages, each checked by
+sha256 on first use so a changed list cannot silently change every room name:
+
+- which words can head a noun phrase: `lemminflect`'s English lexicon (a word it knows only as a verb,
+  adjective or adverb, like `exceeds` or `slow`, names no topic on its own);
+- which capitalised words are people's given names: the US census first-name lists of the `names`
+  package (5,494 names), so `Rosa said` or `ask Grant` never names a room while `Lisbon` may.
+"""
+
+from __future__ import annotations
+
+import functools
+import gzip
+
+from .shipped import checked_file
+
+LEMMA_FILE = ("lemminflect", "lemminflect/resources/lemma_lu.csv.gz",
+              "fd6f807e796da07f2a430d073cefae17004f7147abda065bb48b129dc29a850f")
+NAME_FILES = (("names", "names/dist.male.first", "0a5078ef6effe3b483d15b0f7f95047662126c9bfb624ecd5e5b978fc0f2470b"),
+              ("names", "names/dist.female.first", "bd2f310fc4e5d5e5ea122c9d4342c9821145823118eb20db1647f305ec77b358"))
+NOUN_TAGS = frozenset({"noun", "propn"})
+HONORIFICS = frozenset("""dr mr mrs ms miss mx prof sir madam coach aunt auntie uncle grandma grandpa nana
+officer nurse pastor rev""".split())
+
+
+@functools.lru_cache(maxsize=1)
+def given_names() -> frozenset[str]:
+    """Lowercased given names (`rosa`, `grant`, `hope`): a capitalised one in a text is a person."""
+    found: set[str] = set()
+    for package, relative, sha256 in NAME_FILES:
+        text = checked_file(package, relative, sha256).read_text(encoding="ascii")
+        found.update(line.split()[0].lower() for line in text.splitlines() if line.strip())
+    return frozenset(found)
+
+
+@functools.lru_cache(maxsize=1)
+def _parts_of_speech() -> dict[str, frozenset[str]]:
+    """Every inflected form the lexicon knows → the parts of speech it can be; a verb form other than
+    the base or the -s form (`blew`, `fixed`, `starting`) is tagged `inflected`."""
+    path = checked_file(*LEMMA_FILE)
+    tags: dict[str, set[str]] = {}
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        lines = handle.read().lower().splitlines()
+    for line in lines:  # form,part of speech,lemma[/lemma...]
+        form, tag, lemma = line.split(",", 2)
+        inflected = tag == "verb" and form not in lemma.split("/") and not form.endswith("s")
+        tags.setdefault(form, set()).add("inflected" if inflected else tag)
+    return {form: frozenset(found) for form, found in tags.items()}
+
+
+@functools.lru_cache(maxsize=131_072)
+def can_head(word: str) -> bool:
+    """Whether `word` can end a topic's name: a noun, a verb's base or -s form (most are nouns too:
+    `deploy`, `templates`), a gerund (`hunting`), or a word the lexicon lacks (a product, a place,
+    jargon, an acronym) unless English uses it very often (`per`); not an adjective, adverb or past
+    form (`slow`, `blew`, `fixed`)."""
+    tags = _parts_of_speech().get(word.lower())
+    if tags is None:
+        from .frequency import zipf
+
+        return zipf(word.lower()) < FUNCTION_WORD_ZIPF
+    return bool(tags & (NOUN_TAGS | {"verb"})) or word.endswith("ing")
+
+
+FUNCTION_WORD_ZIPF = 5.0  # a word the lexicon lacks yet English uses this often is a function word (`per`)
+
+
+EVERYDAY_GERUND_ZIPF = 4.3  # a verb-only -ing word this common (starting, thinking) is an action, not a topic
+
+
+def can_stand_alone(word: str) -> bool:
+    """Whether `word` alone can name a topic: not an everyday verb's -ing form (`gardening`, `pricing`
+    can; `starting`, `searching` cannot)."""
+    tags = _parts_of_speech().get(word.lower())
+    if not word.endswith("ing") or tags is None or tags & NOUN_TAGS:
+        return True
+    from .frequency import zipf
+
+    return zipf(word) < EVERYDAY_GERUND_ZIPF

@@ -1,0 +1,108 @@
+"""What one conversation part says, for naming its room: its phrases (one or two content words in a
+row), never a person (speakers, their handles, given names, the capitalised word after one or after
+a title)."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from ..text.names import spell_symbols
+from ..language.languages import ENGLISH, is_cjk, main_language, reading, words_in
+from ..language.lexicon import HONORIFICS, given_names
+from .words import COMMAND_WORD, LONG_TOKEN, NOT_PROSE, NOT_TOPIC_WORDS, SENTENCE, WORD, fold, stem, topic_length
+
+_CAPITAL_PAIR = re.compile(r"\b([A-Z][a-z]+)\.?[ \t]+(?=([A-Z][a-z][\w'-]*))")
+
+
+def name_stem(word: str) -> str:
+    """`stem`, and `cities` as `city`: names that differ so are one name (word signatures keep `stem`)."""
+    return stem(word[:-3] + "y") if word.endswith("ies") and len(word) > 4 else stem(word)
+
+
+@dataclass(frozen=True)
+class Part:
+    """What one conversation part says, for naming the room it is in: its phrases by key (sorted light
+    stems) with how firmly it uses each (0.7 once, 0.95 twice, 1.0 more or in its title), each one's
+    commonest spelling here, and the keys it spells only capitalised (a place, a product)."""
+
+    wing: str
+    support: Mapping[str, float]
+    surface: Mapping[str, str]
+    proper: frozenset[str] = frozenset()
+    titled: frozenset[str] = frozenset()
+    language: str = ENGLISH  # the language most of its text is in
+
+
+def read_part(texts: Sequence[str], title: str | None = None, names: Iterable[str] = (), wing: str = "") -> Part:
+    """The phrases (one or two content words in a row) of a part's texts and title."""
+    spoken = {w for n in names for w in WORD.findall(fold(n.lower()))} | handles(names)
+    ignored = NOT_TOPIC_WORDS | spoken | reading("\n".join([*texts, title or ""]))[1]
+    people = _people([*texts, title or ""], spoken)
+    counts: Counter[str] = Counter()
+    spellings: dict[str, Counter[str]] = {}
+    lower_seen: set[str] = set()
+    titled: set[str] = set()
+    for source, text in [(False, t) for t in texts] + [(True, title or "")]:
+        for run in _runs(text, ignored, people, lower_seen, spoken):
+            for size in (1, 2):
+                for start in range(len(run) - size + 1):
+                    words = run[start : start + size]
+                    if size == 2 and name_stem(words[0]) == name_stem(words[1]):
+                        continue  # "thread thread" is not a topic
+                    key = "-".join(sorted(name_stem(w) for w in words))
+                    counts[key] += 1
+                    spellings.setdefault(key, Counter())[" ".join(words)] += 1
+                    if source:
+                        titled.add(key)
+    support = {k: 1.0 if k in titled else min(1.0, 0.45 + 0.25 * n) for k, n in counts.items()}
+    surface = {k: max(c.items(), key=lambda kv: (kv[1], kv[0]))[0] for k, c in spellings.items()}
+    proper = frozenset(k for k, s in surface.items() if not set(s.split()) & lower_seen and not is_cjk(s))
+    return Part(wing, support, surface, proper, frozenset(titled), main_language("\n".join(texts) or title or ""))
+
+
+def handles(names: Iterable[str]) -> set[str]:
+    """The usual handles of people with a first and last name: `hfaran`, `hamzaf`, `hamzafaran`."""
+    found = set()
+    for name in names:
+        words = WORD.findall(fold(name.lower()))
+        if len(words) >= 2:
+            first, last = words[0], words[-1]
+            found |= {first[0] + last, first + last[0], first + last}
+    return found
+
+
+def _people(texts: Sequence[str], spoken: set[str]) -> set[str]:
+    """Words that are people here when capitalised: given names, and the capitalised word after a
+    given name, a speaker's name or a title (`Dr. Okafor`, `Hal Higdon`)."""
+    people = set(given_names())
+    for text in texts:
+        for first, second in _CAPITAL_PAIR.findall(fold(text)):
+            lead = first.lower()
+            if lead in people or lead in HONORIFICS or lead in spoken:
+                people.add(second.lower())
+    return people
+
+
+def _runs(text: str, ignored: frozenset[str] | set[str], people: set[str], lower_seen: set[str],
+          spoken: set[str]) -> list[list[str]]:
+    """Runs of consecutive content words of `text`, lowercased; a capitalised person's name, or a
+    speaker's name (`spoken`), breaks a run. Words written in lower case are added to `lower_seen`."""
+    runs: list[list[str]] = []
+    prepared = COMMAND_WORD.sub(" . ", spell_symbols(fold(text)))
+    for piece in SENTENCE.split(NOT_PROSE.sub(" . ", LONG_TOKEN.sub(" . ", prepared))):
+        run: list[str] = []
+        for token in words_in(piece, WORD, spoken):
+            word = token.lower()
+            short = not topic_length(word) and not (len(word) == 2 and token.isupper())
+            if not word or word in ignored or short or (token[0].isupper() and word in people):
+                runs.append(run)
+                run = []
+                continue
+            if token[0].islower():
+                lower_seen.add(word)
+            run.append(word)
+        runs.append(run)
+    return [r for r in runs if r]
