@@ -4,7 +4,7 @@ hold their answers, and off-topic or nonsense queries that should find nothing c
     python benchmarks/close_matches.py            # LoCoMo conversations 3-5 plus ../shared's transcripts
 
 A result is close when it holds half of the query's words or is nearer in meaning than chance and
-CLOSE_MIN (mempalace/search.py). Printed: the share of questions with at least one close result,
+CLOSE_MIN (mempalace/palace/search.py). Printed: the share of questions with at least one close result,
 the share of answer-holding results among the top 10 that are close, and for each off-topic query
 how many of its 10 results are close (0 is right).
 """

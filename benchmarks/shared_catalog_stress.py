@@ -7,7 +7,7 @@ Prints how many loads and opens each process made and every error it met, by kin
 of 2026-12-05 most minutes gave errors ("database disk image is malformed", "vtable constructor
 failed") and, in three runs of five, a reader deleting the catalog as damaged: opening it chmod'ed
 the file through a descriptor of its own, and closing that descriptor dropped the process's SQLite
-locks; an opener also made the schema's triggers again under a load (see `mempalace/catalog_file.py`).
+locks; an opener also made the schema's triggers again under a load (see `mempalace/catalog/shared_file.py`).
 After it: 0 errors in 60 and 90 s runs.
 """
 

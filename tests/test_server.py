@@ -39,7 +39,7 @@ def client(url: str, home: Path) -> Palace:
     """A palace client with its own MEMPALACE_HOME, hence its own catalog cache.
 
     The periodic foreign-write count check is pushed out of reach so that only the marker and
-    write-stamp logic of mempalace/sync.py can bring one client up to date with the other's writes.
+    write-stamp logic of mempalace/catalog/sync.py can bring one client up to date with the other's writes.
     """
     return Palace.open(url=url, settings=load_settings(home, foreign_check_seconds=3600))
 

@@ -21,11 +21,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from .rules import Actor, check_role, wing_patterns
-from .audit_anchor import AnchorLock, anchor_path, disagreement, first_anchor, read_anchor, write_anchor
 from ..errors import AccessDeniedError, InvalidInputError
 from ..files.privacy import private_database
 from ..text.counts import counted
+from .audit_anchor import AnchorLock, anchor_path, disagreement, first_anchor, read_anchor, write_anchor
+from .rules import Actor, check_role, wing_patterns
 
 ACCESS_FILE = "mempalace_access.sqlite3"
 TOKEN_PREFIX = "mpt_"

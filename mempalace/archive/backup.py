@@ -26,8 +26,8 @@ import numpy as np
 from ..embedding.embedders import file_sha256
 from ..errors import InvalidInputError, PalaceBusyError
 from ..files.privacy import owner_dir, owner_file
-from ..text.counts import counted
 from ..store.chroma import Record
+from ..text.counts import counted
 
 FORMAT = "mempalace-backup"
 VERSION = 1
@@ -53,8 +53,8 @@ def side_files(catalog: Path) -> dict[str, Path]:
     """{name in a backup: path} of the palace's own state besides its drawers."""
     from ..access.audit_anchor import anchor_path
     from ..catalog.change_log import changes_path
-    from ..palace.drawer_records import access_path
     from ..catalog.source_book import sources_path
+    from ..palace.drawer_records import access_path
 
     access = access_path(catalog)
     return {"access.sqlite3": access, "access.anchor": anchor_path(access), "sources.sqlite3": sources_path(catalog),

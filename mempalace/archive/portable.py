@@ -10,10 +10,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, TextIO
 
-from ..errors import InvalidInputError
 from ..catalog.sync import UNSORTED_WING
-from ..text.names import hall_name, room_slug, wing_name
+from ..errors import InvalidInputError
 from ..store.chroma import SEQ_KEY, Record
+from ..text.names import hall_name, room_slug, wing_name
 
 BATCH = 1_000
 PLACE = ("wing", "room", "hall", "source_file", "filed_at")

@@ -12,8 +12,8 @@ from .build_progress import catalog_built
 def build_before_serving(palace_dir: Path, catalog_file: str, embedding_function: Any) -> bool:
     """The host's step before it starts the server: a palace with drawers and no catalog gets one,
     read from Chroma's files embedded (the host holds the palace's lock). Returns whether it built."""
-    from .catalog import Catalog
     from ..store.chroma import CHROMA_FILE, ChromaStore
+    from .catalog import Catalog
     from .sync import CatalogSync
 
     if not (palace_dir / CHROMA_FILE).exists() or catalog_built(palace_dir / catalog_file):

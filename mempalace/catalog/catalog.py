@@ -15,14 +15,14 @@ from typing import Any
 
 import numpy as np
 
-from .dates import DATE_FILTERS, DateCounts
-from .shared_file import BUILT_KEY, INDEX_NAMES, INDEXES, LOADING_KEY, TRIGGER_NAMES, TRIGGERS, loading, open_catalog
+from ..files.privacy import owner_dir
 from ..text.cjk import index_text
+from .dates import DATE_FILTERS, DateCounts
 from .filters import FILING_ORDER, place_tokens, where_clause
 from .keyword_search import LexicalSearch
-from ..files.privacy import owner_dir
-from .vector_reads import VectorReads
 from .recent_reads import RecentReads
+from .shared_file import BUILT_KEY, INDEX_NAMES, INDEXES, LOADING_KEY, TRIGGER_NAMES, TRIGGERS, loading, open_catalog
+from .vector_reads import VectorReads
 from .vocabulary import WordCounts, WordTokens
 from .write_journal import JournalEntry, WriteJournal  # noqa: F401 (JournalEntry: sync's and tests' name for it here)
 

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .catalog import CATALOG_FILE
-from ..models import HALL_BY, ROOM_ALIASES, ROOM_BY
 from ..files.privacy import private_database
+from ..models import HALL_BY, ROOM_ALIASES, ROOM_BY
+from .catalog import CATALOG_FILE
 
 CHANGES_FILE = "mempalace_changes.sqlite3"
 PLACE_KEYS = ("wing", "room", "hall", ROOM_BY, HALL_BY, ROOM_ALIASES)  # what a change of place may touch

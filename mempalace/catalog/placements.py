@@ -10,9 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from .catalog import Catalog
 from ..models import HALL_BY, ROOM_BY
 from ..store.chroma import SEQ_KEY, ChromaStore
+from .catalog import Catalog
 
 INGEST = "ingest"
 PERSON = "person"

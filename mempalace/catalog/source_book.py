@@ -20,12 +20,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import NamedTuple
 
-from .catalog import CATALOG_FILE
 from ..errors import InvalidInputError, PlaceNotFoundError
-from ..formats.walking import walk
 from ..files.paths import checked_path
-from ..text.names import wing_name
 from ..files.privacy import owner_database, refuse_linked_database
+from ..formats.walking import walk
+from ..text.names import wing_name
+from .catalog import CATALOG_FILE
 
 SOURCES_FILE = "mempalace_sources.sqlite3"
 SQLITE_STORES = {".vscdb", ".sqlite", ".sqlite3", ".db"}  # a tool's SQLite store: its -wal log counts too

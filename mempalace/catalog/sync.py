@@ -28,13 +28,13 @@ import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from .catalog import Catalog, JournalEntry, Row
-from .build_progress import ProgressFile
-from .dates import first_day
 from ..errors import MempalaceError
 from ..files.locks import WriteGate
 from ..models import ROOM_ALIASES
 from ..store.chroma import SEQ_KEY, ChromaStore, Record
+from .build_progress import ProgressFile
+from .catalog import Catalog, JournalEntry, Row
+from .dates import first_day
 
 LAG_MICROSECONDS = 60_000_000
 REPAIR_RETRY_SECONDS = 5.0

@@ -11,9 +11,9 @@ import click
 
 from ..archive.backup import prune_daily, restore_backup, stamp_name, verify_backup, write_backup
 from ..config import load_settings
-from ..text.names import wing_name
 from ..palace.palace import Palace
 from ..text.counts import counted
+from ..text.names import wing_name
 from .support import emit, opened, palace_command, place_options, user_errors
 
 

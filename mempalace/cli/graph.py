@@ -6,12 +6,12 @@ import shlex
 
 import click
 
-from .support import emit, palace_command
 from ..graph import find_tunnels, graph_stats, merge_rooms, suggest_room_merges, traverse
 from ..graph.network import MAX_HOPS
 from ..models import GraphStats, MergeSuggestion, Tunnel
 from ..palace.palace import Palace
 from ..text.counts import counted
+from .support import emit, palace_command
 
 
 @click.command(name="graph-stats")

@@ -177,8 +177,8 @@ def _wake_up(payload: dict[str, Any], palace: Path | None, url: str | None) -> s
 
 def _queue_session(tool: str, payload: dict[str, Any], palace: Path | None, url: str | None) -> str:
     """Queue the transcript the hook's stdin names for the palace and start the background filing."""
-    from ..sources import hook_queue
     from ..config import load_settings
+    from ..sources import hook_queue
 
     path = transcript_from_payload(tool, payload)
     settings = load_settings()

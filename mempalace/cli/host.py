@@ -23,11 +23,11 @@ from typing import Any
 
 from ..errors import MempalaceError
 from ..files.locks import PalaceLock
-from ..store.server_identity import who_answers
 from ..files.privacy import NEUTRAL_FOLDER, OWNER_ONLY_UMASK, owner_dir, refuse_links, refuse_untrusted
 from ..server.starting import CLIENTS_DIR, SERVER_FILE, ServerInfo, machine, newest_lease
-from .serve import die_with_parent, reap
+from ..store.server_identity import who_answers
 from .backup_timer import BackupTimer
+from .serve import die_with_parent, reap
 from .sync_timer import SyncTimer
 
 LOOPBACK = "127.0.0.1"

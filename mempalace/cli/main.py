@@ -15,12 +15,12 @@ import click
 
 from ..access.rules import Actor, acting_as, local_user
 from ..errors import InvalidInputError, MempalaceError
-from ..models import HALLS
-from ..text.names import room_slug
-from ..palace.palace import Palace
 from ..files.paths import path_error
+from ..models import HALLS
+from ..palace.palace import Palace
 from ..palace.search import LEXICAL_WEIGHT
 from ..text.counts import counted
+from ..text.names import room_slug
 from .support import FormatsListed, echo, emit, palace_command
 
 if TYPE_CHECKING:

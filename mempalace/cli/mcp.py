@@ -27,13 +27,13 @@ from pydantic import Field
 from .. import __version__
 from ..access.rules import full_grant, is_loopback, local_user, token_grant
 from ..errors import AccessDeniedError, InvalidInputError, MempalaceError, PalaceNotFoundError
+from ..files.paths import checked_path, shown_path
+from ..formats.confined import inside
 from ..graph import find_tunnels, graph_stats, suggest_room_merges, traverse
 from ..graph.merges import same_concept_room
-from ..formats.confined import inside
-from ..text.names import room_slug, wing_name
 from ..palace.palace import Palace
-from ..files.paths import checked_path, shown_path
 from ..scoped.palace import ScopedPalace
+from ..text.names import room_slug, wing_name
 from .support import jsonable, place_options, user_errors
 
 MAX_SEARCH_LIMIT = 100

@@ -22,9 +22,9 @@ import click
 
 from ..config import load_settings
 from ..files.locks import PalaceLock
-from ..palace.palace import Palace
 from ..files.paths import checked_path
 from ..files.privacy import NEUTRAL_FOLDER, OWNER_ONLY_UMASK, open_own, owner_file, refuse_links, refuse_untrusted
+from ..palace.palace import Palace
 from ..store.chroma import CHROMA_FILE
 from .support import is_loopback, user_errors
 

@@ -14,10 +14,10 @@ from pathlib import Path
 import click
 
 from ..access.rules import local_user
-from ..text.names import wing_name
-from ..palace.palace import Palace
 from ..catalog.source_book import SourceEntry
+from ..palace.palace import Palace
 from ..text.counts import counted
+from ..text.names import wing_name
 from .main import _FormatChoice
 from .support import FormatsListed, echo, emit, jsonable, palace_command
 

@@ -19,12 +19,12 @@ import click
 
 from ..access.rules import is_loopback  # noqa: F401  (the CLI's commands check their --host with it)
 
-from ..catalog.catalog import CATALOG_FILE
 from ..catalog.build_progress import catalog_built, read_progress
+from ..catalog.catalog import CATALOG_FILE
 from ..config import load_settings
 from ..errors import MempalaceError
-from ..palace.palace import Palace
 from ..files.paths import PATH_ERRNOS, checked_path, path_error
+from ..palace.palace import Palace
 from ..store.chroma import CHROMA_FILE
 
 

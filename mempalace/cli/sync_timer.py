@@ -15,10 +15,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..errors import MempalaceError
-from ..server.keep_alive import TimerState
-from ..files.privacy import NEUTRAL_FOLDER, OWNER_ONLY_UMASK
 from ..catalog.source_book import SOURCES_FILE, SourceBook
+from ..errors import MempalaceError
+from ..files.privacy import NEUTRAL_FOLDER, OWNER_ONLY_UMASK
+from ..server.keep_alive import TimerState
 
 FIRST_CHECK_SECONDS = 2.0  # a host just started checks soon: sessions may have ended while no one used the palace
 

@@ -13,8 +13,8 @@ from typing import Any
 
 import click
 
-from ..access.rules import ROLES, VIA, Actor, local_user
 from ..access.audit import AuditEntry, TokenInfo
+from ..access.rules import ROLES, VIA, Actor, local_user
 from ..palace.palace import Palace
 from .support import echo, emit, jsonable, palace_command
 

@@ -7,9 +7,9 @@ from pathlib import Path
 import click
 
 from ..formats.base import project_name
-from ..text.names import wing_name
 from ..palace.palace import Palace
 from ..palace.wakeup import DEFAULT_TOKENS
+from ..text.names import wing_name
 from .support import emit, palace_command
 
 

@@ -21,10 +21,10 @@ from collections.abc import Callable
 import numpy as np
 
 from ..errors import InvalidInputError, PlaceNotFoundError
-from ..rooms.words import stem
 from ..models import MergeResult, MergeSuggestion
-from ..text.names import room_slug
 from ..palace.palace import Palace
+from ..rooms.words import stem
+from ..text.names import room_slug
 from .network import RoomInfo, closest_names, room_index
 
 DEFAULT_MIN_SCORE = 0.8

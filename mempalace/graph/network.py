@@ -22,8 +22,8 @@ from itertools import combinations
 from ..access.rules import HIDDEN_WING
 from ..errors import InvalidInputError, PlaceNotFoundError
 from ..models import Edge, GraphStats, RoomNode, TraversalStep, Tunnel
-from ..text.names import closest_names, room_slug, wing_name
 from ..palace.palace import Palace
+from ..text.names import closest_names, room_slug, wing_name
 
 MAX_HOPS = 20
 DENSITY_MIN_WINGS = 10  # in a smaller palace, being in every wing is no sign of a generic room

@@ -33,10 +33,10 @@ from pathlib import Path
 
 import numpy as np
 
+from ..files.privacy import owner_dir
 from ..text.cjk import CJK_RUN
 from .local import LOCAL_CUES
 from .text import QUOTES, Cue, Focus, focus
-from ..files.privacy import owner_dir
 
 _DAYS = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _MONTHS = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"

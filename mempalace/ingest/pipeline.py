@@ -20,22 +20,22 @@ from pathlib import Path
 
 import numpy as np
 
-from ..text import blobs
-from ..formats import registry as formats
+from ..catalog.placements import INGEST
 from ..errors import (InvalidInputError, MalformedSourceError, MempalaceError, NotRegularFileError, PalaceMovedError,
                       SourceRefusedError, UnsupportedFormatError)
+from ..formats import registry as formats
 from ..formats.base import Conversation, Source
 from ..formats.walking import walk as _walk
-from ..catalog.placements import INGEST
+from ..language.languages import embedder_note
 from ..models import DrawerDraft
-from ..text.names import room_slug, wing_name
 from ..palace.palace import Palace
+from ..rooms.choice import TopicRooms
+from ..text import blobs
+from ..text.names import room_slug, wing_name
+from .imagined import AsIfFiled
 from .planning import (Plan, Progress, Run, assign_rooms, classify, drop_repeats, keep_rooms, needs_room_choice, plan_source,
                        room_choice)
-from .imagined import AsIfFiled
-from ..language.languages import embedder_note
 from .report import IngestReport, places_of
-from ..rooms.choice import TopicRooms
 
 WRITE_BATCH = 2_000
 GROUP_DRAWERS = 512  # small files are embedded and filed together until a group has this many drawers

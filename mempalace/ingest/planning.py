@@ -11,22 +11,22 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..text import blobs
-from ..palace.demo_drawers import demo_places
+from ..catalog.placements import PERSON
 from ..embedding.embedders import likeness_scale
 from ..formats.base import Conversation, Source, conversation_key
-from ..catalog.placements import PERSON
-from ..models import DrawerDraft
-from ..palace.palace import Palace
-from ..text.drawer_chunks import MESSAGE_GAP, Chunk, chunk_conversation, prose, read_through, without_cut_labels
 from ..halls.classifier import HallClassifier
-from .report import PlannedDrawer
+from ..models import DrawerDraft
+from ..palace.demo_drawers import demo_places
+from ..palace.palace import Palace
+from ..rooms.choice import TopicRooms
 from ..rooms.model_names import ModelNamer, model_names_for
 from ..rooms.naming import GENERAL, RoomChooser
-from .wings import CHOSEN, EARLIER, WingChoice, default_wing
 from ..rooms.words import people_words
-from ..rooms.choice import TopicRooms
+from ..text import blobs
+from ..text.drawer_chunks import MESSAGE_GAP, Chunk, chunk_conversation, prose, read_through, without_cut_labels
+from .report import PlannedDrawer
 from .vector_cache import PartHeard, embed_cached, remembering_embed, signatures_cached
+from .wings import CHOSEN, EARLIER, WingChoice, default_wing
 
 Progress = Callable[[int, int], None]
 EMBED_BATCH = 256

@@ -9,10 +9,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..text import blobs
 from ..catalog.placements import INGEST, READ_AT_ONCE
-from ..palace.palace import Palace
 from ..halls.classifier import HallClassifier
+from ..palace.palace import Palace
+from ..text import blobs
 
 
 @dataclass(frozen=True)

@@ -15,14 +15,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..palace.demo_drawers import demo_rooms
-from ..embedding.embedders import likeness_scale
 from ..catalog.placements import INGEST, READ_AT_ONCE, RoomedDrawer
+from ..embedding.embedders import likeness_scale
+from ..palace.demo_drawers import demo_rooms
 from ..palace.palace import Palace
-from .planning import PROFILE_DRAWERS, remember_room
+from ..rooms.choice import TopicRooms
 from ..rooms.naming import RoomChooser
 from ..rooms.words import people_words
-from ..rooms.choice import TopicRooms
+from .planning import PROFILE_DRAWERS, remember_room
 
 
 @dataclass(frozen=True)

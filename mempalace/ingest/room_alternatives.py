@@ -7,12 +7,12 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import PlaceNotFoundError
 from ..catalog.placements import names_in
+from ..errors import PlaceNotFoundError
+from ..rooms.choice import TopicRooms
+from ..rooms.naming import GENERAL, Meaning, PhraseTally, RoomChooser, room_key
 from ..rooms.part_phrases import read_part
 from .planning import said_in
-from ..rooms.naming import GENERAL, Meaning, PhraseTally, RoomChooser, room_key
-from ..rooms.choice import TopicRooms
 from .vector_cache import remembering_embed
 
 SAMPLED_DRAWERS = 40  # drawers read, spread over the room, to name it

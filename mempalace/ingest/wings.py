@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from ..errors import MempalaceError
-from ..formats.registry import FORMATS
 from ..formats.base import Conversation, Source
+from ..formats.registry import FORMATS
 from ..text.names import wing_name
 
 CHOSEN = "chosen for this ingest"

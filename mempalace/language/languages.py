@@ -20,10 +20,10 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from ..text.names import fold
 from ..text.counts import counted
-from .shipped import checked_file
+from ..text.names import fold
 from .russian import nominative, russian_stem
+from .shipped import checked_file
 
 STOP_FILE = ("stopwordsiso", "stopwordsiso/stopwords-iso.json",
              "337af4d57d5fa1fecc2ffcae532e9b9f05db51c74ff18d3dde9572185a3cdae4")

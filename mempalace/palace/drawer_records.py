@@ -7,13 +7,13 @@ from typing import Any
 
 from ..access.audit import ACCESS_FILE
 from ..catalog.catalog import Row
+from ..catalog.catalog import CATALOG_FILE
 from ..catalog.dates import first_day
+from ..catalog.sync import GENERAL_ROOM, UNSORTED_WING
 from ..errors import InvalidInputError
 from ..models import HALL_BY, ROOM_ALIASES, ROOM_BY, Drawer, DrawerDraft, DuplicateMatch
-from ..text.names import hall_name, room_slug, wing_name
-from ..catalog.catalog import CATALOG_FILE
 from ..store.chroma import SEQ_KEY, Record
-from ..catalog.sync import GENERAL_ROOM, UNSORTED_WING
+from ..text.names import hall_name, room_slug, wing_name
 
 FILED_N = "filed_n"  # a drawer's place among those filed with it: ingest's order, which re-rooming replays
 RESERVED_KEYS = {"wing", "room", "hall", "source_file", "chunk_index", "chunk_count", "parent_id",

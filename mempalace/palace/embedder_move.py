@@ -19,13 +19,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ..catalog.sync import MOVING
 from ..config import DEFAULT_EMBEDDER
 from ..embedding.embedders import EMBEDDERS, load_embedder
 from ..errors import InvalidInputError, MempalaceError, PalaceBusyError, PalaceUnavailableError
 from ..files.locks import LockTimeout, OwnLock
 from ..store.chroma import Record
 from ..store.switching import Beside, drop, digests, leftovers
-from ..catalog.sync import MOVING
 
 if TYPE_CHECKING:
     from ..catalog.catalog import Catalog
@@ -128,8 +128,8 @@ def fit_embedder(palace: MovingPalace, texts: Sequence[str], dry_run: bool = Fal
     holds no drawer but the demo's, and a share of what is filed is not in English (MiniLM would find
     those only by their exact words, never across languages). Returns what to tell, if it moved (or,
     with `dry_run`, would move)."""
-    from .demo_drawers import demo_drawers
     from ..language.languages import MULTILINGUAL, not_english_share
+    from .demo_drawers import demo_drawers
 
     if palace.mode == "server" or not texts:
         return None

@@ -10,18 +10,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Literal
 
-from ..catalog.catalog import CATALOG_FILE, Catalog
 from ..catalog.build_progress import catalog_built
+from ..catalog.catalog import CATALOG_FILE, Catalog
+from ..catalog.sync import MOVING
 from ..config import Settings
 from ..embedding.embedders import EMBEDDERS
 from ..errors import ConfigError, InvalidInputError, NotAPalaceError, PalaceNotFoundError, PalaceUnavailableError
+from ..files.locks import WriteGate
 from ..files.paths import checked_path
 from ..files.privacy import owner_dir, refuse_untrusted
-from ..files.locks import WriteGate
+from ..server.shared_store import SharedStore
 from ..server.starting import Lease, check_writable, host_started, shared_server
 from ..store.chroma import CHROMA_FILE, ChromaStore
-from ..server.shared_store import SharedStore
-from ..catalog.sync import MOVING
 
 SERVER_SCHEMES = ("http", "https")
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")

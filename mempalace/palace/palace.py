@@ -14,40 +14,40 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..access.rules import current_actor
 from ..access.audit import AccessBook
+from ..access.rules import current_actor
 from ..catalog.catalog import Catalog
+from ..catalog.change_log import ChangeBook, changes_path
 from ..catalog.dates import date_range
-from ..text.chunking import split_verbatim
+from ..catalog.placements import PERSON
+from ..catalog.sync import CatalogSync, catalog_row, new_stamp
 from ..config import Settings, load_settings
 from ..embedding.embedders import EmbedderLoader, crosses_languages
 from ..errors import DrawerNotFoundError, InvalidInputError, PalaceMovedError
-from ..catalog.placements import PERSON
-from ..server.keep_alive import KeptInUse
+from ..files.privacy import exposure_warnings
 from ..models import (HALL_BY, ROOM_BY, AddResult, Drawer, DrawerDraft, PalaceStatus, RoomRename,
                      SearchHit)
+from ..server.keep_alive import KeptInUse
+from ..store.chroma import SEQ_KEY, ChromaStore, Record
+from ..text.chunking import split_verbatim
+from ..text.counts import counted
 from ..text.names import alias_of, hall_change, hall_filter, hall_name, room_slug, wing_name
 from .drawer_records import (access_path, best_first, check_content, draft_metadata, drawer_from_record, drawer_from_row,
                       drawer_id_of, extra_metadata, id_list, match)
-from .search import MATCHED_SHARE_POWER, Searcher
 from .opening import palace_parts
-from .under_lock import serialized
-from .similarity import Likeness
-from ..files.privacy import exposure_warnings
-from ..store.chroma import SEQ_KEY, ChromaStore, Record
-from ..catalog.sync import CatalogSync, catalog_row, new_stamp
 from .rearranging import Rearranging
+from .search import MATCHED_SHARE_POWER, Searcher
+from .similarity import Likeness
+from .taxonomy import TaxonomyView, within_wings
 from .trash import Trashing
+from .under_lock import serialized
 from .undoing import Undoing
 from .wakeup import WakingUp
-from ..catalog.change_log import ChangeBook, changes_path
-from .taxonomy import TaxonomyView, within_wings
-from ..text.counts import counted
 
 if TYPE_CHECKING:
-    from .demo_drawers import DemoRemoval
     from ..files.locks import PalaceLock
     from ..server.starting import Lease
+    from .demo_drawers import DemoRemoval
 
 SEARCH_MODES = {"hybrid": True, "vector": False, "semantic": False}
 

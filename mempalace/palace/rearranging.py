@@ -10,14 +10,14 @@ from typing import Any
 
 from ..catalog.catalog import Catalog
 from ..catalog.change_log import place_of
-from .under_lock import serialized
 from ..catalog.placements import (INGEST, PERSON, PlacedDrawer, RoomedDrawer, chooser, hall_chooser, rehall_targets,
                         reroom_targets, room_inventory, with_vectors)
-from ..text.names import room_slug
-from .drawer_records import id_list
+from ..catalog.sync import CatalogSync, new_stamp
 from ..models import HALL_BY, ROOM_ALIASES, ROOM_BY
 from ..store.chroma import SEQ_KEY, ChromaStore
-from ..catalog.sync import CatalogSync, new_stamp
+from ..text.names import room_slug
+from .drawer_records import id_list
+from .under_lock import serialized
 
 
 class Rearranging:

@@ -22,9 +22,9 @@ import numpy as np
 
 from ..catalog.catalog import Catalog
 from ..catalog.dates import DATE_FILTERS
+from ..catalog.vocabulary import content_words
 from ..models import SearchHit
 from ..store.chroma import ChromaStore
-from ..catalog.vocabulary import content_words
 
 LEXICAL_WEIGHT = 0.4
 # With an embedder that crosses languages, a keyword match counts by the share of the query's terms its

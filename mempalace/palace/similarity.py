@@ -11,15 +11,15 @@ from typing import Any
 import numpy as np
 
 from ..catalog.catalog import Catalog
-from ..text.chunking import split_verbatim
+from ..catalog.sync import CatalogSync, catalog_row
 from ..config import Settings
 from ..embedding.embedders import EmbedderLoader
 from ..errors import InvalidInputError
-from .under_lock import serialized
 from ..models import DuplicateMatch
-from .drawer_records import best_first, in_wings, match
 from ..store.chroma import ChromaStore
-from ..catalog.sync import CatalogSync, catalog_row
+from ..text.chunking import split_verbatim
+from .drawer_records import best_first, in_wings, match
+from .under_lock import serialized
 
 VECTOR_CACHE = 20_000  # texts whose vectors `embed` remembers (about 30 MB)
 

@@ -9,12 +9,12 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..catalog.catalog import Catalog
-from ..errors import InvalidInputError, PlaceNotFoundError
-from ..models import NO_HALL, Drawer
-from .drawer_records import drawer_from_row
-from ..text.names import closest_names, fold, room_slug, wing_name
 from ..catalog.sync import CatalogSync
 from ..catalog.vocabulary import content_words
+from ..errors import InvalidInputError, PlaceNotFoundError
+from ..models import NO_HALL, Drawer
+from ..text.names import closest_names, fold, room_slug, wing_name
+from .drawer_records import drawer_from_row
 
 
 WIDESPREAD_DRIFT = 0.1  # widespread-word verdicts are counted again once the palace size moves this much

@@ -17,14 +17,14 @@ from typing import Any
 
 from ..access.rules import current_actor
 from ..catalog.change_log import LIVE, TRASHED
+from ..catalog.sync import catalog_row, new_stamp
 from ..errors import InvalidInputError
-from .under_lock import serialized
 from ..models import Deletion, Drawer, Restoration, TrashedDrawer
-from ..text.names import wing_name
-from .drawer_records import drawer_from_record, id_list
 from ..store.chroma import SEQ_KEY, Record
 from ..store.trash import TRASH_CHANGE, TRASH_KEYS, TRASHED_AT, TRASHED_BY, TrashBin
-from ..catalog.sync import catalog_row, new_stamp
+from ..text.names import wing_name
+from .drawer_records import drawer_from_record, id_list
+from .under_lock import serialized
 
 DAY = 86_400.0
 

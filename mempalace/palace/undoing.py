@@ -17,12 +17,12 @@ from typing import Any
 
 from ..access.rules import current_actor
 from ..catalog.change_log import LIVE, PLACE_KEYS, STATE, TRASHED, Change, ChangeBook, Step, place_of
+from ..catalog.sync import new_stamp
 from ..errors import InvalidInputError
-from .under_lock import serialized
 from ..models import ROOM_ALIASES, Undone
 from ..store.chroma import SEQ_KEY
-from ..catalog.sync import new_stamp
 from ..text.counts import counted
+from .under_lock import serialized
 
 
 @dataclass

@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidInputError, PlaceNotFoundError
-from ..text.names import wing_name
 from ..files.privacy import owner_dir, owner_file
 from ..text.counts import counted
+from ..text.names import wing_name
 
 DEFAULT_TOKENS = 800
 IDENTITY_FILE = "identity.md"

@@ -18,12 +18,12 @@ import numpy as np
 
 from ..embedding.embedders import LikenessScale
 from ..errors import InvalidInputError
-from .model_names import CANDIDATES, Propose
-from .meanings import RoomMeanings
-from .profile import RoomProfile, Signed, Texts, TextsOnce
-from .part_phrases import read_part
-from .naming import GENERAL, Meaning, PhraseTally, RoomChooser
 from ..language.scripts import script_overlap, script_shares
+from .meanings import RoomMeanings
+from .model_names import CANDIDATES, Propose
+from .naming import GENERAL, Meaning, PhraseTally, RoomChooser
+from .part_phrases import read_part
+from .profile import RoomProfile, Signed, Texts, TextsOnce
 from .words import WORD, text_signatures, words_in
 
 SEGMENT_PENALTY = 0.55  # the cost of one more topic in a conversation, against how far drawers stray from it

@@ -11,8 +11,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..errors import InvalidInputError
-from ..text.names import room_slug
 from ..language.lexicon import given_names
+from ..text.names import room_slug
 from .naming import GENERAL
 from .words import GENERIC, NOT_TOPIC_WORDS
 

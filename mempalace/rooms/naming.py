@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import InvalidInputError
-from ..text.names import room_slug
 from ..language.languages import ENGLISH, everyday, in_language, is_calendar, is_cjk, word_language, written
 from ..language.lexicon import can_head, can_stand_alone
+from ..text.names import room_slug
 from .part_phrases import Part, name_stem, read_part
 from .words import GENERIC
 

@@ -9,9 +9,9 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from ..text.names import spell_symbols
 from ..language.languages import ENGLISH, is_cjk, main_language, reading, words_in
 from ..language.lexicon import HONORIFICS, given_names
+from ..text.names import spell_symbols
 from .words import COMMAND_WORD, LONG_TOKEN, NOT_PROSE, NOT_TOPIC_WORDS, SENTENCE, WORD, fold, stem, topic_length
 
 _CAPITAL_PAIR = re.compile(r"\b([A-Z][a-z]+)\.?[ \t]+(?=([A-Z][a-z][\w'-]*))")

@@ -10,10 +10,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .part_phrases import read_part
+from ..language.scripts import script_shares
 from .model_names import SAMPLE_CHARS, SAMPLE_LINES
 from .naming import PhraseTally
-from ..language.scripts import script_shares
+from .part_phrases import read_part
 
 
 Texts = Sequence[str] | Callable[[], Sequence[str]]  # a conversation's texts, or what reads them when needed

@@ -12,13 +12,13 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
-from ..text.names import spell_symbols
 from ..catalog.vocabulary import STOP_WORDS
-from ..text.drawer_chunks import IN_CODE
 from ..language.frequency import specificity, zipf
 from ..language.languages import fold, is_cjk, is_cyrillic, reading, word_language, \
     words_in
 from ..language.russian import russian_stem
+from ..text.drawer_chunks import IN_CODE
+from ..text.names import spell_symbols
 
 WORD = re.compile(r"[^\W\d_][\w+#]*")
 LONG_TOKEN = re.compile(r"\S{41,}")  # blobs, hashes, URLs: dropped first, which keeps the next pattern linear
@@ -118,9 +118,9 @@ def signature_rules() -> str | None:
     import sys
     from pathlib import Path
 
-    from ..text import names as naming
     from ..catalog import vocabulary
     from ..language import frequency, languages
+    from ..text import names as naming
 
     try:
         wordfreq = importlib.metadata.version("wordfreq")

@@ -18,13 +18,13 @@ import numpy as np
 from ..access.rules import HIDDEN_LOCATION, HIDDEN_WING, Grant, acting_as
 from ..errors import DrawerNotFoundError, InvalidInputError, PlaceNotFoundError
 from ..models import AddResult, Drawer, DrawerDraft, DuplicateMatch, SearchHit
-from ..text.names import wing_name
+from ..palace.drawer_records import id_list
 from ..palace.palace import Palace
 from ..palace.under_lock import checked_then_written
-from ..palace.drawer_records import id_list
+from ..palace.wakeup import DEFAULT_TOKENS, WakeUp
+from ..text.names import wing_name
 from .rearranging import ScopedRearranging
 from .trash import ScopedTrashing
-from ..palace.wakeup import DEFAULT_TOKENS, WakeUp
 
 
 ELSEWHERE = "The same text is already filed in a wing you cannot see, so it was not filed again."

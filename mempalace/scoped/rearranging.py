@@ -7,12 +7,12 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..access.rules import Grant, acting_as
-from ..errors import InvalidInputError
-from ..palace.under_lock import checked_then_written
 from ..catalog.placements import PERSON
+from ..errors import InvalidInputError
 from ..models import RoomRename
-from ..text.names import room_slug
 from ..palace.drawer_records import id_list
+from ..palace.under_lock import checked_then_written
+from ..text.names import room_slug
 
 if TYPE_CHECKING:
     from ..palace.palace import Palace

@@ -14,13 +14,13 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..access.rules import Grant, acting_as
-from ..errors import AccessDeniedError
-from ..server.keep_alive import SyncStatus, sync_status
-from ..text.names import wing_name
-from ..palace.palace import Palace
 from ..catalog.source_book import SourceEntry
+from ..errors import AccessDeniedError
+from ..palace.palace import Palace
+from ..server.keep_alive import SyncStatus, sync_status
 from ..sources.suggest import Suggestion, suggest
 from ..sources.sync import SyncReport, book_of, sync_sources
+from ..text.names import wing_name
 
 
 class ScopedSources:

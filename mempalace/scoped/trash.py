@@ -11,13 +11,13 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..access.rules import Grant, acting_as
-from ..errors import InvalidInputError
-from ..palace.under_lock import checked_then_written
 from ..catalog.change_log import STATE, Change, Step
+from ..errors import InvalidInputError
 from ..models import Deletion, Drawer, Restoration, TrashedDrawer, Undone
-from ..text.names import wing_name
 from ..palace.drawer_records import id_list
 from ..palace.trash import by_place
+from ..palace.under_lock import checked_then_written
+from ..text.names import wing_name
 
 if TYPE_CHECKING:
     from ..palace.palace import Palace

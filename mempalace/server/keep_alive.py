@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from ..catalog.source_book import SOURCES_FILE, SourceBook
 from ..errors import MempalaceError
 from ..files.privacy import read_own, write_own
 from .starting import Lease, host_alive, host_started
-from ..catalog.source_book import SOURCES_FILE, SourceBook
 
 TIMER_FILE = "mempalace.sync.json"
 RENEW_SECONDS = 30.0  # how often an open palace's lease is renewed (more often if the host waits less)

@@ -21,9 +21,9 @@ from urllib.parse import urlparse
 import numpy as np
 
 from ..errors import PalaceUnavailableError
+from ..store.chroma import CHROMA_FILE, INDEX_RETRIES, ChromaStore, http_client, palace_collection
 from ..store.server_identity import OwnServerConnection
 from .starting import ServerInfo, serving
-from ..store.chroma import CHROMA_FILE, INDEX_RETRIES, ChromaStore, http_client, palace_collection
 
 TENANT, DATABASE = "default_tenant", "default_database"  # where chromadb's HttpClient keeps collections
 

@@ -21,8 +21,8 @@ from typing import Callable
 from pathlib import Path
 
 from ..errors import PalaceBusyError, PalaceUnavailableError
-from ..store.server_identity import who_answers
 from ..files.privacy import NEUTRAL_FOLDER, OWNER_ONLY_UMASK, open_own, owner_dir, owner_file, read_own, refuse_links, write_own
+from ..store.server_identity import who_answers
 
 SERVER_FILE = "mempalace.server.json"
 START_LOCK = "mempalace.start.lock"
@@ -293,8 +293,8 @@ def _lock_held(palace_dir: Path) -> bool:
 def _building(palace_dir: Path, pid: int | None = None) -> bool:
     """Whether a host (`pid`, or any) is building the palace's missing catalog and told how far it got
     within the last START_SECONDS: a first open of a large palace is waited for as long as it goes on."""
-    from ..catalog.catalog import CATALOG_FILE
     from ..catalog.build_progress import read_progress
+    from ..catalog.catalog import CATALOG_FILE
 
     found = read_progress(palace_dir / CATALOG_FILE)
     return found is not None and (pid is None or found.pid == pid) and time.time() - found.at < START_SECONDS

@@ -25,11 +25,11 @@ from pathlib import Path
 from typing import Any, Literal
 
 
+from ..catalog.source_book import stat_file
 from ..errors import InvalidInputError, MempalaceError, SourceRefusedError
-from ..formats.confined import open_regular, refuse_over
 from ..files.locks import LockTimeout, OwnLock
 from ..files.privacy import NEUTRAL_FOLDER, OWNER_ONLY_UMASK, owner_dir, owner_file
-from ..catalog.source_book import stat_file
+from ..formats.confined import open_regular, refuse_over
 
 HOOKS_DIR = "hooks"
 QUEUE_DIR = "queue"

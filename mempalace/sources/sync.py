@@ -19,16 +19,16 @@ from pathlib import Path
 from typing import Iterator
 
 
-from ..formats import registry as formats
+from ..catalog.source_book import Seen, SourceBook, SourceEntry, sources_path, stat_file
 from ..errors import (InvalidInputError, MalformedSourceError, MempalaceError, NotRegularFileError, PalaceBusyError,
                      SourceRefusedError, UnsupportedFormatError)
+from ..files.locks import LockTimeout, OwnLock
+from ..files.paths import checked_path
+from ..formats import registry as formats
 from ..formats.base import Source
 from ..formats.confined import open_regular, read_file
 from ..ingest import IngestReport, ingest, ingest_paths
 from ..palace.palace import Palace
-from ..files.paths import checked_path
-from ..catalog.source_book import Seen, SourceBook, SourceEntry, sources_path, stat_file
-from ..files.locks import LockTimeout, OwnLock
 from ..text.counts import counted
 
 SYNC_LOCK_SUFFIX = ".sync.lock"

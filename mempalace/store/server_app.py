@@ -16,8 +16,8 @@ import numpy as np
 from chromadb.api.rust import RustBindingsAPI
 from overrides import override  # Chroma's classes refuse an override without it
 
-from .server_identity import CHALLENGE, CHALLENGE_HEADER, PROOF_PATH, proof
 from . import embedding_function  # noqa: F401  (registers "mempalace" with Chroma)
+from .server_identity import CHALLENGE, CHALLENGE_HEADER, PROOF_PATH, proof
 
 
 class PalaceServerAPI(RustBindingsAPI):

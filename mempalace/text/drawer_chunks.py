@@ -17,9 +17,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..formats.base import Conversation, Message
 from ..text import blobs
 from ..text.chunking import after_whitespace, code_fences, split_verbatim
-from ..formats.base import Conversation, Message
 
 MESSAGE_GAP = "\n\n"
 TOOL_GAP = "\n"
