@@ -24,7 +24,7 @@ from _apptest import close_started, start
 from mempalace import Palace
 from mempalace.access.rules import Actor
 from mempalace.access.audit import ACCESS_FILE, AccessBook
-from mempalace.cli.main import main
+from mempalace.cli import main
 from mempalace.cli.mcp import PalaceTokens
 from mempalace.errors import AccessDeniedError, InvalidInputError
 

@@ -18,7 +18,7 @@ from click.testing import CliRunner
 
 from mempalace import Palace
 from mempalace.archive.backup import prune_daily, restore_backup, verify_backup, write_backup
-from mempalace.cli.main import main
+from mempalace.cli import main
 from mempalace.cli.backup_timer import BackupTimer
 from mempalace.errors import InvalidInputError, MempalaceError
 from mempalace.models import DrawerDraft

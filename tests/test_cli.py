@@ -18,7 +18,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from _cli import as_json, assert_user_error, describe, ok
-from mempalace.cli.main import main
+from mempalace.cli import main
 from mempalace.models import AddResult, Drawer, DuplicateMatch, PalaceStatus, SearchHit
 
 

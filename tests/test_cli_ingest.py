@@ -7,7 +7,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from mempalace.cli.main import main
+from mempalace.cli import main
 
 TRANSCRIPT = """User: How do we rotate the gpu pricing cache?
 

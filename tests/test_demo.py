@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from _cli import assert_user_error, ok
 from mempalace import Palace
 from mempalace.ingest import demo as demo_module
-from mempalace.cli.main import main
+from mempalace.cli import main
 from mempalace.config import load_settings
 from mempalace.ingest.demo import DEMO_WINGS, DemoConversation, demo_conversations, load_demo
 from mempalace.formats import plain_text

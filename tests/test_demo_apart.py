@@ -15,7 +15,7 @@ from _apptest import start
 from _cli import ok
 from mempalace import Palace
 from mempalace.access.rules import parse_rules, grant_for
-from mempalace.cli.main import main
+from mempalace.cli import main
 from mempalace.config import Settings
 from mempalace.ingest.demo import DEMO_WINGS, demo_conversations, load_demo
 from mempalace.errors import AccessDeniedError, InvalidInputError

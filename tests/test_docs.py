@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 import pytest
 
-from mempalace.cli.main import main
+from mempalace.cli import main
 from tests.test_mcp import TOOLS
 
 README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")

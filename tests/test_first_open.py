@@ -306,7 +306,7 @@ def test_read_ahead_stops_when_its_consumer_fails_near_the_end() -> None:
 
 
 def test_a_progress_file_stays_fresh_while_nothing_is_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from mempalace.catalog import build as catalog_build
+    from mempalace.catalog import build_progress as catalog_build
 
     monkeypatch.setattr(catalog_build, "HEARTBEAT_SECONDS", 0.2)
     told = ProgressFile(tmp_path / CATALOG_FILE, total=10)

@@ -19,7 +19,7 @@ from click.testing import CliRunner, Result
 from _cli import as_json, describe, ok
 from _cli import assert_user_error as assert_cli_error
 from mempalace import Palace
-from mempalace.cli.main import main
+from mempalace.cli import main
 from mempalace.config import Settings
 from mempalace.store.chroma import SEQ_KEY
 from mempalace.catalog.sync import new_stamp

@@ -20,7 +20,7 @@ from click.testing import CliRunner, Result
 from filelock import FileLock
 
 from mempalace import Palace
-from mempalace.cli.main import _LazyGroup, main
+from mempalace.cli.commands import _LazyGroup, main
 from mempalace.cli.hooks import hooks_group
 from mempalace.config import Settings
 from mempalace.sources.hooks import TOOLS

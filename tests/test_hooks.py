@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from mempalace import Palace
-from mempalace.cli.main import _LazyGroup, main
+from mempalace.cli.commands import _LazyGroup, main
 from mempalace.cli.hooks import hooks_group
 from mempalace.config import Settings
 from mempalace.errors import InvalidInputError

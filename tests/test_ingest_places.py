@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from mempalace import Palace
-from mempalace.cli.main import main
+from mempalace.cli import main
 from mempalace.ingest import ingest_paths
 from mempalace.rooms.choice import TopicRooms
 

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from mempalace import Palace
-from mempalace.cli.main import main
+from mempalace.cli import main
 from mempalace.errors import PalaceUnavailableError
 from mempalace.ingest import ingest, ingest_paths
 

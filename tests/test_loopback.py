@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from mempalace.cli.main import main
+from mempalace.cli import main
 from mempalace.cli.support import is_loopback
 
 ROOT = Path(__file__).resolve().parents[1]

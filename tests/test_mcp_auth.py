@@ -30,7 +30,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 from mempalace.access.rules import HIDDEN_WING, local_user
-from mempalace.cli.main import main
+from mempalace.cli import main
 from mempalace.cli.mcp import build_server
 from mempalace.server.starting import ServerInfo
 from test_mcp import call, refused, threaded

@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from mempalace import Palace
-from mempalace.cli.main import main
+from mempalace.cli import main
 from mempalace.config import load_settings
 from mempalace.embedding.embedders import WideHashEmbedder
 from mempalace.errors import InvalidInputError, PalaceMovedError

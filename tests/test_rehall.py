@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from mempalace import Palace
-from mempalace.cli.main import main
+from mempalace.cli import main
 from mempalace.errors import InvalidInputError
 from mempalace.ingest import ingest
 from mempalace.halls import classifier as halls_module

@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from mempalace import Palace
-from mempalace.cli.main import main as cli
+from mempalace.cli import main as cli
 from mempalace.errors import PlaceNotFoundError
 from mempalace.ingest.room_alternatives import name_alternatives
 

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from _cli import as_json, ok
-from mempalace.cli.main import main
+from mempalace.cli import main
 from mempalace.errors import InvalidInputError
 from mempalace.ingest import ingest
 from mempalace.rooms.part_phrases import read_part

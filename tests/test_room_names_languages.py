@@ -11,7 +11,7 @@ import stopwordsiso
 from click.testing import CliRunner
 
 from _cli import as_json
-from mempalace.cli.main import main
+from mempalace.cli import main
 from mempalace.language.languages import words_in
 from mempalace.rooms.part_phrases import read_part
 from mempalace.rooms.naming import PhraseTally, RoomChooser

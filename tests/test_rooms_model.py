@@ -18,7 +18,7 @@ from click.testing import CliRunner
 
 from _cli import describe, ok
 from mempalace import Palace
-from mempalace.cli.main import main
+from mempalace.cli import main
 from mempalace.config import load_settings
 from mempalace.ingest import ingest, ingest_paths
 from mempalace.ingest.reroom import reroom

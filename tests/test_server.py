@@ -18,7 +18,7 @@ from _processes import chroma_run, free_port
 from click.testing import CliRunner, Result
 
 from mempalace import Palace
-from mempalace.cli.main import main
+from mempalace.cli import main
 from mempalace.config import load_settings
 from mempalace.errors import DrawerNotFoundError, PalaceUnavailableError, PlaceNotFoundError
 

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from mempalace import Palace
-from mempalace.cli.main import main
+from mempalace.cli import main
 from mempalace.errors import InvalidInputError
 from mempalace.sources.sync import book_of, file_transcript, sync_sources
 from test_sources import session

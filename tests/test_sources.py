@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from mempalace import Palace
-from mempalace.cli.main import main
+from mempalace.cli import main
 from mempalace.errors import InvalidInputError, PlaceNotFoundError
 from mempalace.ingest import ingest_paths
 from mempalace.server.starting import ServerInfo

@@ -18,7 +18,7 @@ import pytest
 from click.testing import CliRunner
 
 from mempalace import Palace
-from mempalace.cli.main import main
+from mempalace.cli import main
 from mempalace.cli import sync_timer
 from mempalace.errors import SourceRefusedError
 from mempalace.formats import slack

@@ -16,7 +16,7 @@ from click.testing import CliRunner, Result
 from _cli import as_json, assert_user_error, describe, ok
 from mempalace import Palace
 from mempalace.access.rules import local_user
-from mempalace.cli.main import main
+from mempalace.cli import main
 
 TOKEN_KEYS = {"id", "name", "role", "wings", "created_at", "created_by", "revoked_at"}
 ENTRY_KEYS = {"seq", "at", "who", "via", "action", "ids", "detail"}

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from mempalace import Palace
 from mempalace.access.rules import grant_for, parse_rules
-from mempalace.cli.main import main
+from mempalace.cli import main
 from mempalace.config import Settings
 from mempalace.errors import AccessDeniedError, InvalidInputError, PlaceNotFoundError
 from mempalace.models import DrawerDraft

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from mcp import Client
 
 from mempalace import Palace
-from mempalace.cli.main import main
+from mempalace.cli import main
 from mempalace.cli.mcp import build_server
 from mempalace.cli.support import user_errors
 from mempalace.errors import InvalidInputError

@@ -15,7 +15,7 @@ from mcp import Client
 
 from mempalace import Palace
 from mempalace.access.rules import grant_for, parse_rules
-from mempalace.cli.main import main
+from mempalace.cli import main
 from mempalace.cli.mcp import build_server
 from mempalace.errors import InvalidInputError, PlaceNotFoundError
 from mempalace.models import DrawerDraft

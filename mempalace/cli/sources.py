@@ -18,7 +18,7 @@ from ..catalog.source_book import SourceEntry
 from ..palace.palace import Palace
 from ..text.counts import counted
 from ..text.names import wing_name
-from .main import _FormatChoice
+from .commands import _FormatChoice
 from .support import FormatsListed, echo, emit, jsonable, palace_command
 
 

@@ -83,7 +83,7 @@ def delete_command(ctx: click.Context, palace: Palace, drawer_ids: tuple[str, ..
 def _delete_one(ctx: click.Context, palace: Palace, drawer_id: str, yes: bool) -> None:
     """One drawer: its text shown before asking; the drawer itself is the JSON output."""
     if not yes and sys.stdin.isatty():
-        from .main import PREVIEW_CHARS, _drawer_text
+        from .commands import PREVIEW_CHARS, _drawer_text
 
         echo(f"This drawer will be deleted:\n{_drawer_text(palace.get_drawer(drawer_id), PREVIEW_CHARS)}\n", err=True)
         _ask("Delete it?", yes)
