@@ -264,3 +264,20 @@ def test_a_name_one_room_gives_up_can_go_to_the_next_and_renames_apply_in_that_o
     for old, new in renamed.items():  # as ingest applies them: in the order chosen
         palace.rename_room(old, new)
     assert set(palace.list_rooms()) == {garden, "talk"}
+
+
+def test_an_adjective_written_only_before_a_noun_never_names_a_room_alone() -> None:
+    said = [["Quick question: can the annealer run on several cores at once?", "Take a quick look at the annealer."],
+            ["Quick fix for the annealer's cooling schedule.", "The annealer's schedule cools too fast."]]
+    part = read_part(said[0])
+    assert "quick" in part.modifiers and "annealer" not in part.modifiers
+    assert "quick" not in tokens(RoomChooser([]).best(PhraseTally([read_part(p) for p in said]))[0])
+    standing = read_part(["The general said the dawn attack was on.", "Ask the general."])
+    assert "general" not in standing.modifiers  # a noun here: written alone
+
+
+def test_a_word_the_lexicon_lacks_that_is_built_as_a_verb_never_names_a_room() -> None:
+    from mempalace.language.lexicon import can_head
+
+    assert not any(can_head(w) for w in ("parallelize", "parallelized", "dockerise", "jsonify"))
+    assert all(can_head(w) for w in ("kubernetes", "enterprise", "franchise", "terraform"))

@@ -52,14 +52,28 @@ def _parts_of_speech() -> dict[str, frozenset[str]]:
 def can_head(word: str) -> bool:
     """Whether `word` can end a topic's name: a noun, a verb's base or -s form (most are nouns too:
     `deploy`, `templates`), a gerund (`hunting`), or a word the lexicon lacks (a product, a place,
-    jargon, an acronym) unless English uses it very often (`per`); not an adjective, adverb or past
-    form (`slow`, `blew`, `fixed`)."""
+    jargon, an acronym) unless English uses it very often (`per`) or it is built as a verb
+    (`parallelize`); not an adjective, adverb or past form (`slow`, `blew`, `fixed`)."""
     tags = _parts_of_speech().get(word.lower())
     if tags is None:
         from .frequency import zipf
 
-        return zipf(word.lower()) < FUNCTION_WORD_ZIPF
+        return zipf(word.lower()) < FUNCTION_WORD_ZIPF and not word.lower().endswith(VERB_SUFFIXES)
     return bool(tags & (NOUN_TAGS | {"verb"})) or word.endswith("ing")
+
+
+VERB_SUFFIXES = ("ize", "izes", "ized", "ise", "ises", "ised", "ify", "ifies", "ified")  # of a word the lexicon lacks
+
+
+def is_adjective(word: str) -> bool:
+    """Whether the lexicon knows `word` as an adjective (`quick`, `general`; perhaps a noun too)."""
+    return "adj" in _parts_of_speech().get(word.lower(), ())
+
+
+def can_be_noun(word: str) -> bool:
+    """Whether `word` may be a noun: the lexicon says so, or lacks it (a product, a place, jargon)."""
+    tags = _parts_of_speech().get(word.lower())
+    return tags is None or bool(tags & NOUN_TAGS)
 
 
 FUNCTION_WORD_ZIPF = 5.0  # a word the lexicon lacks yet English uses this often is a function word (`per`)

@@ -96,6 +96,7 @@ class PhraseTally:
             phrase.spellings[part.surface[key]] += 1
             phrase.titled += key in part.titled
             phrase.proper = phrase.proper and key in part.proper
+            phrase.modifying += key in part.modifiers
         if len(self.phrases) > 2 * KEPT_PHRASES:
             kept = sorted(self.phrases.items(), key=lambda kv: (-kv[1].users, -sum(kv[1].support.values()), kv[0]))
             self.phrases = dict(kept[:KEPT_PHRASES])
@@ -106,6 +107,7 @@ class _Phrase:
     users: int = 0
     titled: int = 0
     proper: bool = True
+    modifying: int = 0  # parts that write it only as an adjective before a noun (`quick look`)
     support: dict[str, float] = field(default_factory=dict)  # by wing
     spellings: Counter[str] = field(default_factory=Counter)
     languages: Counter[str] = field(default_factory=Counter)  # parts using it, by their language
@@ -274,6 +276,8 @@ class RoomChooser:
             if not named:
                 continue
             phrase, found = named[0].split(), tally.phrases[key]
+            if len(phrase) == 1 and found.modifying == found.users:
+                continue  # an adjective only ever written before a noun: `quick` of `quick look`
             specific = sum(rare.get(w, 1.0) for w in phrase) / len(phrase)
             score = (used[key] / total) ** COVERAGE_POWER * specific * (PAIR_WEIGHT if len(phrase) == 2 else 1.0)
             score *= 1.0 - WING_SHARE + WING_SHARE * len(found.support) / len(tally.wings)

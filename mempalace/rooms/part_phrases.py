@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..language.languages import ENGLISH, is_cjk, main_language, reading, words_in
-from ..language.lexicon import HONORIFICS, given_names
+from ..language.lexicon import HONORIFICS, can_be_noun, given_names, is_adjective
 from ..text.names import spell_symbols
 from .words import COMMAND_WORD, LONG_TOKEN, NOT_PROSE, NOT_TOPIC_WORDS, SENTENCE, WORD, fold, stem, topic_length
 
@@ -26,7 +26,8 @@ def name_stem(word: str) -> str:
 class Part:
     """What one conversation part says, for naming the room it is in: its phrases by key (sorted light
     stems) with how firmly it uses each (0.7 once, 0.95 twice, 1.0 more or in its title), each one's
-    commonest spelling here, and the keys it spells only capitalised (a place, a product)."""
+    commonest spelling here, the keys it spells only capitalised (a place, a product), and the
+    adjectives it writes only before a noun (`quick` of `quick look`)."""
 
     wing: str
     support: Mapping[str, float]
@@ -34,6 +35,7 @@ class Part:
     proper: frozenset[str] = frozenset()
     titled: frozenset[str] = frozenset()
     language: str = ENGLISH  # the language most of its text is in
+    modifiers: frozenset[str] = frozenset()
 
 
 def read_part(texts: Sequence[str], title: str | None = None, names: Iterable[str] = (), wing: str = "") -> Part:
@@ -45,8 +47,9 @@ def read_part(texts: Sequence[str], title: str | None = None, names: Iterable[st
     spellings: dict[str, Counter[str]] = {}
     lower_seen: set[str] = set()
     titled: set[str] = set()
+    uses: Counter[str] = Counter()  # single words by key: every use, and uses as a modifier (second half)
     for source, text in [(False, t) for t in texts] + [(True, title or "")]:
-        for run in _runs(text, ignored, people, lower_seen, spoken):
+        for run in _runs(text, ignored, people, lower_seen, spoken, uses):
             for size in (1, 2):
                 for start in range(len(run) - size + 1):
                     words = run[start : start + size]
@@ -60,7 +63,9 @@ def read_part(texts: Sequence[str], title: str | None = None, names: Iterable[st
     support = {k: 1.0 if k in titled else min(1.0, 0.45 + 0.25 * n) for k, n in counts.items()}
     surface = {k: max(c.items(), key=lambda kv: (kv[1], kv[0]))[0] for k, c in spellings.items()}
     proper = frozenset(k for k, s in surface.items() if not set(s.split()) & lower_seen and not is_cjk(s))
-    return Part(wing, support, surface, proper, frozenset(titled), main_language("\n".join(texts) or title or ""))
+    modifiers = frozenset(k for k in counts if "-" not in k and uses[k] and uses[k] == uses["-" + k])
+    return Part(wing, support, surface, proper, frozenset(titled), main_language("\n".join(texts) or title or ""),
+                modifiers)
 
 
 def handles(names: Iterable[str]) -> set[str]:
@@ -87,14 +92,16 @@ def _people(texts: Sequence[str], spoken: set[str]) -> set[str]:
 
 
 def _runs(text: str, ignored: frozenset[str] | set[str], people: set[str], lower_seen: set[str],
-          spoken: set[str]) -> list[list[str]]:
+          spoken: set[str], uses: Counter[str]) -> list[list[str]]:
     """Runs of consecutive content words of `text`, lowercased; a capitalised person's name, or a
-    speaker's name (`spoken`), breaks a run. Words written in lower case are added to `lower_seen`."""
+    speaker's name (`spoken`), breaks a run. Words written in lower case are added to `lower_seen`;
+    each content word's uses are counted in `uses` by key, and its uses as a modifier under "-" + key."""
     runs: list[list[str]] = []
     prepared = COMMAND_WORD.sub(" . ", spell_symbols(fold(text)))
     for piece in SENTENCE.split(NOT_PROSE.sub(" . ", LONG_TOKEN.sub(" . ", prepared))):
         run: list[str] = []
-        for token in words_in(piece, WORD, spoken):
+        tokens = words_in(piece, WORD, spoken)
+        for at, token in enumerate(tokens):
             word = token.lower()
             short = not topic_length(word) and not (len(word) == 2 and token.isupper())
             if not word or word in ignored or short or (token[0].isupper() and word in people):
@@ -104,5 +111,15 @@ def _runs(text: str, ignored: frozenset[str] | set[str], people: set[str], lower
             if token[0].islower():
                 lower_seen.add(word)
             run.append(word)
+            key = name_stem(word)
+            uses[key] += 1
+            uses["-" + key] += at + 1 < len(tokens) and _modifies(token, tokens[at + 1])
         runs.append(run)
     return [r for r in runs if r]
+
+
+def _modifies(token: str, after: str) -> bool:
+    """Whether `token` is written as the modifier of the word `after` it: an adjective before a noun
+    (`quick look`, `general question`)."""
+    return bool(after) and is_adjective(token) and can_be_noun(after)
+
