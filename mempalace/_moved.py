@@ -1,5 +1,7 @@
 """The core's old import paths, from before it was grouped into packages: each still imports, as the
-very module that now lives at its new path, with a DeprecationWarning. They go in the next release."""
+very module that now lives at its new path, with a DeprecationWarning. They go in the next release.
+One name does not follow its old path: `catalog_build.build_before_serving`, the shared palace host's
+own step, is now `catalog.build.build_before_serving` (the rest of `catalog_build` is `build_progress`)."""
 
 from __future__ import annotations
 

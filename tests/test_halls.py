@@ -2,7 +2,7 @@
 on the real model.
 
 The two held-out sets in tests/data were written by people who never saw the classifier or the
-training examples (`mempalace/ingest/hall_examples*.jsonl`); their floors are what the classifier
+training examples (`mempalace/halls/hall_examples*.jsonl`); their floors are what the classifier
 measured on them before it could answer "no hall" (82 % and 85 %): abstaining must not cost clean
 sentences their hall. Real drawers are scored in tests/test_halls_real.py.
 """

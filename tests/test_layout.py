@@ -65,6 +65,17 @@ def test_old_names_of_a_module_that_became_a_package_still_resolve() -> None:
     assert face is Palace
 
 
+def test_no_package_face_offers_a_name_its_submodule_would_shadow() -> None:
+    """`from mempalace.cli import main` must give the function: a submodule named `main` would replace it."""
+    shadowed = []
+    for face in sorted(PACKAGE.rglob("__init__.py")):
+        package = ".".join(face.parent.relative_to(PACKAGE.parent).parts)
+        for name in getattr(importlib.import_module(package), "__all__", ()):
+            if (face.parent / f"{name}.py").exists() or (face.parent / name / "__init__.py").exists():
+                shadowed.append(f"{package}.{name}")
+    assert shadowed == []
+
+
 def test_every_old_path_still_imports() -> None:
     script = ("import importlib, warnings; warnings.simplefilter('ignore'); import mempalace._moved as m; "
               "[importlib.import_module(old) for old in m.MOVED]; print(len(m.MOVED))")

@@ -4,7 +4,7 @@ and, when a file is new, grown or gone, runs `mempalace sources sync --auto` as 
 A sync's own use of the palace ends with it, so syncing never keeps an unused palace's host up. A
 child still running after `sources_sync_limit_seconds` is killed (its lock goes with it; what it filed
 is kept), and the stop is shown in the sources' status until a sync ends.
-When it looks next, and whether a sync runs, is written for front ends (`keeping.TimerState`)."""
+When it looks next, and whether a sync runs, is written for front ends (`server.keep_alive.TimerState`)."""
 
 from __future__ import annotations
 
@@ -60,7 +60,7 @@ class SyncTimer:
         self._announce()
 
     def _announce(self) -> None:
-        """Tell front ends when the timer looks next and whether a sync runs (`keeping.TimerState`)."""
+        """Tell front ends when the timer looks next and whether a sync runs (`server.keep_alive.TimerState`)."""
         try:
             TimerState(os.getpid(), self._every, time.time() + max(0.0, self._due - time.monotonic()),
                        self.busy).write(self._dir)

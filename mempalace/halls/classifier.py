@@ -1,6 +1,6 @@
 """Which of the five halls a drawer belongs in, or none: a deterministic classifier of three parts.
 
-1. Focus (`hall_text`): the prose people wrote, without tool lines, code, output, links, labels,
+1. Focus (`text`): the prose people wrote, without tool lines, code, output, links, labels,
    social phrases (hello, thanks, good luck) and questions; lines of code given are counted, and
    social talk is scored as chatter, the cue of no hall.
 2. Cues: each hall has weighted patterns (phrases, tenses, times, imperatives, requests); a focus's
@@ -19,7 +19,7 @@ regression's probabilities are averaged and the likeliest wins (ties: earlier in
 (None) when the focus holds almost nothing or when no hall is the likeliest: a drawer with no clear
 kind gets no hall rather than a wrong one, which would mislead a search by hall. Without a vector
 only the cues decide, and a focus with words but no cue is a fact. Measured in benchmarks/halls_real.py.
-A focus not in English (`hall_local`) is also read with its language's cues, and gets the hall chosen
+A focus not in English (`local`) is also read with its language's cues, and gets the hall chosen
 only when those cues name it alone (`LOCAL_CUE_MIN`), else none (benchmarks/halls_multilingual.py).
 """
 

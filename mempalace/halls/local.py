@@ -4,7 +4,7 @@ the strongest cues of each hall in Chinese, Japanese, Spanish, Russian, German a
 A focus is local (not English) when its words in other languages outweigh its English function words:
 Han, kana and Cyrillic letters count, and so do the common function words of Spanish, German and
 French. Only a local focus is read with these patterns (an English one is read exactly as before),
-and it gets a hall only when its cues name the same hall as the vote (`halls.decide`): the English
+and it gets a hall only when its cues name the same hall as the vote (`classifier.HallClassifier.decide`): the English
 examples the vote is fitted on say little about other languages, so a wrong hall is not risked.
 The cues are the language's own words for what each hall holds (a decision, a dated happening,
 a cause found, a liking, a recommendation), not the topics of any set.

@@ -81,7 +81,7 @@ class Focus:
     user: str
     code_lines: int
     chatter: float = 0.0
-    local: bool = False  # not English: read with `hall_local`'s cues, words counted in any script
+    local: bool = False  # not English: read with `local`'s cues, words counted in any script
 
     @property
     def words(self) -> int:

@@ -5,7 +5,7 @@ Safe to stop at any moment (kill -9 included): until the switch the live collect
 untouched, and keeps answering searches; a run started again resumes the half-built collection (only
 drawers it lacks are embedded). Writes go on during the move: a catch-up pass brings the new
 collection level with the old, and a last one runs with the palace's write gate closed (see
-`locking.WriteGate`; writers wait those seconds), then the switch. Palaces opened before the switch
+`files.locks.WriteGate`; writers wait those seconds), then the switch. Palaces opened before the switch
 (this process's, or other processes') go on with the new embedder at their next read or write; a write
 whose vectors were made before the switch is refused (`PalaceMovedError`), never written to the old
 collection.

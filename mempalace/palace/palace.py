@@ -124,7 +124,7 @@ class Palace(Likeness, Rearranging, Trashing, Undoing, WakingUp, TaxonomyView):
     @serialized
     def keep_in_use(self) -> None:
         """Keep a shared palace in use until it is closed, read or not, so its sources go on syncing
-        (for a front end left open, such as the dashboard; see `keeping.KeptInUse`)."""
+        (for a front end left open, such as the dashboard; see `server.keep_alive.KeptInUse`)."""
         if self._lease and self.keeper is None and not self._closed:
             self.keeper = KeptInUse(Path(self.location), self._lease, self.settings.server_idle_seconds)
 

@@ -83,7 +83,7 @@ class Rearranging:
         return sum(map(len, targets.values()))
 
     def fit_embedder(self, texts: Sequence[str], dry_run: bool = False) -> str | None:
-        """Before a first filing, the embedder its languages need (see `moving.fit_embedder`)."""
+        """Before a first filing, the embedder its languages need (see `embedder_move.fit_embedder`)."""
         from .embedder_move import fit_embedder
 
         return fit_embedder(self, texts, dry_run)  # type: ignore[arg-type]

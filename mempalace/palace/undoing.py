@@ -1,4 +1,4 @@
-"""Undo: every write that changes places is one change in the change log (`changes.ChangeBook`), and
+"""Undo: every write that changes places is one change in the change log (`catalog.change_log.ChangeBook`), and
 `undo` reverts the newest or a named one while nothing done since depends on it (a mixin of `Palace`).
 
 A change of place is undone by putting back each drawer's recorded place (wing, room, hall, who chose

@@ -1,4 +1,4 @@
-"""Room names, from what a room's conversations say (which room a part joins is `topics`' choice,
+"""Room names, from what a room's conversations say (which room a part joins is `choice`'s choice,
 by meaning).
 
 Candidates are one or two content words in a row, never a person (`part_phrases` reads them). Places

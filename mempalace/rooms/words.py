@@ -1,6 +1,6 @@
 """Reading a conversation's words for room choice: which words can be topics (no stop words, filler,
 generic chat words, numbers, dates, code, or people's names), light stems, and each part's word
-signature (what `topics` compares besides meaning). Shared by grouping and naming."""
+signature (what `choice` compares besides meaning). Shared by grouping and naming."""
 
 from __future__ import annotations
 

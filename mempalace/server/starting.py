@@ -142,7 +142,7 @@ def serving(palace_dir: Path, url: str) -> bool:
 
 
 def _proven(palace_dir: Path, info: ServerInfo) -> str:
-    """"ours" once the server at `info.url` proved it knows the palace's token (see `own_server`), "silent"
+    """"ours" once the server at `info.url` proved it knows the palace's token (see `store.server_identity`), "silent"
     while nothing answers; something else answering is refused, and is sent nothing but a challenge."""
     answer = who_answers(info.url, info.token)
     if answer == "impostor":

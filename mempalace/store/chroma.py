@@ -1,5 +1,6 @@
 """The store: the drawers collection's reads and writes, its answers turned into Records. This package
-is the only code that talks to Chroma; `connecting` reaches the collection, `shared` a server's.
+and `server.shared_store` (a shared palace's server, over Chroma's HTTP API) are the only code that
+talks to Chroma; `connecting` reaches the collection.
 
 Every `get()` is paginated (Chroma fails past 32,766 rows with metadata) and every write is cut
 into batches no larger than the client's maximum.
