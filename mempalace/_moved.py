@@ -6,8 +6,6 @@ own step, is now `catalog.build.build_before_serving` (the rest of `catalog_buil
 from __future__ import annotations
 
 import importlib
-import importlib.abc
-import importlib.util
 import sys
 import warnings
 from importlib.machinery import ModuleSpec
@@ -85,8 +83,9 @@ MOVED = {
 }
 
 
-class _Alias(importlib.abc.Loader):
-    """Loads an old path as the module at its new path (the same object, so a patch through either holds)."""
+class _Alias:
+    """Loads an old path as the module at its new path (the same object, so a patch through either holds).
+    A plain loader and finder (no importlib.abc): `import mempalace` stays as quick as before."""
 
     def create_module(self, spec: ModuleSpec) -> None:
         return None
@@ -98,11 +97,11 @@ class _Alias(importlib.abc.Loader):
         sys.modules[module.__name__] = importlib.import_module(new)
 
 
-class OldPaths(importlib.abc.MetaPathFinder):
+class OldPaths:
     """Finds the old paths only, after every other finder has looked."""
 
     def find_spec(self, fullname: str, path: object = None, target: object = None) -> ModuleSpec | None:
-        return importlib.util.spec_from_loader(fullname, _Alias()) if fullname in MOVED else None
+        return ModuleSpec(fullname, _Alias()) if fullname in MOVED else None
 
 
 def install() -> None:

@@ -87,7 +87,7 @@ def test_every_old_path_still_imports() -> None:
 def _imports(path: Path) -> set[str]:
     """The mempalace modules `path` imports anywhere in it (type-only imports included)."""
     parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
-    here = parts[:-1] if parts[-1] != "__init__" else parts[:-1]
+    here = parts[:-1]  # the package a relative import starts from, for a module and an `__init__` alike
     found = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom):

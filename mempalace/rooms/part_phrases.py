@@ -47,9 +47,10 @@ def read_part(texts: Sequence[str], title: str | None = None, names: Iterable[st
     spellings: dict[str, Counter[str]] = {}
     lower_seen: set[str] = set()
     titled: set[str] = set()
-    uses: Counter[str] = Counter()  # single words by key: every use, and uses as a modifier (second half)
+    uses: Counter[str] = Counter()  # each word's uses, by key
+    modifying: Counter[str] = Counter()  # its uses as an adjective before a noun
     for source, text in [(False, t) for t in texts] + [(True, title or "")]:
-        for run in _runs(text, ignored, people, lower_seen, spoken, uses):
+        for run in _runs(text, ignored, people, lower_seen, spoken, (uses, modifying)):
             for size in (1, 2):
                 for start in range(len(run) - size + 1):
                     words = run[start : start + size]
@@ -63,7 +64,7 @@ def read_part(texts: Sequence[str], title: str | None = None, names: Iterable[st
     support = {k: 1.0 if k in titled else min(1.0, 0.45 + 0.25 * n) for k, n in counts.items()}
     surface = {k: max(c.items(), key=lambda kv: (kv[1], kv[0]))[0] for k, c in spellings.items()}
     proper = frozenset(k for k, s in surface.items() if not set(s.split()) & lower_seen and not is_cjk(s))
-    modifiers = frozenset(k for k in counts if "-" not in k and uses[k] and uses[k] == uses["-" + k])
+    modifiers = frozenset(k for k, n in uses.items() if n == modifying[k])
     return Part(wing, support, surface, proper, frozenset(titled), main_language("\n".join(texts) or title or ""),
                 modifiers)
 
@@ -92,10 +93,11 @@ def _people(texts: Sequence[str], spoken: set[str]) -> set[str]:
 
 
 def _runs(text: str, ignored: frozenset[str] | set[str], people: set[str], lower_seen: set[str],
-          spoken: set[str], uses: Counter[str]) -> list[list[str]]:
+          spoken: set[str], uses: tuple[Counter[str], Counter[str]]) -> list[list[str]]:
     """Runs of consecutive content words of `text`, lowercased; a capitalised person's name, or a
     speaker's name (`spoken`), breaks a run. Words written in lower case are added to `lower_seen`;
-    each content word's uses are counted in `uses` by key, and its uses as a modifier under "-" + key."""
+    each content word's uses are counted by key in `uses`' first counter, those before a noun it
+    modifies in its second."""
     runs: list[list[str]] = []
     prepared = COMMAND_WORD.sub(" . ", spell_symbols(fold(text)))
     for piece in SENTENCE.split(NOT_PROSE.sub(" . ", LONG_TOKEN.sub(" . ", prepared))):
@@ -112,8 +114,8 @@ def _runs(text: str, ignored: frozenset[str] | set[str], people: set[str], lower
                 lower_seen.add(word)
             run.append(word)
             key = name_stem(word)
-            uses[key] += 1
-            uses["-" + key] += at + 1 < len(tokens) and _modifies(token, tokens[at + 1])
+            uses[0][key] += 1
+            uses[1][key] += at + 1 < len(tokens) and _modifies(token, tokens[at + 1])
         runs.append(run)
     return [r for r in runs if r]
 

@@ -45,12 +45,16 @@ def _members(cls: type) -> dict[str, Any]:
 
 
 def _parameters(member: Any) -> list[inspect.Parameter] | None:
-    function = member.fget if isinstance(member, property) else member
-    if isinstance(function, (staticmethod, classmethod)):
-        function = function.__func__
-    if not callable(function) or isinstance(member, property):
+    """A method's parameters but those a view sets itself; None for a property or a value."""
+    if isinstance(member, (staticmethod, classmethod)):
+        member = member.__func__
+    if isinstance(member, property) or not callable(member):
         return None
-    return [p for p in inspect.signature(function).parameters.values() if p.name not in SET_BY_VIEW]
+    return [p for p in inspect.signature(member).parameters.values() if p.name not in SET_BY_VIEW]
+
+
+def _shown(name: str, params: list[inspect.Parameter]) -> str:
+    return f"{name}(" + ", ".join(str(p) for p in params[1:]) + ")"
 
 
 def _signature_drift(name: str, palace_member: Any, view_member: Any) -> list[str]:
@@ -59,8 +63,7 @@ def _signature_drift(name: str, palace_member: Any, view_member: Any) -> list[st
         return [] if (ours is None) == (theirs is None) else [f"{name} is a method on one side only"]
     if [(p.name, p.kind, p.default) for p in ours] == [(p.name, p.kind, p.default) for p in theirs]:
         return []
-    shown = lambda params: "(" + ", ".join(str(p) for p in params[1:]) + ")"  # noqa: E731
-    return [f"{name}{shown(theirs)} on the view, {name}{shown(ours)} on the palace"]
+    return [f"{_shown(name, theirs)} on the view, {_shown(name, ours)} on the palace"]
 
 
 def drift(palace_class: type, view_class: type) -> list[str]:
