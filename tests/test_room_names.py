@@ -281,3 +281,27 @@ def test_a_word_the_lexicon_lacks_that_is_built_as_a_verb_never_names_a_room() -
 
     assert not any(can_head(w) for w in ("parallelize", "parallelized", "dockerise", "jsonify"))
     assert all(can_head(w) for w in ("kubernetes", "enterprise", "franchise", "terraform"))
+
+
+def test_a_hyphened_compound_is_one_word_of_a_name() -> None:
+    from mempalace.language.lexicon import can_head
+
+    part = read_part(["Who covers the on-call rotation over the holidays?", "The on-call pager woke me at 3am.",
+                      "Clone traveling-sailor before the e-mail goes out."])
+    assert {"on-call", "on-call rotation", "traveling-sailor", "e-mail"} <= set(part.surface.values())
+    assert not {"sailor", "call", "traveling"} & set(part.surface.values())
+    assert all(can_head(w) for w in ("on-call", "check-in", "traveling-sailor"))
+    assert not any(can_head(w) for w in ("read-only", "user-friendly"))
+    said = [["Who takes the on-call shift this weekend?", "My on-call week was rough."],
+            ["Swap on-call with me?", "The on-call handoff doc is stale."]]
+    assert RoomChooser([]).best(PhraseTally([read_part(p) for p in said]))[0] == "on-call"
+
+
+def test_a_gerund_keeps_its_object_when_a_pair_is_cut_to_its_head() -> None:
+    from mempalace.rooms.naming import _head_of
+
+    final = {"limit-rate": 1.0, "limit": 0.95, "insomnia": 0.95, "chronic-insomnia": 1.0}
+    spelling = {"limit-rate": "rate limiting", "limit": "limiting", "insomnia": "insomnia",
+                "chronic-insomnia": "chronic insomnia"}
+    assert _head_of("limit-rate", spelling, final) == "rate limiting"
+    assert _head_of("chronic-insomnia", spelling, final) == "insomnia"

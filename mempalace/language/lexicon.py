@@ -52,9 +52,13 @@ def _parts_of_speech() -> dict[str, frozenset[str]]:
 def can_head(word: str) -> bool:
     """Whether `word` can end a topic's name: a noun, a verb's base or -s form (most are nouns too:
     `deploy`, `templates`), a gerund (`hunting`), or a word the lexicon lacks (a product, a place,
-    jargon, an acronym) unless English uses it very often (`per`) or it is built as a verb
-    (`parallelize`); not an adjective, adverb or past form (`slow`, `blew`, `fixed`)."""
+    jargon, an acronym, a hyphened compound whose last word can) unless English uses it very often
+    (`per`) or it is built as a verb (`parallelize`); not an adjective, adverb or past form (`slow`,
+    `blew`, `fixed`)."""
     tags = _parts_of_speech().get(word.lower())
+    if tags is None and "-" in word:
+        last = word.rsplit("-", 1)[1]
+        return len(last) < 3 or can_head(last)  # `on-call`, `check-in`; not `read-only`, `user-friendly`
     if tags is None:
         from .frequency import zipf
 

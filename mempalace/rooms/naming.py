@@ -25,7 +25,7 @@ from ..language.languages import ENGLISH, everyday, in_language, is_calendar, is
 from ..language.lexicon import can_head, can_stand_alone
 from ..text.names import room_slug
 from .part_phrases import Part, name_stem, read_part
-from .words import GENERIC
+from .words import GENERIC, NOT_TOPIC_WORDS, topic_length
 
 GENERAL = "general"
 PAIR_WEIGHT = 1.3  # a two-word phrase over its words alone ("sleep training" over "training")
@@ -266,7 +266,7 @@ class RoomChooser:
         if tally.only:
             order = [k for k in order if tally.only.support[k] > 0.7] or order
         spellings = {k: _common_spellings(tally.phrases[k].spellings) for k in order}
-        words = sorted({w for k in order for s in spellings[k] for w in s.split()})
+        words = sorted({p for k in order for s in spellings[k] for w in s.split() for p in _word_parts(w)})
         rare = dict(self.specificity(words)) if self.specificity and words else {}
         widespread = set(self._widespread_words(words)) if self._widespread_words and words else set()
         scores: dict[str, tuple[float, list[str]]] = {}
@@ -278,7 +278,7 @@ class RoomChooser:
             phrase, found = named[0].split(), tally.phrases[key]
             if len(phrase) == 1 and found.modifying == found.users:
                 continue  # an adjective only ever written before a noun: `quick` of `quick look`
-            specific = sum(rare.get(w, 1.0) for w in phrase) / len(phrase)
+            specific = sum(min(rare.get(p, 1.0) for p in _word_parts(w)) for w in phrase) / len(phrase)
             score = (used[key] / total) ** COVERAGE_POWER * specific * (PAIR_WEIGHT if len(phrase) == 2 else 1.0)
             score *= 1.0 - WING_SHARE + WING_SHARE * len(found.support) / len(tally.wings)
             score *= 1.0 + (TITLE_WEIGHT - 1.0) * found.titled / tally.parts
@@ -301,6 +301,13 @@ class RoomChooser:
         return not set(phrase) <= widespread
 
 
+def _word_parts(word: str) -> list[str]:
+    """The words whose rarity in the palace is a word's: a hyphened compound's own words (`call` of
+    `on-call`: drawers are counted by single words), else the word."""
+    parts = [p for p in word.split("-") if topic_length(p) and p not in NOT_TOPIC_WORDS]
+    return parts or [word]
+
+
 def _common_spellings(spelled: Counter[str]) -> list[str]:
     """A phrase's spellings, commonest first, but for those far rarer than the commonest."""
     ranked = sorted(spelled.items(), key=lambda kv: (-kv[1], kv[0]))
@@ -316,9 +323,12 @@ def _compound(spelling: str) -> float:
 
 def _head_of(key: str, spelling: Mapping[str, str], final: Mapping[str, float]) -> str:
     """A two-word name's head alone when that scores nearly as well (`insomnia` over `chronic insomnia`):
-    a librarian names the topic, not its detail. A Chinese or Japanese compound stays whole (`航班延误`)."""
+    a librarian names the topic, not its detail. A Chinese or Japanese compound stays whole (`航班延误`),
+    and so does a gerund with its object (`rate limiting`: `limiting` alone limits anything)."""
     words = spelling[key].split()
     head = name_stem(words[-1])
+    if words[-1].endswith("ing"):
+        return spelling[key]  # a gerund's first word is its object: `rate limiting`, `sleep training`
     if len(words) == 2 and not is_cjk(words[-1]) and head in final and final[head] >= HEAD_SHARE * final[key]:
         return spelling[head]
     return spelling[key]

@@ -12,9 +12,10 @@ from dataclasses import dataclass
 from ..language.languages import ENGLISH, is_cjk, main_language, reading, words_in
 from ..language.lexicon import HONORIFICS, can_be_noun, given_names, is_adjective
 from ..text.names import spell_symbols
-from .words import COMMAND_WORD, LONG_TOKEN, NOT_PROSE, NOT_TOPIC_WORDS, SENTENCE, WORD, fold, stem, topic_length
+from .words import COMMAND_WORD, LONG_TOKEN, MAX_WORD, NOT_PROSE, NOT_TOPIC_WORDS, SENTENCE, WORD, fold, stem, topic_length
 
 _CAPITAL_PAIR = re.compile(r"\b([A-Z][a-z]+)\.?[ \t]+(?=([A-Z][a-z][\w'-]*))")
+_HYPHENED = re.compile(rf"{WORD.pattern}(?:-{WORD.pattern})*")  # `on-call`, `check-in`, `cost-cut`
 
 
 def name_stem(word: str) -> str:
@@ -102,7 +103,7 @@ def _runs(text: str, ignored: frozenset[str] | set[str], people: set[str], lower
     prepared = COMMAND_WORD.sub(" . ", spell_symbols(fold(text)))
     for piece in SENTENCE.split(NOT_PROSE.sub(" . ", LONG_TOKEN.sub(" . ", prepared))):
         run: list[str] = []
-        tokens = words_in(piece, WORD, spoken)
+        tokens = [word for token in words_in(piece, _HYPHENED, spoken) for word in _compound_words(token)]
         for at, token in enumerate(tokens):
             word = token.lower()
             short = not topic_length(word) and not (len(word) == 2 and token.isupper())
@@ -118,6 +119,12 @@ def _runs(text: str, ignored: frozenset[str] | set[str], people: set[str], lower
             uses[1][key] += at + 1 < len(tokens) and _modifies(token, tokens[at + 1])
         runs.append(run)
     return [r for r in runs if r]
+
+
+def _compound_words(token: str) -> list[str]:
+    """A hyphened token is one word of a phrase (`on-call`, `traveling-sailor`, `e-mail`): English
+    writes a compound so, and a repository's name so; a run of them too long for a word is its parts."""
+    return token.split("-") if len(token) > MAX_WORD else [token]
 
 
 def _modifies(token: str, after: str) -> bool:
