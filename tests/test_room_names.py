@@ -305,3 +305,11 @@ def test_a_gerund_keeps_its_object_when_a_pair_is_cut_to_its_head() -> None:
                 "chronic-insomnia": "chronic insomnia"}
     assert _head_of("limit-rate", spelling, final) == "rate limiting"
     assert _head_of("chronic-insomnia", spelling, final) == "insomnia"
+
+
+def test_time_and_day_may_end_a_name_beside_a_specific_word_but_never_name_alone() -> None:
+    said = [["How much screen time should a nine year old get?", "Screen time before bed ruins her sleep."],
+            ["We set a screen time limit on the tablet.", "The screen time report says four hours."]]
+    assert RoomChooser([]).best(PhraseTally([read_part(p) for p in said]))[0] == "screen-time"
+    alone = [["What time is it there?", "Any time works."], ["Same time tomorrow?", "Time flies."]]
+    assert RoomChooser([]).best(PhraseTally([read_part(p) for p in alone]))[0] != "time"

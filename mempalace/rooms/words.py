@@ -31,7 +31,7 @@ _FILLER = frozenset("""
 yes yeah yep okay ok thanks thank please sure let lets know like just really think want need get got
 use using used make made one also would could should can will see look looks good great well right now
 way thing things something anything everything nothing lot much many still even maybe actually probably
-done doing going go went new old first last next back time times today day days week hi hello hey sorry
+done doing going go went new old first last next back today week hi hello hey sorry
 user assistant claude chatgpt gemini codex ai human tool result error message continued file files code
 line lines run running work works working try trying tried help need needs want wants seems seem said
 say says tell told ask asked answer question questions point bit kind sort part sure fine cool nice
@@ -53,6 +53,7 @@ topics note notes meeting sync team project today tomorrow yesterday week weeks 
 hours minute minutes morning evening night afternoon tonight follow help thanks step steps option options version
 example examples detail details info information case cases number numbers place standard huge long title mixed
 text uploaded upload check checking change changes fix fixes fixed support wall pass egg sandwich
+time times day days
 """.split())
 _NUMBER_WORDS = frozenset("""
 zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen
