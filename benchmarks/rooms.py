@@ -294,7 +294,14 @@ def print_profiles(profiles: dict, show_rooms: bool) -> None:
 
 
 def tunnels(drawers: list) -> int:
-    return sum(n >= 2 for n in collections.Counter(room for room, _ in {(d.room, d.wing) for d in drawers}).values())
+    """Rooms in two wings or more, but those the graph hides by default (`general`: no topic)."""
+    import dataclasses
+
+    from mempalace.config import Settings
+
+    hidden = set(next(f for f in dataclasses.fields(Settings) if f.name == "graph_hidden_rooms").default)
+    spans = collections.Counter(room for room, _ in {(d.room, d.wing) for d in drawers} if room not in hidden)
+    return sum(n >= 2 for n in spans.values())
 
 
 def slack_names(folder: Path) -> set[str]:

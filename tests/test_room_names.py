@@ -313,3 +313,12 @@ def test_time_and_day_may_end_a_name_beside_a_specific_word_but_never_name_alone
     assert RoomChooser([]).best(PhraseTally([read_part(p) for p in said]))[0] == "screen-time"
     alone = [["What time is it there?", "Any time works."], ["Same time tomorrow?", "Time flies."]]
     assert RoomChooser([]).best(PhraseTally([read_part(p) for p in alone]))[0] != "time"
+
+
+def test_a_given_name_english_has_no_other_use_for_never_names_a_room_even_in_lower_case() -> None:
+    from mempalace.language.lexicon import only_a_name
+
+    assert only_a_name("enrique") and only_a_name("Enrique")
+    assert not any(only_a_name(w) for w in ("grant", "amber", "will", "lisbon", "terraform"))
+    said = [["pushed the enrique branch", "enrique needs a setup script"], ["enrique setup script is merged"]]
+    assert "enrique" not in tokens(RoomChooser([]).best(PhraseTally([read_part(p) for p in said]))[0])

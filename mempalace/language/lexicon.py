@@ -33,6 +33,13 @@ def given_names() -> frozenset[str]:
     return frozenset(found)
 
 
+def only_a_name(word: str) -> bool:
+    """Whether `word` is a given name and nothing else English knows (`enrique`, `priya`; not `grant`,
+    `amber`, `will`): a person even when written in lower case (a handle, a channel, a repository)."""
+    lowered = word.lower()
+    return lowered in given_names() and _parts_of_speech().get(lowered, frozenset({"propn"})) <= {"propn"}
+
+
 @functools.lru_cache(maxsize=1)
 def _parts_of_speech() -> dict[str, frozenset[str]]:
     """Every inflected form the lexicon knows → the parts of speech it can be; a verb form other than

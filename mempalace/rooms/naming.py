@@ -22,7 +22,7 @@ import numpy as np
 
 from ..errors import InvalidInputError
 from ..language.languages import ENGLISH, everyday, in_language, is_calendar, is_cjk, word_language, written
-from ..language.lexicon import can_head, can_stand_alone
+from ..language.lexicon import can_head, can_stand_alone, only_a_name
 from ..text.names import room_slug
 from .part_phrases import Part, name_stem, read_part
 from .words import GENERIC, NOT_TOPIC_WORDS, topic_length
@@ -290,7 +290,7 @@ class RoomChooser:
     def _nameable(self, phrase: list[str], widespread: set[str], latin: str = ENGLISH) -> bool:
         """A topic's name ends in a noun, repeats no wing's name, holds no month or weekday in any
         language and is not everyone's words (nor, in another language than English, only everyday words)."""
-        if not can_head(phrase[-1]) or any(w in self._wing_words or is_calendar(w) for w in phrase):
+        if not can_head(phrase[-1]) or any(w in self._wing_words or is_calendar(w) or only_a_name(w) for w in phrase):
             return False
         if all(everyday(w, word_language(w, latin)) for w in phrase):
             return False
