@@ -322,3 +322,8 @@ def test_a_given_name_english_has_no_other_use_for_never_names_a_room_even_in_lo
     assert not any(only_a_name(w) for w in ("grant", "amber", "will", "lisbon", "terraform"))
     said = [["pushed the enrique branch", "enrique needs a setup script"], ["enrique setup script is merged"]]
     assert "enrique" not in tokens(RoomChooser([]).best(PhraseTally([read_part(p) for p in said]))[0])
+
+
+def test_a_contraction_typed_without_its_apostrophe_is_no_topic_word() -> None:
+    part = read_part(["mix phx.server doesnt seem to start and i dont know why", "thats odd, the server doesnt boot"])
+    assert not {"doesnt", "dont", "thats"} & {w for s in part.surface.values() for w in s.split()}

@@ -45,6 +45,7 @@ wow awesome amazing sounds glad totally definitely absolutely honestly seriously
 especially particularly haha lol omg yay congrats congratulations cheers bye fantastic wonderful
 incredible lovely cute exciting excited super stuff guess hope hoping hopefully feel feels felt feeling
 happy fun interesting appreciate appreciated wanna gonna gotta
+doesnt dont didnt isnt wasnt arent couldnt shouldnt wouldnt im ive youre theyre thats theres whats
 """.split())
 GENERIC = frozenset("""  # name no room alone, but may be half of a name (`flaky tests`, `meal plan`)
 update updates list lists install installed installing assist assistance problem problems question issue issues
