@@ -5,13 +5,12 @@ named by GitHub's commit notices."""
 
 from __future__ import annotations
 
-from collections import defaultdict
-
 import pytest
 
 from _shared import sample
 from mempalace import Palace
 from mempalace.config import load_settings
+from mempalace.graph import find_tunnels
 from mempalace.ingest import ingest_paths
 
 SAMPLES = ("claude_code", "slack_export/hfaran_testarchive", "codex_cli", "gemini_cli", "plain_text")
@@ -24,9 +23,7 @@ def test_the_samples_tunnel_only_where_wings_share_a_concept(tmp_path, home, mon
     with Palace.open(tmp_path / "palace", settings=load_settings(home)) as palace:
         reports = ingest_paths(palace, paths)
         assert all(r.ok for r in reports)
-        wings_of = defaultdict(set)
-        for wing, room, _, _ in palace.places():
-            wings_of[room].add(wing)
-    tunnels = {room: wings for room, wings in wings_of.items() if len(wings) > 1}
+        rooms = {room for _, room, _, _ in palace.places()}
+        tunnels = {t.room: set(t.wings) for t in find_tunnels(palace)}  # as the graph shows them: no `general`
     assert tunnels == {"parser-claim": {"codex_cli", "gemini_cli"}}
-    assert not any(word in room for room in wings_of for word in ("pull", "request", "merge", "commit"))
+    assert not any(word in room for room in rooms for word in ("pull", "request", "merge", "commit"))
