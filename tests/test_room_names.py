@@ -283,18 +283,33 @@ def test_a_word_the_lexicon_lacks_that_is_built_as_a_verb_never_names_a_room() -
     assert all(can_head(w) for w in ("kubernetes", "enterprise", "franchise", "terraform"))
 
 
-def test_a_hyphened_compound_is_one_word_of_a_name() -> None:
+def test_a_compound_a_short_word_binds_is_one_word_of_a_name() -> None:
     from mempalace.language.lexicon import can_head
 
     part = read_part(["Who covers the on-call rotation over the holidays?", "The on-call pager woke me at 3am.",
                       "Clone traveling-sailor before the e-mail goes out."])
-    assert {"on-call", "on-call rotation", "traveling-sailor", "e-mail"} <= set(part.surface.values())
-    assert not {"sailor", "call", "traveling"} & set(part.surface.values())
+    assert {"on-call", "on-call rotation", "e-mail", "traveling sailor"} <= set(part.surface.values())
+    assert not {"call", "traveling-sailor"} & set(part.surface.values())  # two topic words stay two
     assert all(can_head(w) for w in ("on-call", "check-in", "traveling-sailor"))
     assert not any(can_head(w) for w in ("read-only", "user-friendly"))
-    said = [["Who takes the on-call shift this weekend?", "My on-call week was rough."],
-            ["Swap on-call with me?", "The on-call handoff doc is stale."]]
-    assert RoomChooser([]).best(PhraseTally([read_part(p) for p in said]))[0] == "on-call"
+    said = PhraseTally([read_part(p) for p in ([["Who takes the on-call shift this weekend?", "My on-call week was rough."],
+                                                 ["Swap on-call with me?", "The on-call handoff doc is stale."]])])
+    chooser = RoomChooser([])
+    name, score, own = chooser.best(said, current="on-call")
+    assert name == "on-call" and own == score > 0  # a room keeps its own hyphened name's score
+    chooser.take("on-call")
+    assert chooser.best(said)[0] != "on-call"  # and no second room gets it
+    assert read_part(["rate-limiting", "rate limiting"]).support.keys() >= {"limit-rate"}
+
+
+def test_a_hyphened_word_is_its_parts_when_they_only_join_or_name_people() -> None:
+    part = read_part(["Mary-Jane wrote the how-to guide and a to-do list for twenty-five dollars",
+                      "Jean-Luc: the kenji-san handoff"], names=["Jean-Luc Picard", "Kenji Watanabe"])
+    words = {w for s in part.surface.values() for w in s.split()}
+    assert not {"mary-jane", "how-to", "to-do", "twenty-five", "jean-luc", "kenji-san", "mary", "jean", "kenji"} & words
+    wing = RoomChooser([], wings=["wing_call_center"])
+    said = [["Who is on-call tonight?", "The on-call phone rang."], ["on-call again this week"]]
+    assert "call" not in wing.best(PhraseTally([read_part(p) for p in said]))[0]  # a wing's word, inside one
 
 
 def test_a_gerund_keeps_its_object_when_a_pair_is_cut_to_its_head() -> None:
@@ -305,6 +320,9 @@ def test_a_gerund_keeps_its_object_when_a_pair_is_cut_to_its_head() -> None:
                 "chronic-insomnia": "chronic insomnia"}
     assert _head_of("limit-rate", spelling, final) == "rate limiting"
     assert _head_of("chronic-insomnia", spelling, final) == "insomnia"
+    final |= {"ceil-kitchen": 1.0, "ceil": 0.95}
+    spelling |= {"ceil-kitchen": "kitchen ceiling", "ceil": "ceiling"}
+    assert _head_of("ceil-kitchen", spelling, final) == "ceiling"  # a noun in -ing is no gerund
 
 
 def test_time_and_day_may_end_a_name_beside_a_specific_word_but_never_name_alone() -> None:
@@ -312,15 +330,15 @@ def test_time_and_day_may_end_a_name_beside_a_specific_word_but_never_name_alone
             ["We set a screen time limit on the tablet.", "The screen time report says four hours."]]
     assert RoomChooser([]).best(PhraseTally([read_part(p) for p in said]))[0] == "screen-time"
     alone = [["What time is it there?", "Any time works."], ["Same time tomorrow?", "Time flies."]]
-    assert RoomChooser([]).best(PhraseTally([read_part(p) for p in alone]))[0] != "time"
+    assert RoomChooser([]).best(PhraseTally([read_part(p) for p in alone]))[0] == "general"
 
 
 def test_a_given_name_english_has_no_other_use_for_never_names_a_room_even_in_lower_case() -> None:
     from mempalace.language.lexicon import only_a_name
 
     assert only_a_name("enrique") and only_a_name("Enrique")
-    assert not any(only_a_name(w) for w in ("grant", "amber", "will", "lisbon", "terraform"))
-    said = [["pushed the enrique branch", "enrique needs a setup script"], ["enrique setup script is merged"]]
+    assert not any(only_a_name(w) for w in ("grant", "amber", "will", "lisbon", "terraform", "mac", "alpha"))
+    said = [["restart enrique please", "enrique crashed overnight"], ["enrique crashed again", "logs from enrique"]]
     assert "enrique" not in tokens(RoomChooser([]).best(PhraseTally([read_part(p) for p in said]))[0])
 
 

@@ -26,18 +26,36 @@ officer nurse pastor rev""".split())
 @functools.lru_cache(maxsize=1)
 def given_names() -> frozenset[str]:
     """Lowercased given names (`rosa`, `grant`, `hope`): a capitalised one in a text is a person."""
-    found: set[str] = set()
+    return frozenset(_name_shares())
+
+
+@functools.lru_cache(maxsize=1)
+def _name_shares() -> dict[str, float]:
+    """Each given name → the share of people (%) who have it, the larger of the two lists'."""
+    found: dict[str, float] = {}
     for package, relative, sha256 in NAME_FILES:
         text = checked_file(package, relative, sha256).read_text(encoding="ascii")
-        found.update(line.split()[0].lower() for line in text.splitlines() if line.strip())
-    return frozenset(found)
+        for fields in (line.split() for line in text.splitlines() if line.strip()):
+            name = fields[0].lower()
+            found[name] = max(found.get(name, 0.0), float(fields[1]))
+    return found
+
+
+NAME_SHARE = 0.01  # % of people: a rarer census name (`mac`, `alpha`, `hong`) is more often a word than a person
 
 
 def only_a_name(word: str) -> bool:
-    """Whether `word` is a given name and nothing else English knows (`enrique`, `priya`; not `grant`,
-    `amber`, `will`): a person even when written in lower case (a handle, a channel, a repository)."""
+    """Whether `word` is a common given name and nothing else English knows (`enrique`; not `grant`,
+    `amber`, `will`, nor rare census names like `mac` or `alpha`): a person even in lower case (a
+    handle, a channel, a repository named after one)."""
     lowered = word.lower()
-    return lowered in given_names() and _parts_of_speech().get(lowered, frozenset({"propn"})) <= {"propn"}
+    return (_name_shares().get(lowered, 0.0) >= NAME_SHARE
+            and _parts_of_speech().get(lowered, frozenset({"propn"})) <= {"propn"})
+
+
+def is_gerund(word: str) -> bool:
+    """Whether `word` is a verb's -ing form (`limiting`, `training`), not a noun in -ing (`ceiling`)."""
+    return word.endswith("ing") and "inflected" in _parts_of_speech().get(word.lower(), ())
 
 
 @functools.lru_cache(maxsize=1)
@@ -62,9 +80,11 @@ def can_head(word: str) -> bool:
     jargon, an acronym, a hyphened compound whose last word can) unless English uses it very often
     (`per`) or it is built as a verb (`parallelize`); not an adjective, adverb or past form (`slow`,
     `blew`, `fixed`)."""
+    if not word.strip("-"):
+        return False
     tags = _parts_of_speech().get(word.lower())
-    if tags is None and "-" in word:
-        last = word.rsplit("-", 1)[1]
+    if tags is None and "-" in word.strip("-"):
+        last = word.strip("-").rsplit("-", 1)[1]
         return len(last) < 3 or can_head(last)  # `on-call`, `check-in`; not `read-only`, `user-friendly`
     if tags is None:
         from .frequency import zipf

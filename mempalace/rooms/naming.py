@@ -22,9 +22,9 @@ import numpy as np
 
 from ..errors import InvalidInputError
 from ..language.languages import ENGLISH, everyday, in_language, is_calendar, is_cjk, word_language, written
-from ..language.lexicon import can_head, can_stand_alone, only_a_name
+from ..language.lexicon import can_head, can_stand_alone, is_gerund, only_a_name
 from ..text.names import room_slug
-from .part_phrases import Part, name_stem, read_part
+from .part_phrases import Part, phrase_key, read_part
 from .words import GENERIC, NOT_TOPIC_WORDS, topic_length
 
 GENERAL = "general"
@@ -50,7 +50,7 @@ NAME_CANDIDATES = 60  # the best-scored phrases a `rank` function chooses among
 
 def room_key(slug: str) -> str:
     """The same key for `auth-migration`, `migrating-auth`, `Auth Migrations`; `city` and `cities`."""
-    return "-".join(sorted(name_stem(part) for part in slug.split("-") if part))
+    return phrase_key([slug])
 
 
 class PhraseTally:
@@ -289,8 +289,12 @@ class RoomChooser:
 
     def _nameable(self, phrase: list[str], widespread: set[str], latin: str = ENGLISH) -> bool:
         """A topic's name ends in a noun, repeats no wing's name, holds no month or weekday in any
-        language and is not everyone's words (nor, in another language than English, only everyday words)."""
-        if not can_head(phrase[-1]) or any(w in self._wing_words or is_calendar(w) or only_a_name(w) for w in phrase):
+        language (nor in a hyphened word), no given name that is only a name, and is not everyone's
+        words (nor, in another language than English, only everyday words)."""
+        parts = [p for w in phrase for p in w.split("-") if p]  # a hyphened word's own words too
+        if not can_head(phrase[-1]) or any(p in self._wing_words or is_calendar(p) for p in parts):
+            return False
+        if any(only_a_name(w) for w in phrase):  # `enrique`, not `max-pooling`
             return False
         if all(everyday(w, word_language(w, latin)) for w in phrase):
             return False
@@ -298,14 +302,15 @@ class RoomChooser:
             return False
         if set(phrase) <= GENERIC or any(w in _CODE_PLACES for w in phrase):
             return False
-        return not set(phrase) <= widespread
+        return not set(parts) <= widespread
 
 
 def _word_parts(word: str) -> list[str]:
-    """The words whose rarity in the palace is a word's: a hyphened compound's own words (`call` of
-    `on-call`: drawers are counted by single words), else the word."""
-    parts = [p for p in word.split("-") if topic_length(p) and p not in NOT_TOPIC_WORDS]
-    return parts or [word]
+    """The words whose rarity in the palace is a word's: a hyphened compound's own topic words (`sailor`,
+    `traveling` of `traveling-sailor`), else its words long enough to be counted (`call` of `on-call`):
+    drawers are counted by single words."""
+    parts = [p for p in word.split("-") if topic_length(p)]
+    return [p for p in parts if p not in NOT_TOPIC_WORDS] or parts or [word]
 
 
 def _common_spellings(spelled: Counter[str]) -> list[str]:
@@ -326,8 +331,8 @@ def _head_of(key: str, spelling: Mapping[str, str], final: Mapping[str, float]) 
     a librarian names the topic, not its detail. A Chinese or Japanese compound stays whole (`航班延误`),
     and so does a gerund with its object (`rate limiting`: `limiting` alone limits anything)."""
     words = spelling[key].split()
-    head = name_stem(words[-1])
-    if words[-1].endswith("ing"):
+    head = phrase_key(words[-1:])
+    if len(words) == 2 and is_gerund(words[-1]):
         return spelling[key]  # a gerund's first word is its object: `rate limiting`, `sleep training`
     if len(words) == 2 and not is_cjk(words[-1]) and head in final and final[head] >= HEAD_SHARE * final[key]:
         return spelling[head]

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from ..language.languages import ENGLISH, is_cjk, main_language, reading, words_in
 from ..language.lexicon import HONORIFICS, can_be_noun, given_names, is_adjective
 from ..text.names import spell_symbols
-from .words import COMMAND_WORD, LONG_TOKEN, MAX_WORD, NOT_PROSE, NOT_TOPIC_WORDS, SENTENCE, WORD, fold, stem, topic_length
+from .words import (COMMAND_WORD, FUNCTION_WORDS, LONG_TOKEN, MAX_WORD, NOT_PROSE, NOT_TOPIC_WORDS, SENTENCE,
+                    WORD, fold, stem, topic_length)
 
 _CAPITAL_PAIR = re.compile(r"\b([A-Z][a-z]+)\.?[ \t]+(?=([A-Z][a-z][\w'-]*))")
 _HYPHENED = re.compile(rf"{WORD.pattern}(?:-{WORD.pattern})*")  # `on-call`, `check-in`, `cost-cut`
@@ -21,6 +22,12 @@ _HYPHENED = re.compile(rf"{WORD.pattern}(?:-{WORD.pattern})*")  # `on-call`, `ch
 def name_stem(word: str) -> str:
     """`stem`, and `cities` as `city`: names that differ so are one name (word signatures keep `stem`)."""
     return stem(word[:-3] + "y") if word.endswith("ies") and len(word) > 4 else stem(word)
+
+
+def phrase_key(words: Iterable[str]) -> str:
+    """One key for a phrase however it is spelled: its words' (and hyphened words' parts') name stems,
+    sorted (`on-call`, `call on`; `rate-limiting`, `rate limiting`, `limiting rates`)."""
+    return "-".join(sorted(name_stem(part) for word in words for part in word.split("-") if part))
 
 
 @dataclass(frozen=True)
@@ -42,8 +49,10 @@ class Part:
 def read_part(texts: Sequence[str], title: str | None = None, names: Iterable[str] = (), wing: str = "") -> Part:
     """The phrases (one or two content words in a row) of a part's texts and title."""
     spoken = {w for n in names for w in WORD.findall(fold(n.lower()))} | handles(names)
-    ignored = NOT_TOPIC_WORDS | spoken | reading("\n".join([*texts, title or ""]))[1]
+    foreign = reading("\n".join([*texts, title or ""]))[1]
+    ignored = NOT_TOPIC_WORDS | spoken | foreign
     people = _people([*texts, title or ""], spoken)
+    joined = _Joined(FUNCTION_WORDS | foreign, spoken, people)
     counts: Counter[str] = Counter()
     spellings: dict[str, Counter[str]] = {}
     lower_seen: set[str] = set()
@@ -51,13 +60,13 @@ def read_part(texts: Sequence[str], title: str | None = None, names: Iterable[st
     uses: Counter[str] = Counter()  # each word's uses, by key
     modifying: Counter[str] = Counter()  # its uses as an adjective before a noun
     for source, text in [(False, t) for t in texts] + [(True, title or "")]:
-        for run in _runs(text, ignored, people, lower_seen, spoken, (uses, modifying)):
+        for run in _runs(text, ignored, joined, lower_seen, (uses, modifying)):
             for size in (1, 2):
                 for start in range(len(run) - size + 1):
                     words = run[start : start + size]
                     if size == 2 and name_stem(words[0]) == name_stem(words[1]):
                         continue  # "thread thread" is not a topic
-                    key = "-".join(sorted(name_stem(w) for w in words))
+                    key = phrase_key(words)
                     counts[key] += 1
                     spellings.setdefault(key, Counter())[" ".join(words)] += 1
                     if source:
@@ -93,38 +102,54 @@ def _people(texts: Sequence[str], spoken: set[str]) -> set[str]:
     return people
 
 
-def _runs(text: str, ignored: frozenset[str] | set[str], people: set[str], lower_seen: set[str],
-          spoken: set[str], uses: tuple[Counter[str], Counter[str]]) -> list[list[str]]:
+@dataclass(frozen=True)
+class _Joined:
+    """What decides whether a hyphened token is one word: words that only join others (`how-to`,
+    `что-то`, `twenty-five` are their parts), speakers' names and people (`Jean-Luc` is a person)."""
+
+    function: frozenset[str] | set[str]
+    spoken: set[str]
+    people: set[str]
+
+    def words(self, token: str) -> list[str]:
+        """A hyphened token as the words of a phrase: one word when a short or function word binds a
+        topic word (`on-call`, `e-mail`, `check-in`: alone, that part would be dropped), else its parts
+        (`cost-cut`, `traveling-sailor`; `how-to`, only function words; `Jean-Luc`, a person)."""
+        parts = [p for p in token.split("-") if p]
+        if len(parts) < 2 or len(token) > MAX_WORD or all(p.lower() in self.function for p in parts):
+            return parts
+        if any(p.lower() in self.spoken or (p[0].isupper() and p.lower() in self.people) for p in parts):
+            return parts
+        bound = any(p.lower() in self.function or not topic_length(p.lower()) for p in parts)
+        return ["-".join(parts)] if bound else parts
+
+
+def _runs(text: str, ignored: frozenset[str] | set[str], joined: _Joined, lower_seen: set[str],
+          uses: tuple[Counter[str], Counter[str]]) -> list[list[str]]:
     """Runs of consecutive content words of `text`, lowercased; a capitalised person's name, or a
-    speaker's name (`spoken`), breaks a run. Words written in lower case are added to `lower_seen`;
-    each content word's uses are counted by key in `uses`' first counter, those before a noun it
-    modifies in its second."""
+    speaker's name, breaks a run. Words written in lower case are added to `lower_seen`; each content
+    word's uses are counted by key in `uses`' first counter, those before a noun it modifies in its
+    second."""
     runs: list[list[str]] = []
     prepared = COMMAND_WORD.sub(" . ", spell_symbols(fold(text)))
     for piece in SENTENCE.split(NOT_PROSE.sub(" . ", LONG_TOKEN.sub(" . ", prepared))):
         run: list[str] = []
-        tokens = [word for token in words_in(piece, _HYPHENED, spoken) for word in _compound_words(token)]
+        tokens = [word for token in words_in(piece, _HYPHENED, joined.spoken) for word in joined.words(token)]
         for at, token in enumerate(tokens):
             word = token.lower()
             short = not topic_length(word) and not (len(word) == 2 and token.isupper())
-            if not word or word in ignored or short or (token[0].isupper() and word in people):
+            if not word or word in ignored or short or (token[0].isupper() and word in joined.people):
                 runs.append(run)
                 run = []
                 continue
             if token[0].islower():
                 lower_seen.add(word)
             run.append(word)
-            key = name_stem(word)
+            key = phrase_key([word])
             uses[0][key] += 1
             uses[1][key] += at + 1 < len(tokens) and _modifies(token, tokens[at + 1])
         runs.append(run)
     return [r for r in runs if r]
-
-
-def _compound_words(token: str) -> list[str]:
-    """A hyphened token is one word of a phrase (`on-call`, `traveling-sailor`, `e-mail`): English
-    writes a compound so, and a repository's name so; a run of them too long for a word is its parts."""
-    return token.split("-") if len(token) > MAX_WORD else [token]
 
 
 def _modifies(token: str, after: str) -> bool:

@@ -45,7 +45,8 @@ wow awesome amazing sounds glad totally definitely absolutely honestly seriously
 especially particularly haha lol omg yay congrats congratulations cheers bye fantastic wonderful
 incredible lovely cute exciting excited super stuff guess hope hoping hopefully feel feels felt feeling
 happy fun interesting appreciate appreciated wanna gonna gotta
-doesnt dont didnt isnt wasnt arent couldnt shouldnt wouldnt im ive youre theyre thats theres whats
+doesnt dont didnt isnt wasnt arent werent hasnt havent hadnt couldnt shouldnt wouldnt aint im ive youre
+youve weve theyve youll theyll theyre thats theres whats hes shes
 """.split())
 GENERIC = frozenset("""  # name no room alone, but may be half of a name (`flaky tests`, `meal plan`)
 update updates list lists install installed installing assist assistance problem problems question issue issues
@@ -68,6 +69,7 @@ RARE_ZIPF = 2.5  # a Title Case run with a word this rare (Bilinski, Dumesnil) i
 _LOWER_WORD = re.compile(r"\b[a-z]+\b")
 NOT_TOPIC_WORDS = STOP_WORDS | _FILLER | _NUMBER_WORDS | _CALENDAR  # never part of a topic's name
 NEVER_TOPICS = NOT_TOPIC_WORDS | GENERIC
+FUNCTION_WORDS = STOP_WORDS | _NUMBER_WORDS  # English words that only join others (`how-to`, `twenty-five`)
 TOOL_MARK = "→"  # how transcripts of coding agents summarise a tool call in a drawer
 RESULT_MARK = "←"  # and its result
 MAX_WORD = 30  # longer "words" are sequences or unspaced scripts, not topic names
