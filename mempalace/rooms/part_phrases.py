@@ -116,6 +116,8 @@ class _Joined:
         topic word (`on-call`, `e-mail`, `check-in`: alone, that part would be dropped), else its parts
         (`cost-cut`, `traveling-sailor`; `how-to`, only function words; `Jean-Luc`, a person)."""
         parts = [p for p in token.split("-") if p]
+        if not parts:
+            return [token]  # "" breaks a phrase (`words_in`: a particle, a numeral, a person)
         if len(parts) < 2 or len(token) > MAX_WORD or all(p.lower() in self.function for p in parts):
             return parts
         if any(p.lower() in self.spoken or (p[0].isupper() and p.lower() in self.people) for p in parts):
