@@ -295,11 +295,9 @@ def print_profiles(profiles: dict, show_rooms: bool) -> None:
 
 def tunnels(drawers: list) -> int:
     """Rooms in two wings or more, but those the graph hides by default (`general`: no topic)."""
-    import dataclasses
-
     from mempalace.config import Settings
 
-    hidden = set(next(f for f in dataclasses.fields(Settings) if f.name == "graph_hidden_rooms").default)
+    hidden = set(Settings.graph_hidden_rooms)  # the default
     spans = collections.Counter(room for room, _ in {(d.room, d.wing) for d in drawers} if room not in hidden)
     return sum(n >= 2 for n in spans.values())
 

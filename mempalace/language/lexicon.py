@@ -80,11 +80,12 @@ def can_head(word: str) -> bool:
     jargon, an acronym, a hyphened compound whose last word can) unless English uses it very often
     (`per`) or it is built as a verb (`parallelize`); not an adjective, adverb or past form (`slow`,
     `blew`, `fixed`)."""
-    if not word.strip("-"):
+    inner = word.strip("-")
+    if not inner:
         return False
     tags = _parts_of_speech().get(word.lower())
-    if tags is None and "-" in word.strip("-"):
-        last = word.strip("-").rsplit("-", 1)[1]
+    if tags is None and "-" in inner:
+        last = inner.rsplit("-", 1)[1]
         return len(last) < 3 or can_head(last)  # `on-call`, `check-in`; not `read-only`, `user-friendly`
     if tags is None:
         from .frequency import zipf

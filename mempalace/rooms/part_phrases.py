@@ -118,11 +118,12 @@ class _Joined:
         parts = [p for p in token.split("-") if p]
         if not parts:
             return [token]  # "" breaks a phrase (`words_in`: a particle, a numeral, a person)
-        if len(parts) < 2 or len(token) > MAX_WORD or all(p.lower() in self.function for p in parts):
+        lowered = [p.lower() for p in parts]
+        if len(parts) < 2 or len(token) > MAX_WORD or all(p in self.function for p in lowered):
             return parts
-        if any(p.lower() in self.spoken or (p[0].isupper() and p.lower() in self.people) for p in parts):
+        if any(p in self.spoken or (part[0].isupper() and p in self.people) for part, p in zip(parts, lowered)):
             return parts
-        bound = any(p.lower() in self.function or not topic_length(p.lower()) for p in parts)
+        bound = any(p in self.function or not topic_length(p) for p in lowered)
         return ["-".join(parts)] if bound else parts
 
 
