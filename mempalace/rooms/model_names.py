@@ -14,6 +14,7 @@ from ..errors import InvalidInputError
 from ..language.lexicon import given_names
 from ..text.names import room_slug
 from .naming import GENERAL
+from .part_phrases import slug_words
 from .words import GENERIC, NOT_TOPIC_WORDS
 
 SAMPLE_LINES = 3  # lines of a room sent: the first drawer of each of its first parts (conversations or their topics)
@@ -112,6 +113,6 @@ def usable_name(answer: str) -> str | None:
     words = slug.split("-")
     if len(words) > MOST_WORDS or len(slug) > MOST_CHARS or set(words) & given_names():
         return None
-    if slug == GENERAL or set(words) <= GENERIC | NOT_TOPIC_WORDS:
+    if slug == GENERAL or set(slug_words(slug)) <= GENERIC | NOT_TOPIC_WORDS:  # `on-call` is one word
         return None
     return slug

@@ -102,6 +102,11 @@ def _people(texts: Sequence[str], spoken: set[str]) -> set[str]:
     return people
 
 
+def slug_words(slug: str) -> list[str]:
+    """A room slug's words as a phrase reads them: `on-call` one word, `kitchen-remodel` and `how-to` two."""
+    return _Joined(FUNCTION_WORDS, set(), set()).words(slug)
+
+
 @dataclass(frozen=True)
 class _Joined:
     """What decides whether a hyphened token is one word: words that only join others (`how-to`,
