@@ -1,5 +1,6 @@
 """Cutting a conversation into topics: a short chat that changes topic in its first or last drawer is
-cut there, however short, and a chat of one topic is not (hand-made vectors)."""
+cut there, however short, and a chat of one topic is not; a part whose best name is a room's joins it a bit
+sooner (hand-made vectors)."""
 
 from __future__ import annotations
 
@@ -54,3 +55,30 @@ def test_a_part_without_topic_words_joins_no_other_wings_room_below_the_bar_but_
     near = np.array([[0.25, 0.0, float(np.sqrt(1 - 0.25**2))]], np.float32)  # a bit like server, no topic word
     assert rooms.assign("wing_b", near, ["ok, thanks!"]) == ["general"]
     assert rooms.assign("wing_a", near, ["ok, thanks!"]) == [server]
+
+
+MORTGAGE = ["The mortgage rate went up again, so the mortgage payment grows.",
+            "Should we lock the mortgage now or wait for the bank?"]
+
+
+def _a_bit_less_alike_than_joining_needs(rooms: TopicRooms, texts: list[str]) -> str:
+    """The room of a two-drawer part at cosine 0.2 to the mortgage room: joining needs a bit more."""
+    vectors = np.array([[0.2, float(np.sqrt(1 - 0.2**2)), 0.0]] * 2, np.float32)
+    return rooms.assign("wing_a", vectors, texts)[0]
+
+
+def test_a_part_whose_best_name_is_a_rooms_joins_it_when_nearly_alike_enough() -> None:
+    rooms = TopicRooms(RoomChooser([]))
+    [mortgage, _] = rooms.assign("wing_a", np.array([[1.0, 0.0, 0.0]] * 2, np.float32), MORTGAGE)
+    appraisal = ["Our mortgage appraisal came in low, so the mortgage lender hesitates.",
+                 "The lender wants another appraisal before the mortgage closes."]
+    assert mortgage == "mortgage"
+    assert _a_bit_less_alike_than_joining_needs(rooms, appraisal) == "mortgage"  # not a room `appraisal`
+
+
+def test_a_part_named_otherwise_that_is_as_alike_opens_its_own_room() -> None:
+    rooms = TopicRooms(RoomChooser([]))
+    rooms.assign("wing_a", np.array([[1.0, 0.0, 0.0]] * 2, np.float32), MORTGAGE)
+    sourdough = ["Our sourdough starter came in slow, so the sourdough baker hesitates.",
+                 "The baker wants another starter before the sourdough proofs."]
+    assert _a_bit_less_alike_than_joining_needs(rooms, sourdough) == "sourdough"

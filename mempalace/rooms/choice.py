@@ -38,6 +38,7 @@ CENTRE_SHARE = 0.9  # how much of what the other chats share is taken off
 CROWDING = 2.5  # a room holding share s of a wing of n drawers needs JOIN_SIMILARITY + CROWDING × s × n / (n + CROWD_SIZE)
 CROWD_SIZE = 100.0
 WORDLESS_SHARE = 0.5  # a part without topic words joins a room only this much as alike as others need
+HOLDER_SHARE = 0.8  # a part whose own best name is a room's joins it this nearly as alike as joining needs
 WORD_CANDIDATES = 20  # rooms, nearest by meaning, whose words are compared too
 RENAME_GAIN = 1.25  # a room ingest named is renamed when a name scores this much better than its own
 GROWN = 2  # or any better when it holds this many times the parts it had when named
@@ -114,6 +115,7 @@ class TopicRooms:
         self._wings: dict[str | None, tuple[np.ndarray, int]] = {}
         self._sizes: Counter[str] = Counter(wing_sizes or {})
         self._recent: dict[str, str] = {}  # wing -> the room it was last given
+        self._opened_as: dict[str, str] = {}  # the key of the name a room's first part would have taken -> the room
         self.aliases: dict[str, tuple[str, ...]] = {}  # room -> its names in its parts' other languages
         self._born: set[str] = set()  # rooms opened since the last `settle_names`
         self._grown: set[str] = set()  # stored rooms given parts since then
@@ -247,9 +249,14 @@ class TopicRooms:
                 signature.update(w)
             part = read_part(list(named[start:end]), title, names, wing)
             room = self._nearest(wing, meaning, signature)
+            first = self._namer.first_choice(part) if room is None else None
+            if first is not None:
+                room = self._holder_if_near(first, wing, meaning, signature)
             if room is None:
                 room = self._namer.choose_for(part)  # `settle_names` ranks names by meaning
                 self._born.add(room)
+                if first is not None and room != GENERAL:
+                    self._opened_as.setdefault(first, room)
             elif room not in self._born:
                 self._grown.add(room)
             if room == GENERAL:
@@ -267,6 +274,15 @@ class TopicRooms:
         if later != GENERAL:
             self._recent[wing] = later
         return [later if r == GENERAL else r for r in rooms]
+
+    def _holder_if_near(self, key: str, wing: str, meaning: np.ndarray, words: Counter[str]) -> str | None:
+        """The room named, or first wanting to be named, as a new part would be, when the part is
+        HOLDER_SHARE as alike to it as joining needs: the part's next-best name would be a fragment of
+        that room's concept (`sailor` beside `traveling-sailor`), one concept in two rooms."""
+        holder = self._opened_as.get(key) or self._namer.holder(key)
+        if holder is None or holder not in self._profiles:
+            return None
+        return self._nearest(wing, meaning, words, HOLDER_SHARE, only=holder)
 
     def _room_without_words(self, wing: str, meaning: np.ndarray, words: Counter[str], earlier: list[str]) -> str:
         """For a part with no topic words (a link, "ok, thanks"): its conversation's other part, a room
@@ -345,11 +361,12 @@ class TopicRooms:
         self._namer.release(old)
         self._namer.take(new)
         self._recent = {wing: new if room == old else room for wing, room in self._recent.items()}
+        self._opened_as = {key: new if room == old else room for key, room in self._opened_as.items()}
 
     def _nearest(self, wing: str, meaning: np.ndarray, words: Counter[str], bar: float = 1.0,
-                 own_wing: bool = False) -> str | None:
-        """The room (`own_wing`: of this wing) most like this part if the likeness reaches `bar` × what
-        the room needs; ties go to the first name."""
+                 own_wing: bool = False, only: str | None = None) -> str | None:
+        """The room (`own_wing`: of this wing; `only`: that room) most like this part if the likeness
+        reaches `bar` × what the room needs; ties go to the first name."""
         if not self._profiles:
             return None
         wing_size = max(self._sizes[wing], 1)
@@ -358,7 +375,7 @@ class TopicRooms:
         dense = self._scale.join * np.einsum("ij,j->i", sums, meaning) / np.maximum(norms * np.linalg.norm(meaning), 1e-9)
         if own_wing:
             dense = np.where([self._profiles[n].wings[wing] > 0 for n in names], dense, -np.inf)
-        nearest = np.argsort(-dense, kind="stable")[:WORD_CANDIDATES]
+        nearest = [names.index(only)] if only else np.argsort(-dense, kind="stable")[:WORD_CANDIDATES]
         best, best_margin = None, 0.0
         norm, scripts = math.sqrt(sum(v * v for v in words.values())), script_shares(words)
         for i in sorted(int(i) for i in nearest):  # in name order, so the first name wins a tie

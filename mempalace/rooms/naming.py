@@ -167,6 +167,15 @@ class RoomChooser:
             self._known[room_key(slug)] = slug
         return slug
 
+    def first_choice(self, part: Part) -> str | None:
+        """The key of the name this part alone would take were every name free (None: no name fits)."""
+        scored = self._scores(PhraseTally([part]))
+        return min(scored, key=lambda k: (-scored[k][0], k)) if scored else None
+
+    def holder(self, key: str) -> str | None:
+        """The room whose name has this key, if one has."""
+        return self._known.get(key)
+
     def best(self, parts: PhraseTally, rank: Ranker | None = None, current: str | None = None
              ) -> tuple[str, float, float]:
         """(name, its score, the score of `current`) for a room whose parts are tallied in `parts`: of
