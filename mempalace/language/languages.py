@@ -311,11 +311,13 @@ def word_language(word: str, latin: str = ENGLISH, han: str = "zh") -> str:
 
 def is_calendar(word: str) -> bool:
     """Whether `word` is a month's or a weekday's name in one of the languages read here (`juin`,
-    `Dienstag`, `пятница`, `星期六`): a date, never a topic. Every language's, as a French word in a
-    German thread is read as German. From the Unicode CLDR's names (`babel`)."""
+    `Dienstag`, `пятница`, `星期六`), or one with an -s (`thursdays`, `lundis`): a date, never a topic.
+    Every language's, as a French word in a German thread is read as German. From the Unicode CLDR's
+    names (`babel`)."""
     lowered = word.lower()
     names = _calendar_names()
-    return lowered in names or (is_cyrillic(lowered) and russian_stem(lowered) in names)
+    return (lowered in names or (lowered.endswith("s") and lowered[:-1] in names)
+            or (is_cyrillic(lowered) and russian_stem(lowered) in names))
 
 
 @functools.lru_cache(maxsize=1)
