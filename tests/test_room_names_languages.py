@@ -163,3 +163,11 @@ def test_a_room_spelled_with_accents_is_found_by_its_plain_name_but_never_filed_
         rooms = palace.list_rooms()
         assert {"ano": 1, "año": 1, "resume": 1, "résumé": 1}.items() <= rooms.items()
         assert palace.resolve_room("año") == "año" and palace.resolve_room("actualización") == "actualización"
+
+
+def test_a_chinese_or_russian_name_is_handed_to_one_room_only() -> None:
+    for texts in (["我们的数据库迁移计划需要回滚方案。", "数据库迁移的停机窗口定在周末，数据库迁移要先备份。"],
+                  ["Мы готовимся к экзамену по физике.", "На экзамене по физике будут задачи, к экзамену нужно повторить."]):
+        chooser = RoomChooser([])
+        first, second = chooser.choose(texts), chooser.choose(texts)
+        assert first != second and first != "general"  # was the same name twice (one room)

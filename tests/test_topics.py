@@ -82,3 +82,15 @@ def test_a_part_named_otherwise_that_is_as_alike_opens_its_own_room() -> None:
     sourdough = ["Our sourdough starter came in slow, so the sourdough baker hesitates.",
                  "The baker wants another starter before the sourdough proofs."]
     assert _a_bit_less_alike_than_joining_needs(rooms, sourdough) == "sourdough"
+
+
+def test_a_stored_room_keeps_its_name_s_claim_after_a_far_part_wanting_it_opens_elsewhere() -> None:
+    rooms = TopicRooms(RoomChooser(["mortgage"]))
+    rooms.observe("wing_a", np.array([[1.0, 0.0, 0.0]] * 2, np.float32))
+    rooms.remember("mortgage", "wing_a", np.array([[1.0, 0.0, 0.0]] * 2, np.float32), MORTGAGE)
+    puppy = ["The mortgage is due. The puppy chewed the sofa; the puppy needs training.",
+             "About the mortgage: paid. Mortgage done. Puppy training is Friday."]
+    assert rooms.assign("wing_a", np.array([[-1.0, 0.0, 0.0]] * 2, np.float32), puppy)[0] != "mortgage"
+    appraisal = ["Our mortgage appraisal came in low, so the mortgage lender hesitates.",
+                 "The lender wants another appraisal before the mortgage closes."]
+    assert _a_bit_less_alike_than_joining_needs(rooms, appraisal) == "mortgage"

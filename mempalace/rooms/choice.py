@@ -250,12 +250,12 @@ class TopicRooms:
             part = read_part(list(named[start:end]), title, names, wing)
             room = self._nearest(wing, meaning, signature)
             first = self._namer.first_choice(part) if room is None else None
-            if first is not None:
+            if first:
                 room = self._holder_if_near(first, wing, meaning, signature)
             if room is None:
                 room = self._namer.choose_for(part)  # `settle_names` ranks names by meaning
                 self._born.add(room)
-                if first is not None and room != GENERAL:
+                if first and room != GENERAL and self._namer.holder(first) not in self._profiles:
                     self._opened_as.setdefault(first, room)
             elif room not in self._born:
                 self._grown.add(room)
@@ -279,7 +279,8 @@ class TopicRooms:
         """The room named, or first wanting to be named, as a new part would be, when the part is
         HOLDER_SHARE as alike to it as joining needs: the part's next-best name would be a fragment of
         that room's concept (`sailor` beside `traveling-sailor`), one concept in two rooms."""
-        holder = self._opened_as.get(key) or self._namer.holder(key)
+        holder = self._namer.holder(key)
+        holder = holder if holder in self._profiles else self._opened_as.get(key)
         if holder is None or holder not in self._profiles:
             return None
         return self._nearest(wing, meaning, words, HOLDER_SHARE, only=holder)

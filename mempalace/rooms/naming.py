@@ -168,9 +168,10 @@ class RoomChooser:
         return slug
 
     def first_choice(self, part: Part) -> str | None:
-        """The key of the name this part alone would take were every name free (None: no name fits)."""
+        """The key (as `room_key`'s) of the name this part alone would take were every name free (None:
+        no name fits)."""
         scored = self._scores(PhraseTally([part]))
-        return min(scored, key=lambda k: (-scored[k][0], k)) if scored else None
+        return _name_key(scored[min(scored, key=lambda k: (-scored[k][0], k))][1][0]) if scored else None
 
     def holder(self, key: str) -> str | None:
         """The room whose name has this key, if one has."""
@@ -195,8 +196,9 @@ class RoomChooser:
         """Up to `limit` names for the room, best first, with their scores, and the score of `current`
         (as `best` ranks them; `language`: only names in it)."""
         scored = self._scores(parts)
-        own = room_key(current) if current else None
-        order = sorted((k for k in scored if k == own or k not in self._known), key=lambda k: (-scored[k][0], k))
+        named = {k: _name_key(scored[k][1][0]) for k in scored}
+        own = next((k for k in sorted(scored) if named[k] == room_key(current)), None) if current else None
+        order = sorted((k for k in scored if k == own or named[k] not in self._known), key=lambda k: (-scored[k][0], k))
         wanted = [k for k in order if in_language(scored[k][1][0], parts.phrases[k].languages, language or parts.language)]
         order = wanted if wanted or language else order
         if not order:
@@ -312,6 +314,18 @@ class RoomChooser:
         if set(phrase) <= GENERIC or any(w in _CODE_PLACES for w in phrase):
             return False
         return not set(parts) <= widespread
+
+
+def _name_key(spelling: str) -> str:
+    """`room_key` of the name a phrase is written as: a Chinese or Japanese pair runs together and a
+    Russian word is in the nominative (the phrase's own key keeps them apart, or inflected); "" when it
+    makes no name."""
+    if spelling.isascii():
+        return phrase_key(spelling.split())  # the same key, without writing the name out
+    try:
+        return room_key(room_slug(written(spelling)))
+    except InvalidInputError:
+        return ""
 
 
 def _word_parts(word: str) -> list[str]:
