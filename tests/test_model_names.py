@@ -166,3 +166,4 @@ def test_answers_become_names_only_when_short_and_no_persons():
     assert usable_name("Sarah") is None and usable_name("") is None and usable_name("misc") is None
     assert usable_name("the migration of the authentication service") is None
     assert usable_name("On-call") == "on-call" and usable_name("How-to") is None and usable_name("to do") is None
+    assert usable_name("The issue") is None and usable_name("Other stuff") is None and usable_name("**The issue**") is None

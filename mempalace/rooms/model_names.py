@@ -113,6 +113,7 @@ def usable_name(answer: str) -> str | None:
     words = slug.split("-")
     if len(words) > MOST_WORDS or len(slug) > MOST_CHARS or set(words) & given_names():
         return None
-    if slug == GENERAL or set(slug_words(slug)) <= GENERIC | NOT_TOPIC_WORDS:  # `on-call` is one word
+    said = [w for token in re.findall(r"[\w-]+", line.lower()) for w in slug_words(token)]  # `On-call`: one word
+    if slug == GENERAL or set(said) <= GENERIC | NOT_TOPIC_WORDS:
         return None
     return slug
