@@ -197,7 +197,8 @@ class RoomChooser:
         (as `best` ranks them; `language`: only names in it)."""
         scored = self._scores(parts)
         named = {k: _name_key(scored[k][1][0]) for k in scored}
-        own = next((k for k in sorted(scored) if named[k] == room_key(current)), None) if current else None
+        held = room_key(current) if current else None
+        own = next((k for k in sorted(scored) if named[k] == held), None) if held else None
         order = sorted((k for k in scored if k == own or named[k] not in self._known), key=lambda k: (-scored[k][0], k))
         wanted = [k for k in order if in_language(scored[k][1][0], parts.phrases[k].languages, language or parts.language)]
         order = wanted if wanted or language else order
