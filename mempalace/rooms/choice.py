@@ -279,11 +279,9 @@ class TopicRooms:
         """The room named, or first wanting to be named, as a new part would be, when the part is
         HOLDER_SHARE as alike to it as joining needs: the part's next-best name would be a fragment of
         that room's concept (`sailor` beside `traveling-sailor`), one concept in two rooms."""
-        holder = self._namer.holder(key)
-        holder = holder if holder in self._profiles else self._opened_as.get(key)
-        if holder is None or holder not in self._profiles:
-            return None
-        return self._nearest(wing, meaning, words, HOLDER_SHARE, only=holder)
+        held = self._namer.holder(key)
+        holder = held if held in self._profiles else self._opened_as.get(key)
+        return self._nearest(wing, meaning, words, HOLDER_SHARE, only=holder) if holder in self._profiles else None
 
     def _room_without_words(self, wing: str, meaning: np.ndarray, words: Counter[str], earlier: list[str]) -> str:
         """For a part with no topic words (a link, "ok, thanks"): its conversation's other part, a room

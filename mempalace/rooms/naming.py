@@ -171,7 +171,10 @@ class RoomChooser:
         """The key (as `room_key`'s) of the name this part alone would take were every name free (None:
         no name fits)."""
         scored = self._scores(PhraseTally([part]))
-        return _name_key(scored[min(scored, key=lambda k: (-scored[k][0], k))][1][0]) if scored else None
+        if not scored:
+            return None
+        top = min(scored, key=lambda k: (-scored[k][0], k))
+        return _name_key(top, scored[top][1][0])
 
     def holder(self, key: str) -> str | None:
         """The room whose name has this key, if one has."""
@@ -196,7 +199,7 @@ class RoomChooser:
         """Up to `limit` names for the room, best first, with their scores, and the score of `current`
         (as `best` ranks them; `language`: only names in it)."""
         scored = self._scores(parts)
-        named = {k: _name_key(scored[k][1][0]) for k in scored}
+        named = {k: _name_key(k, scored[k][1][0]) for k in scored}
         held = room_key(current) if current else None
         own = next((k for k in sorted(scored) if named[k] == held), None) if held else None
         order = sorted((k for k in scored if k == own or named[k] not in self._known), key=lambda k: (-scored[k][0], k))
@@ -317,12 +320,12 @@ class RoomChooser:
         return not set(parts) <= widespread
 
 
-def _name_key(spelling: str) -> str:
-    """`room_key` of the name a phrase is written as: a Chinese or Japanese pair runs together and a
-    Russian word is in the nominative (the phrase's own key keeps them apart, or inflected); "" when it
-    makes no name."""
+def _name_key(key: str, spelling: str) -> str:
+    """`room_key` of the name phrase `key` is written as (`spelling`): a Chinese or Japanese pair runs
+    together and a Russian word is in the nominative (the phrase's own key keeps them apart, or
+    inflected); "" when it makes no name."""
     if spelling.isascii():
-        return phrase_key(spelling.split())  # the same key, without writing the name out
+        return key  # the name's key is the phrase's own
     try:
         return room_key(room_slug(written(spelling)))
     except InvalidInputError:
